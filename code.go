@@ -1,0 +1,153 @@
+package kairos
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Task verbs (seed 004): every cell task declares exactly one.
+const (
+	VerbIdentify = "IDENTIFY"
+	VerbMonitor  = "MONITOR"
+	VerbProcure  = "PROCURE"
+	VerbMaintain = "MAINTAIN"
+	VerbResearch = "RESEARCH"
+	VerbBuild    = "BUILD"
+	VerbUpdate   = "UPDATE"
+)
+
+// Verbs lists the task verbs.
+var Verbs = []string{VerbIdentify, VerbMonitor, VerbProcure, VerbMaintain, VerbResearch, VerbBuild, VerbUpdate}
+
+// Error categories of a failed cell (seed 003 tracing, seed 004 budgets).
+const (
+	CatSyntax    = "syntax"
+	CatImport    = "import"
+	CatType      = "type"
+	CatReference = "reference"
+	CatTimeout   = "timeout"
+	CatNetwork   = "network"
+	CatMemory    = "memory"
+	CatBudget    = "budget"
+	CatRuntime   = "runtime"
+	CatRejected  = "rejected" // refused before it ran (leak scan, policy)
+)
+
+// Budget is what one cell may spend (seed 004 timer and budget model).
+type Budget struct {
+	TimeBudget      time.Duration // hard wall-clock limit; 0 = use DeadlineAt
+	DeadlineAt      time.Time     // alternative to TimeBudget
+	MaxToolCalls    int           // host function calls of any kind
+	MaxBytesRead    int64         // bytes read from the network
+	MaxBytesWritten int64         // bytes sent to the network
+	MaxNetworkCalls int
+	MemoryLimit     int64 // bytes of WASM linear memory
+	MaxOutputBytes  int64 // stdout + stderr + output()
+	RiskTier        string
+}
+
+// CellTask is one piece of code to run in a cell.
+type CellTask struct {
+	Code   string
+	Verb   string // one of Verbs
+	Budget Budget
+	// Network capability handed to the cell (a subset of the policy).
+	Network NetworkGrant
+	// Secrets the cell may read with getSecret, by name. Values never leave
+	// the host unredacted.
+	Secrets map[string]string
+	// Now is the time the cell sees as Date.now() at its start.
+	Now time.Time
+	// ContinuationID resumes a checkpointed task (seed 004).
+	ContinuationID string
+}
+
+// NetworkGrant is the network a cell may use. Enabled false means the
+// network globals do not exist in the cell.
+type NetworkGrant struct {
+	Enabled           bool
+	AllowHosts        []string // host or *.suffix patterns; empty = nothing
+	Methods           []string // GET unless the policy allows more
+	BlockedCategories []string
+}
+
+// Checkpoint is returned by a cell that stopped before it finished.
+type Checkpoint struct {
+	ContinuationID string          `json:"continuation_id"`
+	Cursor         string          `json:"cursor,omitempty"`
+	StateBlobRef   string          `json:"state_blob_ref,omitempty"`
+	Completed      []string        `json:"completed_steps,omitempty"`
+	Stage          string          `json:"current_stage,omitempty"`
+	State          json.RawMessage `json:"state,omitempty"`
+}
+
+// CellResult is the structured result of a cell. A cell that hits a budget
+// is a result with Success false and a category, never an error.
+type CellResult struct {
+	ID            string
+	Success       bool
+	Output        json.RawMessage // the last value given to output(), as JSON
+	Stdout        string          // scrubbed of secrets
+	Stderr        string          // scrubbed of secrets
+	ExitCode      int
+	Duration      time.Duration
+	ErrorCategory string // one of the Cat constants when Success is false
+	Error         string // scrubbed error text
+	Checkpoint    *Checkpoint
+	NetworkCalls  int
+	ToolCalls     int
+	BytesRead     int64
+	BytesWritten  int64
+}
+
+// CodeRunner runs cells. Implementations must contain every failure of the
+// cell in the result; an error means the runner itself failed.
+type CodeRunner interface {
+	Run(ctx context.Context, task *CellTask) (*CellResult, error)
+}
+
+// CodeExecution is the trace of one execution (seed 003 code_executions).
+type CodeExecution struct {
+	ID             string
+	Code           string
+	Stdout         string
+	Stderr         string
+	ExitCode       int
+	DurationMS     int64
+	Success        bool
+	SessionID      string
+	UserKey        string
+	TriggerMessage string
+	LLMReasoning   string
+	ErrorCategory  string
+	Verb           string
+	RiskTier       string
+	Result         string // output() JSON or checkpoint JSON
+	CreatedAt      time.Time
+}
+
+// CodeStats are the totals /codestats shows.
+type CodeStats struct {
+	Total         int
+	Successes     int
+	Failures      int
+	AvgDurationMS float64
+	Categories    []CategoryCount // most frequent first
+}
+
+// CategoryCount is one error category and its count.
+type CategoryCount struct {
+	Category string
+	Count    int
+}
+
+// CodeExecutionStore records and reports code executions.
+type CodeExecutionStore interface {
+	RecordExecution(ctx context.Context, e *CodeExecution) error
+	FindExecution(ctx context.Context, id string) (*CodeExecution, error)
+	CodeStats(ctx context.Context, since time.Time) (*CodeStats, error)
+	CodeFailures(ctx context.Context, n int) ([]*CodeExecution, error)
+	// PruneExecutions deletes executions created before t; it returns how many.
+	PruneExecutions(ctx context.Context, before time.Time) (int64, error)
+}

@@ -1,0 +1,84 @@
+package kairos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// ChatMessage is one message of a chat-completions request or answer.
+type ChatMessage struct {
+	Role       string
+	Content    string
+	Name       string
+	ToolCalls  []ToolCall
+	ToolCallID string
+}
+
+// ToolCall is the model's request to run one tool.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // JSON text as the model wrote it
+}
+
+// ToolSpec is a tool as offered to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // JSON Schema
+}
+
+// ChatRequest is one call to a chat model.
+type ChatRequest struct {
+	Model     string
+	Messages  []ChatMessage
+	Tools     []ToolSpec
+	MaxTokens int
+}
+
+// Usage is the token count the provider reported.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// ChatResponse is the model's answer.
+type ChatResponse struct {
+	Model        string
+	Message      ChatMessage
+	FinishReason string
+	Usage        Usage
+}
+
+// Model is a chat-completions model (an OpenAI-compatible endpoint).
+type Model interface {
+	// Chat sends the request. When onDelta is not nil the answer is streamed
+	// and onDelta receives the accumulated text so far as it grows.
+	// Failures are *ProviderError when the provider answered or could not be
+	// reached.
+	Chat(ctx context.Context, req ChatRequest, onDelta func(text string)) (*ChatResponse, error)
+}
+
+// Embedder turns texts into vectors (the /embeddings endpoint).
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// ProviderError is a failure of the model provider. Retryable is true for
+// 429, 5xx, timeouts and connection failures.
+type ProviderError struct {
+	StatusCode int           // HTTP status, 0 when no answer arrived
+	Retryable  bool          // worth retrying (same or another model)
+	RetryAfter time.Duration // the provider's Retry-After, if any
+	Message    string        // safe description (no URLs with keys)
+}
+
+func (e *ProviderError) Error() string { return "model provider: " + e.Message }
+
+// IsRetryable reports whether err is a retryable provider failure.
+func IsRetryable(err error) bool {
+	var pe *ProviderError
+	return errors.As(err, &pe) && pe.Retryable
+}

@@ -1,0 +1,52 @@
+package kairos
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Tool is one model-facing tool (search, code, memory). Tools validate their
+// own arguments and answer with structured JSON. An error returned by Call
+// becomes a result the model can read ({"success":false,"error":…}); it
+// never ends the turn.
+type Tool interface {
+	// Spec is the tool as offered to the model. It may depend on the policy
+	// (a disabled action is absent from the schema).
+	Spec() ToolSpec
+	// Action names the action a call performs ("search", "memory.forget",
+	// "code.execute", …) and whether it is impactful (CLOCK.md §8.2) and so
+	// needs a human's approval. It must not perform the action.
+	Action(inv *ToolInvocation) (ToolAction, error)
+	// Call performs the call.
+	Call(ctx context.Context, inv *ToolInvocation) (*ToolResult, error)
+}
+
+// ToolAction describes what a tool call would do, before it is done.
+type ToolAction struct {
+	Name       string // "memory.forget", "code.execute", "search", …
+	Impactful  bool   // deletes data, writes to the network, uses secrets, …
+	Reason     string // why it is impactful, shown in the approval request
+	Capability string // the capability it needs: search, memory.read, memory.write, code, code.network
+}
+
+// ToolInvocation is one call with the context it runs in.
+type ToolInvocation struct {
+	CallID         string
+	Name           string
+	Arguments      json.RawMessage
+	UserKey        string
+	ThreadKey      string
+	SessionID      string
+	ChatKind       string
+	TriggerMessage string    // the user's message that started the turn
+	Reasoning      string    // the model's text that came with the call
+	Now            time.Time // the turn's time (the message's date)
+	Tainted        bool      // untrusted content is already in the turn
+}
+
+// ToolResult is a tool's answer.
+type ToolResult struct {
+	Content json.RawMessage // JSON given back to the model
+	Tainted bool            // holds untrusted content (web pages, code output)
+}
