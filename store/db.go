@@ -1,0 +1,200 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"gorm.io/driver/postgres"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Dialects.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// Config selects and tunes the database.
+type Config struct {
+	DataDir     string // SQLite lives at DataDir/kairos.db
+	DatabaseURL string // postgres://… switches to PostgreSQL
+	Logger      *slog.Logger
+	// SkipMigrate leaves the schema alone (for tools that only read).
+	SkipMigrate bool
+}
+
+// DB is an open database.
+type DB struct {
+	gdb     *gorm.DB
+	sqlDB   *sql.DB
+	dialect string
+	path    string // SQLite file, "" for PostgreSQL
+	log     *slog.Logger
+
+	// Now is the clock used for bookkeeping timestamps (tests inject it).
+	Now func() time.Time
+}
+
+// Open opens the database and applies pending migrations.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	db := &DB{log: log.With("component", "store"), Now: time.Now}
+	gcfg := &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		PrepareStmt:            false,
+		NowFunc:                func() time.Time { return db.Now() },
+	}
+	var err error
+	if cfg.DatabaseURL != "" {
+		if !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+			return nil, kairos.Errorf(kairos.EINVALID, "KAIROS_DATABASE_URL must be a postgres:// URL")
+		}
+		db.dialect = DialectPostgres
+		db.gdb, err = gorm.Open(postgres.Open(cfg.DatabaseURL), gcfg)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres %s: %w", redactURL(cfg.DatabaseURL), scrubErr(err, cfg.DatabaseURL))
+		}
+	} else {
+		dir := cfg.DataDir
+		if dir == "" {
+			dir = "data"
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create data dir: %w", err)
+		}
+		db.dialect = DialectSQLite
+		db.path = filepath.Join(dir, "kairos.db")
+		db.gdb, err = gorm.Open(sqlite.Open(sqliteDSN(db.path)), gcfg)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+	}
+	db.sqlDB, err = db.gdb.DB()
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if db.dialect == DialectSQLite {
+		// WAL allows readers beside one writer; the busy timeout and
+		// BEGIN IMMEDIATE (in the DSN) serialise writers without
+		// SQLITE_BUSY storms.
+		db.sqlDB.SetMaxOpenConns(8)
+		db.sqlDB.SetMaxIdleConns(8)
+	} else {
+		db.sqlDB.SetMaxOpenConns(16)
+		db.sqlDB.SetMaxIdleConns(8)
+	}
+	db.sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.sqlDB.PingContext(ctx); err != nil {
+		db.sqlDB.Close()
+		return nil, fmt.Errorf("ping database: %w", scrubErr(err, cfg.DatabaseURL))
+	}
+	if !cfg.SkipMigrate {
+		if _, err := db.Migrate(ctx); err != nil {
+			db.sqlDB.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// sqliteDSN: WAL, a 5 s busy timeout, foreign keys, synchronous=NORMAL
+// (durable at checkpoints, safe with WAL) and IMMEDIATE write transactions.
+func sqliteDSN(path string) string {
+	return "file:" + path + "?_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate"
+}
+
+// Gorm returns the gorm handle, for the store's own repositories.
+func (db *DB) Gorm() *gorm.DB { return db.gdb }
+
+// SQL returns the database/sql handle.
+func (db *DB) SQL() *sql.DB { return db.sqlDB }
+
+// Dialect returns DialectSQLite or DialectPostgres.
+func (db *DB) Dialect() string { return db.dialect }
+
+// Path returns the SQLite file ("" on PostgreSQL).
+func (db *DB) Path() string { return db.path }
+
+// Ping checks the database is reachable (for /readyz).
+func (db *DB) Ping(ctx context.Context) error { return db.sqlDB.PingContext(ctx) }
+
+// Close closes the database.
+func (db *DB) Close() error {
+	if db.dialect == DialectSQLite {
+		// Fold the WAL back so the file is self-contained at rest.
+		_, _ = db.sqlDB.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	}
+	return db.sqlDB.Close()
+}
+
+// SQLiteVersion returns the linked SQLite library version ("" on PostgreSQL).
+func (db *DB) SQLiteVersion(ctx context.Context) (string, error) {
+	if db.dialect != DialectSQLite {
+		return "", nil
+	}
+	var v string
+	err := db.sqlDB.QueryRowContext(ctx, "select sqlite_version()").Scan(&v)
+	return v, err
+}
+
+// ms converts a time to stored unix milliseconds.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// msp converts an optional time.
+func msp(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	v := t.UnixMilli()
+	return &v
+}
+
+// fromMS converts stored unix milliseconds to a UTC time.
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+func fromMSP(v *int64) *time.Time {
+	if v == nil {
+		return nil
+	}
+	t := fromMS(*v)
+	return &t
+}
+
+// redactURL hides the password of a database URL.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	return u.Redacted()
+}
+
+// scrubErr removes a secret-bearing URL from an error's text.
+func scrubErr(err error, raw string) error {
+	if err == nil || raw == "" {
+		return err
+	}
+	u, perr := url.Parse(raw)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	pw, ok := u.User.Password()
+	if !ok || pw == "" || !strings.Contains(err.Error(), pw) {
+		return err
+	}
+	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+}

@@ -1,0 +1,20 @@
+package store
+
+import "io/fs"
+
+// ExportedMigration exposes a loaded migration to the external tests.
+type ExportedMigration struct {
+	Version int64
+	Name    string
+	SQL     string
+}
+
+// LoadMigrations exposes loadMigrations to the external tests.
+func LoadMigrations(fsys fs.FS, dialect string) ([]ExportedMigration, error) {
+	ms, err := loadMigrations(fsys, dialect)
+	out := make([]ExportedMigration, len(ms))
+	for i, m := range ms {
+		out[i] = ExportedMigration{m.version, m.name, m.sql}
+	}
+	return out, err
+}
