@@ -1,0 +1,132 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// Summary is a short plain-text description of a policy for the
+// operators' /policy command. It names no secrets (the policy holds none)
+// and lists user ids only as counts.
+func Summary(p *kairos.Policy) string {
+	if p == nil {
+		return "no policy"
+	}
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+
+	c := p.Clock
+	if c.Enabled {
+		checkins := "off"
+		if c.Checkins.Enabled {
+			ids := make([]string, len(c.Checkins.Rules))
+			for i, r := range c.Checkins.Rules {
+				ids[i] = r.ID
+			}
+			checkins = fmt.Sprintf("%d rules", len(ids))
+			if len(ids) > 0 {
+				checkins += " (" + strings.Join(ids, ", ") + ")"
+			}
+		}
+		line("Clock: %s mode, check-ins %s, latest actions %s", c.Mode, checkins, onOff(c.Store.LatestActions.Enabled))
+	} else {
+		line("Clock: disabled")
+	}
+
+	group := "only when mentioned or replied to"
+	if p.Access.GroupReplies == "all" {
+		group = "to every message"
+	}
+	line("Access: %d operators, %d allowed users, pairing %s; groups: answers %s",
+		len(p.Access.Operators), len(p.Access.AllowedUsers), onOff(p.Access.Pairing), group)
+
+	f := p.Features
+	var on, off []string
+	for _, x := range []struct {
+		name string
+		v    bool
+	}{{"network", f.Network}, {"cli_exec", f.CLIExec}, {"ui_automation", f.UIAutomation},
+		{"credentials_access", f.CredentialsAccess}, {"self_update", f.SelfUpdate}, {"peer_sync", f.PeerSync}} {
+		if x.v {
+			on = append(on, x.name)
+		} else {
+			off = append(off, x.name)
+		}
+	}
+	line("Features on: %s; off: %s", list(on), list(off))
+
+	if f.Network {
+		allow := "nothing (allow-list empty)"
+		if len(p.Network.AllowList) > 0 {
+			allow = strings.Join(p.Network.AllowList, ", ")
+		}
+		line("Network: %s to %s; blocked: %s", list(p.Network.Methods), allow, list(p.Network.BlockedCategories))
+	} else {
+		line("Network: off for code cells")
+	}
+
+	d := p.Budgets.Defaults
+	line("Cell budget: %s, %d tool calls, %d network calls, %d MB memory, risk %s (+%d per-verb, %d per-tier overrides)",
+		msText(d.TimeBudgetMS), d.MaxToolCalls, d.MaxNetworkCalls, d.MemoryLimitMB, d.RiskTier,
+		len(p.Budgets.PerVerb), len(p.Budgets.PerRiskTier))
+
+	a := p.Agent
+	model := a.Model
+	if model == "" {
+		model = "from KAIROS_MODEL"
+	}
+	line("Agent: model %s, %d steps and %d tool calls per turn, mode timeout %s", model, a.MaxSteps, a.MaxToolCalls, a.ModeTimeout)
+
+	s := p.Sessions
+	divide := s.AutoDivide
+	if s.AutoDivide != "none" {
+		divide += " at " + s.AutoDivideTime
+	}
+	backup := "no scheduled backup"
+	if s.BackupSchedule != "" {
+		backup = "backup " + s.BackupSchedule
+	}
+	line("Sessions: new session %s; code executions kept %s; %s", divide, s.CodeExecutionsRetention, backup)
+
+	line("Approvals needed for: %s (expire after %s)", list(p.Approvals.Required), p.Approvals.Timeout)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// StatusLine describes a ReloadStatus in one line for /policy.
+func StatusLine(st ReloadStatus) string {
+	at := "never"
+	if !st.At.IsZero() {
+		at = st.At.UTC().Format("2006-01-02 15:04:05Z")
+	}
+	switch {
+	case !st.OK:
+		return fmt.Sprintf("Last reload %s FAILED (the last good policy stays in force):\n%s", at, st.Err)
+	case st.Defaults:
+		return fmt.Sprintf("No policy file: built-in defaults in force (checked %s)", at)
+	default:
+		return fmt.Sprintf("Last reload %s: OK", at)
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+func msText(ms int) string {
+	if ms%1000 == 0 {
+		return fmt.Sprintf("%ds", ms/1000)
+	}
+	return fmt.Sprintf("%dms", ms)
+}

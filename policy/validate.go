@@ -1,0 +1,302 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"github.com/sosodev/duration"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// Allowed values of the enumerated keys.
+var (
+	ClockModes      = []string{"off", "light", "normal"}                                   // clock.mode
+	ThreadKinds     = []string{"project", "conversation", "scheduling", "operations"}      // CLOCK.md §5.2
+	GroupReplyModes = []string{"mention", "all"}                                           // access.group_replies
+	AutoDivideModes = []string{"daily", "weekly", "none"}                                  // sessions.auto_divide
+	RiskTiers       = []string{"low", "medium", "high"}                                    // budgets
+	HTTPMethods     = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} // network.methods
+)
+
+// KnownActions are the action names approvals.required may list: the
+// tools' actions (kairos.ToolAction.Name) and capabilities. A name that is
+// not here is refused, because a misspelt name would silently require no
+// approval. Packages that add actions append to it at init.
+var KnownActions = []string{
+	"search",
+	"memory.store", "memory.recall", "memory.list", "memory.forget",
+	"code.execute", "code.generate", "code.status",
+	"code.network_write", "code.secrets",
+}
+
+// Validate checks a policy built in code (Parse and Load already call it).
+// It returns Errors without positions, each message prefixed with the
+// key's path ("clock.mode: …"), or nil.
+func Validate(p *kairos.Policy) error {
+	if p == nil {
+		return Errors{{Msg: "policy: nil"}}
+	}
+	fes := validate(p)
+	if len(fes) == 0 {
+		return nil
+	}
+	errs := make(Errors, len(fes))
+	for i, fe := range fes {
+		errs[i] = PosError{Msg: fe.String()}
+	}
+	return errs
+}
+
+// ParseDuration parses an ISO-8601 duration ("P1D", "PT2H30M", "P1W")
+// with github.com/sosodev/duration after a strict syntax check (units in
+// order, at least one present, decimals as 0.5), refusing empty, negative and absurdly
+// long (over 100 years) ones. Years and months are 365 and 365/12 days.
+func ParseDuration(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	if strings.HasPrefix(s, "-") {
+		return 0, fmt.Errorf("%q: a duration must not be negative", s)
+	}
+	bad := fmt.Errorf("%q is not an ISO-8601 duration (e.g. P1D, PT2H, PT30M, P1W)", s)
+	if !durationRe.MatchString(s) {
+		return 0, bad
+	}
+	d, err := duration.Parse(s)
+	if err != nil {
+		return 0, bad
+	}
+	hours := d.Years*365*24 + d.Months*365*24/12 + d.Weeks*7*24 + d.Days*24 + d.Hours + d.Minutes/60 + d.Seconds/3600
+	if math.IsNaN(hours) || math.IsInf(hours, 0) || hours > 100*365*24 {
+		return 0, fmt.Errorf("%q is longer than 100 years", s)
+	}
+	return d.ToTimeDuration(), nil
+}
+
+type fieldErr struct {
+	path string
+	key  bool // the problem is the key itself (map keys)
+	msg  string
+}
+
+func (fe fieldErr) String() string { return fe.path + ": " + fe.msg }
+
+type checker struct{ errs []fieldErr }
+
+func (c *checker) add(path, format string, args ...any) {
+	c.errs = append(c.errs, fieldErr{path: path, msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) addKey(path, format string, args ...any) {
+	c.errs = append(c.errs, fieldErr{path: path, key: true, msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) enum(path, v string, allowed []string) {
+	if !slices.Contains(allowed, v) {
+		c.add(path, "%q is not one of %s%s", v, strings.Join(allowed, ", "), didYouMean(v, allowed))
+	}
+}
+
+func (c *checker) min(path string, v, lo int64) {
+	switch {
+	case v < 0 && lo == 0:
+		c.add(path, "must not be negative, got %d", v)
+	case v < lo:
+		c.add(path, "must be at least %d, got %d", lo, v)
+	}
+}
+
+// dur checks an ISO-8601 duration; positive demands more than zero.
+func (c *checker) dur(path, v string, positive bool) {
+	d, err := ParseDuration(v)
+	if err != nil {
+		c.add(path, "%v", err)
+		return
+	}
+	if positive && d <= 0 {
+		c.add(path, "must be longer than zero")
+	}
+}
+
+var (
+	// durationRe is ISO-8601's PnYnMnWnDTnHnMnS with the units in order
+	// and at least one present (doc/policy.schema.json uses the same).
+	durationRe = regexp.MustCompile(`^P(([0-9]+(\.[0-9]+)?Y([0-9]+(\.[0-9]+)?M)?([0-9]+(\.[0-9]+)?W)?([0-9]+(\.[0-9]+)?D)?|[0-9]+(\.[0-9]+)?M([0-9]+(\.[0-9]+)?W)?([0-9]+(\.[0-9]+)?D)?|[0-9]+(\.[0-9]+)?W([0-9]+(\.[0-9]+)?D)?|[0-9]+(\.[0-9]+)?D)(T([0-9]+(\.[0-9]+)?H([0-9]+(\.[0-9]+)?M)?([0-9]+(\.[0-9]+)?S)?|[0-9]+(\.[0-9]+)?M([0-9]+(\.[0-9]+)?S)?|[0-9]+(\.[0-9]+)?S))?|T([0-9]+(\.[0-9]+)?H([0-9]+(\.[0-9]+)?M)?([0-9]+(\.[0-9]+)?S)?|[0-9]+(\.[0-9]+)?M([0-9]+(\.[0-9]+)?S)?|[0-9]+(\.[0-9]+)?S))$`)
+	hhmm       = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+	hostRe     = regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
+	categoryRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
+)
+
+func validate(p *kairos.Policy) []fieldErr {
+	c := &checker{}
+	validateClock(c, &p.Clock)
+
+	for i, id := range p.Access.Operators {
+		if id <= 0 {
+			c.add(fmt.Sprintf("access.operators[%d]", i), "a Telegram user id is a positive number, got %d", id)
+		}
+	}
+	for i, id := range p.Access.AllowedUsers {
+		if id <= 0 {
+			c.add(fmt.Sprintf("access.allowed_users[%d]", i), "a Telegram user id is a positive number, got %d", id)
+		}
+	}
+	c.enum("access.group_replies", p.Access.GroupReplies, GroupReplyModes)
+
+	for i, h := range p.Network.AllowList {
+		path := fmt.Sprintf("network.allow_list[%d]", i)
+		switch {
+		case strings.Contains(h, "/"):
+			c.add(path, "%q: write a host name (example.org) or *.suffix, not a URL", h)
+		case !hostRe.MatchString(strings.ToLower(h)):
+			c.add(path, "%q is not a host name or *.suffix", h)
+		}
+	}
+	for i, cat := range p.Network.BlockedCategories {
+		if !categoryRe.MatchString(cat) {
+			c.add(fmt.Sprintf("network.blocked_categories[%d]", i), "%q: a category is lower-case letters, digits and _", cat)
+		}
+	}
+	for i, m := range p.Network.Methods {
+		path := fmt.Sprintf("network.methods[%d]", i)
+		if !slices.Contains(HTTPMethods, m) {
+			if slices.Contains(HTTPMethods, strings.ToUpper(m)) {
+				c.add(path, "%q: HTTP methods are upper-case, write %q", m, strings.ToUpper(m))
+			} else {
+				c.add(path, "%q is not one of %s", m, strings.Join(HTTPMethods, ", "))
+			}
+		}
+	}
+
+	validateBudget(c, "budgets.defaults", p.Budgets.Defaults, true)
+	for _, verb := range sortedKeys(p.Budgets.PerVerb) {
+		path := "budgets.per_verb." + verb
+		if !slices.Contains(kairos.Verbs, verb) {
+			c.addKey(path, "%q is not a task verb (%s)%s", verb, strings.Join(kairos.Verbs, ", "), didYouMean(verb, kairos.Verbs))
+		}
+		validateBudget(c, path, p.Budgets.PerVerb[verb], false)
+	}
+	for _, tier := range sortedKeys(p.Budgets.PerRiskTier) {
+		path := "budgets.per_risk_tier." + tier
+		if !slices.Contains(RiskTiers, tier) {
+			c.addKey(path, "%q is not a risk tier (%s)%s", tier, strings.Join(RiskTiers, ", "), didYouMean(tier, RiskTiers))
+		}
+		validateBudget(c, path, p.Budgets.PerRiskTier[tier], false)
+	}
+
+	a := p.Agent
+	for i, m := range a.FallbackModels {
+		if strings.TrimSpace(m) == "" {
+			c.add(fmt.Sprintf("agent.fallback_models[%d]", i), "empty model name")
+		}
+	}
+	c.min("agent.max_steps", int64(a.MaxSteps), 1)
+	c.min("agent.max_tool_calls", int64(a.MaxToolCalls), 0)
+	c.min("agent.max_turn_tokens", int64(a.MaxTurnTokens), 0)
+	c.min("agent.history_tokens", int64(a.HistoryTokens), 0)
+	c.min("agent.max_reply_tokens", int64(a.MaxReplyTokens), 0)
+	c.min("agent.retries", int64(a.Retries), 0)
+	if a.Retries > 10 {
+		c.add("agent.retries", "must be at most 10, got %d", a.Retries)
+	}
+	c.dur("agent.mode_timeout", a.ModeTimeout, true)
+
+	s := p.Sessions
+	c.enum("sessions.auto_divide", s.AutoDivide, AutoDivideModes)
+	if !hhmm.MatchString(s.AutoDivideTime) {
+		c.add("sessions.auto_divide_time", "%q is not a time of day HH:MM (00:00 to 23:59)", s.AutoDivideTime)
+	}
+	c.dur("sessions.code_executions_retention", s.CodeExecutionsRetention, true)
+	if s.BackupSchedule != "" {
+		if _, err := cron.ParseStandard(s.BackupSchedule); err != nil {
+			c.add("sessions.backup_schedule", "%q is not a cron schedule (5 fields or @daily): %v", s.BackupSchedule, err)
+		}
+	}
+
+	for i, name := range p.Approvals.Required {
+		if !slices.Contains(KnownActions, name) {
+			c.add(fmt.Sprintf("approvals.required[%d]", i), "%q is not a known action (%s)%s", name, strings.Join(KnownActions, ", "), didYouMean(name, KnownActions))
+		}
+	}
+	c.dur("approvals.timeout", p.Approvals.Timeout, true)
+	return c.errs
+}
+
+func validateClock(c *checker, cp *kairos.ClockPolicy) {
+	c.enum("clock.mode", cp.Mode, ClockModes)
+	c.min("clock.store.latest_actions.max_items", int64(cp.Store.LatestActions.MaxItems), 1)
+	if h := cp.AmbiguityThresholdHours; math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
+		c.add("clock.ambiguity_threshold_hours", "must be a number of hours ≥ 0, got %v", h)
+	}
+	first := map[string]int{}
+	for i, r := range cp.Checkins.Rules {
+		path := fmt.Sprintf("clock.checkins.rules[%d]", i)
+		switch {
+		case strings.TrimSpace(r.ID) == "":
+			c.add(path, "a rule needs an id")
+		default:
+			if j, dup := first[r.ID]; dup {
+				c.add(path+".id", "duplicate rule id %q (also rules[%d])", r.ID, j)
+			} else {
+				first[r.ID] = i
+			}
+		}
+		if r.When.ThreadKind != "" {
+			c.enum(path+".when.thread_kind", r.When.ThreadKind, ThreadKinds)
+		}
+		if r.When.ElapsedGTE != "" {
+			c.dur(path+".when.elapsed_gte", r.When.ElapsedGTE, false)
+		}
+		if r.When.ElapsedAnyChannelGTE != "" {
+			c.dur(path+".when.elapsed_any_channel_gte", r.When.ElapsedAnyChannelGTE, false)
+		}
+		if t := r.Then; !t.AskForUpdates && !t.AllowHedgedReference && !t.OfferRecap {
+			c.add(path+".then", "the rule does nothing: set ask_for_updates, allow_hedged_reference or offer_recap to true")
+		}
+	}
+}
+
+// validateBudget checks one budget layer. The defaults layer is the floor
+// that the others inherit from, so its time, memory and output limits and
+// its risk tier must be set.
+func validateBudget(c *checker, path string, b kairos.CellBudget, isDefaults bool) {
+	c.min(path+".time_budget_ms", int64(b.TimeBudgetMS), 0)
+	c.min(path+".max_tool_calls", int64(b.MaxToolCalls), 0)
+	c.min(path+".max_bytes_read", b.MaxBytesRead, 0)
+	c.min(path+".max_bytes_written", b.MaxBytesWritten, 0)
+	c.min(path+".max_network_calls", int64(b.MaxNetworkCalls), 0)
+	c.min(path+".memory_limit_mb", int64(b.MemoryLimitMB), 0)
+	c.min(path+".max_output_bytes", b.MaxOutputBytes, 0)
+	if b.RiskTier != "" {
+		c.enum(path+".risk_tier", b.RiskTier, RiskTiers)
+	}
+	if isDefaults {
+		if b.TimeBudgetMS == 0 {
+			c.add(path+".time_budget_ms", "the defaults need a time budget above 0")
+		}
+		if b.MemoryLimitMB == 0 {
+			c.add(path+".memory_limit_mb", "the defaults need a memory limit above 0")
+		}
+		if b.MaxOutputBytes == 0 {
+			c.add(path+".max_output_bytes", "the defaults need an output limit above 0")
+		}
+		if b.RiskTier == "" {
+			c.add(path+".risk_tier", "the defaults need a risk tier (%s)", strings.Join(RiskTiers, ", "))
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
