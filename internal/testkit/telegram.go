@@ -214,31 +214,31 @@ type FakeTelegram struct {
 	srv   *httptest.Server
 	token string
 
-	mu          sync.Mutex
-	changed     chan struct{}
-	closing     chan struct{}
-	closed      bool
-	now         func() time.Time
-	bot         User
-	nextUpdate  int64
-	queue       []queuedUpdate
-	pushedMsg   map[int64][2]int64 // update id → chat id, message id
-	chats       map[int64]*chatState
-	sent        []*SentMessage
-	edits       []Edit
-	actions     []ChatAction
-	answers     []CallbackAnswer
-	calls       []Call
-	injections  []*injection
-	commands    map[string][]BotCommand
-	webhook     WebhookState
-	hookStop    chan struct{}
-	hookDone    chan struct{}
-	hookClient  *http.Client
-	callbacks   map[string]*callbackState
-	blocked     map[int64]bool
-	handlers    map[string]MethodHandler
-	pollGen     int64
+	mu         sync.Mutex
+	changed    chan struct{}
+	closing    chan struct{}
+	closed     bool
+	now        func() time.Time
+	bot        User
+	nextUpdate int64
+	queue      []queuedUpdate
+	pushedMsg  map[int64][2]int64 // update id → chat id, message id
+	chats      map[int64]*chatState
+	sent       []*SentMessage
+	edits      []Edit
+	actions    []ChatAction
+	answers    []CallbackAnswer
+	calls      []Call
+	injections []*injection
+	commands   map[string][]BotCommand
+	webhook    WebhookState
+	hookStop   chan struct{}
+	hookDone   chan struct{}
+	hookClient *http.Client
+	callbacks  map[string]*callbackState
+	blocked    map[int64]bool
+	handlers   map[string]MethodHandler
+	pollGen    int64
 }
 
 // NewFakeTelegram starts a fake Bot API server for token (DefaultBotToken
