@@ -70,7 +70,9 @@ func WithNow(now func() time.Time) WatchOption { return func(w *Watcher) { w.now
 // renaming a temporary file over the original and Kubernetes ConfigMap
 // updates that swap the `..data` symlink. Events are debounced; a reload
 // whose bytes equal the previous attempt's is skipped, so onChange runs
-// once per real change.
+// once per real change, and an empty file seen on an event is taken for a
+// save in progress and skipped (Reload, or a later non-empty write,
+// applies it).
 //
 // A changed file is validated before it replaces the policy in force. When
 // it is invalid, or removed, the last good policy stays in force and
@@ -211,6 +213,11 @@ func (w *Watcher) reloadLocked(force bool) error {
 		w.log.Warn("policy file removed; keeping the last good policy", "path", w.path)
 		w.notify(w.Current(), err)
 		return err
+	}
+	if !force && data != nil && len(data) == 0 {
+		// An in-place save truncates before it writes: wait for the
+		// write's own event rather than applying the defaults for a moment.
+		return nil
 	}
 	if data != nil {
 		sum := sha256.Sum256(data)
