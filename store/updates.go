@@ -1,0 +1,226 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kairos-agent/kairos"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// UpdateLog implements kairos.UpdateLog, kairos.AccessStore and
+// kairos.SettingStore.
+type UpdateLog struct{ db *DB }
+
+var (
+	_ kairos.UpdateLog    = (*UpdateLog)(nil)
+	_ kairos.AccessStore  = (*UpdateLog)(nil)
+	_ kairos.SettingStore = (*UpdateLog)(nil)
+)
+
+// NewUpdateLog returns the update, outbox and access repository of db.
+func NewUpdateLog(db *DB) *UpdateLog { return &UpdateLog{db: db} }
+
+type updateRow struct {
+	UpdateID   int64 `gorm:"primaryKey;autoIncrement:false"`
+	ChatID     int64
+	Payload    string
+	Status     string
+	Attempts   int
+	ReceivedAt int64
+	DoneAt     *int64
+}
+
+func (updateRow) TableName() string { return "updates" }
+
+// SaveUpdates stores new updates in one transaction and returns them.
+func (l *UpdateLog) SaveUpdates(ctx context.Context, ups []*kairos.RawUpdate) ([]*kairos.RawUpdate, error) {
+	var fresh []*kairos.RawUpdate
+	err := l.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		fresh = fresh[:0]
+		for _, u := range ups {
+			r := updateRow{UpdateID: u.UpdateID, ChatID: u.ChatID, Payload: string(u.Payload), Status: "pending", ReceivedAt: ms(u.ReceivedAt)}
+			res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&r)
+			if res.Error != nil {
+				return res.Error
+			}
+			if res.RowsAffected == 1 {
+				fresh = append(fresh, u)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("save updates: %w", err)
+	}
+	return fresh, nil
+}
+
+// PendingUpdates returns unprocessed updates, oldest first.
+func (l *UpdateLog) PendingUpdates(ctx context.Context, limit int) ([]*kairos.RawUpdate, error) {
+	var rows []updateRow
+	q := l.db.gdb.WithContext(ctx).Where("status = ?", "pending").Order("update_id")
+	if limit > 0 {
+		q = q.Limit(limit)
+	}
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("pending updates: %w", err)
+	}
+	out := make([]*kairos.RawUpdate, len(rows))
+	for i, r := range rows {
+		out[i] = &kairos.RawUpdate{UpdateID: r.UpdateID, ChatID: r.ChatID, Payload: []byte(r.Payload), ReceivedAt: fromMS(r.ReceivedAt), Attempts: r.Attempts}
+	}
+	return out, nil
+}
+
+// MaxUpdateID returns the highest stored update id.
+func (l *UpdateLog) MaxUpdateID(ctx context.Context) (int64, error) {
+	var v *int64
+	if err := l.db.gdb.WithContext(ctx).Model(&updateRow{}).Select("MAX(update_id)").Scan(&v).Error; err != nil {
+		return 0, fmt.Errorf("max update id: %w", err)
+	}
+	if v == nil {
+		return 0, nil
+	}
+	return *v, nil
+}
+
+// MarkUpdateDone marks an update processed and drops its payload, so a
+// stranger's message leaves nothing behind but its id.
+func (l *UpdateLog) MarkUpdateDone(ctx context.Context, updateID int64) error {
+	now := ms(l.db.Now())
+	err := l.db.gdb.WithContext(ctx).Model(&updateRow{}).Where("update_id = ?", updateID).
+		Updates(map[string]any{"status": "done", "payload": "", "done_at": now}).Error
+	if err != nil {
+		return fmt.Errorf("mark update done: %w", err)
+	}
+	return nil
+}
+
+// BumpAttempts counts one processing attempt and returns the new count.
+func (l *UpdateLog) BumpAttempts(ctx context.Context, updateID int64) (int, error) {
+	g := l.db.gdb.WithContext(ctx)
+	if err := g.Model(&updateRow{}).Where("update_id = ?", updateID).UpdateColumn("attempts", gorm.Expr("attempts + 1")).Error; err != nil {
+		return 0, fmt.Errorf("bump attempts: %w", err)
+	}
+	var n int
+	if err := g.Model(&updateRow{}).Where("update_id = ?", updateID).Select("attempts").Scan(&n).Error; err != nil {
+		return 0, fmt.Errorf("bump attempts: %w", err)
+	}
+	return n, nil
+}
+
+type outboxRow struct {
+	Key       string `gorm:"primaryKey"`
+	ChatID    int64
+	Status    string
+	MessageID int64
+	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	SentAt    *int64
+}
+
+func (outboxRow) TableName() string { return "outbox" }
+
+// BeginSend records the intent to send key, or reports its earlier state.
+func (l *UpdateLog) BeginSend(ctx context.Context, key string, chatID int64) (string, int64, error) {
+	r := outboxRow{Key: key, ChatID: chatID, Status: kairos.OutboxSending, CreatedAt: ms(l.db.Now())}
+	g := l.db.gdb.WithContext(ctx)
+	res := g.Clauses(clause.OnConflict{DoNothing: true}).Create(&r)
+	if res.Error != nil {
+		return "", 0, fmt.Errorf("begin send: %w", res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return kairos.OutboxNew, 0, nil
+	}
+	var cur outboxRow
+	if err := g.Where("key = ?", key).Take(&cur).Error; err != nil {
+		return "", 0, fmt.Errorf("begin send: %w", err)
+	}
+	return cur.Status, cur.MessageID, nil
+}
+
+// MarkSent records the message id of a sent part.
+func (l *UpdateLog) MarkSent(ctx context.Context, key string, messageID int64) error {
+	now := ms(l.db.Now())
+	err := l.db.gdb.WithContext(ctx).Model(&outboxRow{}).Where("key = ?", key).
+		Updates(map[string]any{"status": kairos.OutboxSent, "message_id": messageID, "sent_at": now}).Error
+	if err != nil {
+		return fmt.Errorf("mark sent: %w", err)
+	}
+	return nil
+}
+
+type accessRow struct {
+	UserID    int64 `gorm:"primaryKey;autoIncrement:false"`
+	GrantedBy int64
+	CreatedAt int64 `gorm:"autoCreateTime:false"`
+}
+
+func (accessRow) TableName() string { return "access_grants" }
+
+// GrantAccess admits a user (idempotent).
+func (l *UpdateLog) GrantAccess(ctx context.Context, userID, grantedBy int64) error {
+	r := accessRow{UserID: userID, GrantedBy: grantedBy, CreatedAt: ms(l.db.Now())}
+	if err := l.db.gdb.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&r).Error; err != nil {
+		return fmt.Errorf("grant access: %w", err)
+	}
+	return nil
+}
+
+// RevokeAccess removes an admitted user.
+func (l *UpdateLog) RevokeAccess(ctx context.Context, userID int64) error {
+	if err := l.db.gdb.WithContext(ctx).Where("user_id = ?", userID).Delete(&accessRow{}).Error; err != nil {
+		return fmt.Errorf("revoke access: %w", err)
+	}
+	return nil
+}
+
+// HasAccess reports whether a user was admitted.
+func (l *UpdateLog) HasAccess(ctx context.Context, userID int64) (bool, error) {
+	var n int64
+	if err := l.db.gdb.WithContext(ctx).Model(&accessRow{}).Where("user_id = ?", userID).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("has access: %w", err)
+	}
+	return n > 0, nil
+}
+
+// ListAccess lists admitted users.
+func (l *UpdateLog) ListAccess(ctx context.Context) ([]int64, error) {
+	var ids []int64
+	if err := l.db.gdb.WithContext(ctx).Model(&accessRow{}).Order("user_id").Pluck("user_id", &ids).Error; err != nil {
+		return nil, fmt.Errorf("list access: %w", err)
+	}
+	return ids, nil
+}
+
+type settingRow struct {
+	Key   string `gorm:"primaryKey"`
+	Value string
+}
+
+func (settingRow) TableName() string { return "settings" }
+
+// Setting returns a setting or "".
+func (l *UpdateLog) Setting(ctx context.Context, key string) (string, error) {
+	var r settingRow
+	err := l.db.gdb.WithContext(ctx).Where("key = ?", key).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read setting: %w", err)
+	}
+	return r.Value, nil
+}
+
+// SetSettingIfAbsent stores value unless the key exists and returns the
+// value in force.
+func (l *UpdateLog) SetSettingIfAbsent(ctx context.Context, key, value string) (string, error) {
+	r := settingRow{Key: key, Value: value}
+	if err := l.db.gdb.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&r).Error; err != nil {
+		return "", fmt.Errorf("write setting: %w", err)
+	}
+	return l.Setting(ctx, key)
+}

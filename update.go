@@ -1,0 +1,66 @@
+package kairos
+
+import (
+	"context"
+	"time"
+)
+
+// RawUpdate is a Telegram update as received, persisted before the polling
+// offset moves past it so that no message is lost across a crash.
+type RawUpdate struct {
+	UpdateID   int64
+	ChatID     int64
+	Payload    []byte // the update's JSON
+	ReceivedAt time.Time
+	Attempts   int
+}
+
+// Outbox states of a reply part.
+const (
+	OutboxNew     = ""        // never attempted
+	OutboxSending = "sending" // intent recorded; the send may or may not have happened
+	OutboxSent    = "sent"
+)
+
+// UpdateLog persists updates and the intents of replies (the outbox) so
+// processing is idempotent: a reply goes out at most once even if the
+// process dies between sending and recording.
+type UpdateLog interface {
+	// SaveUpdates stores updates, ignoring ids already stored; it returns
+	// the updates that were new.
+	SaveUpdates(ctx context.Context, ups []*RawUpdate) ([]*RawUpdate, error)
+	// PendingUpdates returns updates not yet done, oldest first.
+	PendingUpdates(ctx context.Context, limit int) ([]*RawUpdate, error)
+	// MaxUpdateID returns the highest stored update id (0 when none).
+	MaxUpdateID(ctx context.Context) (int64, error)
+	// MarkUpdateDone marks an update processed and drops its payload.
+	MarkUpdateDone(ctx context.Context, updateID int64) error
+	// BumpAttempts counts a processing attempt (a crash loop gives up).
+	BumpAttempts(ctx context.Context, updateID int64) (int, error)
+
+	// BeginSend records the intent to send the reply part `key`. It
+	// returns the part's previous state: OutboxNew when the caller should
+	// send now, OutboxSending or OutboxSent (with the message id, if
+	// known) when it must not send again.
+	BeginSend(ctx context.Context, key string, chatID int64) (state string, messageID int64, err error)
+	// MarkSent records that the part went out as messageID.
+	MarkSent(ctx context.Context, key string, messageID int64) error
+}
+
+// AccessStore holds the users an operator admitted at run time (pairing),
+// beside the policy's allowed_users.
+type AccessStore interface {
+	GrantAccess(ctx context.Context, userID, grantedBy int64) error
+	RevokeAccess(ctx context.Context, userID int64) error
+	HasAccess(ctx context.Context, userID int64) (bool, error)
+	ListAccess(ctx context.Context) ([]int64, error)
+}
+
+// SettingStore keeps small named values (e.g. the pairing key).
+type SettingStore interface {
+	// Setting returns the value of key, or "" when unset.
+	Setting(ctx context.Context, key string) (string, error)
+	// SetSettingIfAbsent stores value unless key is set; it returns the
+	// value in force afterwards.
+	SetSettingIfAbsent(ctx context.Context, key, value string) (string, error)
+}
