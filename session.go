@@ -9,15 +9,18 @@ import (
 // one open session; /newsession and the automatic division end it and start
 // the next, which carries the previous session's summary, not its messages.
 type Session struct {
-	ID             string
-	ThreadKey      string
-	UserKey        string // the user who opened it (in a group: the first speaker)
-	Name           string
-	StartedAt      time.Time
-	EndedAt        *time.Time
-	Summary        string // the conversation summary written when it ended
-	PrevSessionID  string
-	RunningSummary string // summary of turns trimmed from the prompt history
+	ID            string
+	ThreadKey     string
+	UserKey       string // the user who opened it (in a group: the first speaker)
+	Name          string
+	StartedAt     time.Time
+	EndedAt       *time.Time
+	Summary       string // the conversation summary written when it ended
+	PrevSessionID string
+	// RunningSummary condenses the turns up to message SummarizedThrough
+	// that no longer fit the prompt's history budget.
+	RunningSummary    string
+	SummarizedThrough int64
 }
 
 // Message roles.
@@ -86,8 +89,9 @@ type SessionStore interface {
 	// named name, in one transaction. It returns the new session.
 	// ECONFLICT when the session was already ended.
 	EndSession(ctx context.Context, id, summary string, at time.Time, nextName string) (*Session, error)
-	// UpdateRunningSummary replaces the running summary of older turns.
-	UpdateRunningSummary(ctx context.Context, id, summary string) error
+	// UpdateRunningSummary replaces the running summary of older turns,
+	// which now covers the messages up to and including throughID.
+	UpdateRunningSummary(ctx context.Context, id, summary string, throughID int64) error
 	// ListOpenSessions lists every open session (for the rollover jobs).
 	ListOpenSessions(ctx context.Context) ([]*Session, error)
 	// ListEndedSessions lists sessions that ended in [from, to).

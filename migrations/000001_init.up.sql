@@ -8,7 +8,8 @@ CREATE TABLE sessions (
     ended_at        BIGINT,
     summary         TEXT NOT NULL DEFAULT '',
     prev_session_id TEXT NOT NULL DEFAULT '',
-    running_summary TEXT NOT NULL DEFAULT ''
+    running_summary TEXT NOT NULL DEFAULT '',
+    summarized_through BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX sessions_thread ON sessions (thread_key, started_at);
 CREATE UNIQUE INDEX sessions_one_open ON sessions (thread_key) WHERE ended_at IS NULL;

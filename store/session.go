@@ -22,15 +22,16 @@ var _ kairos.SessionStore = (*SessionStore)(nil)
 func NewSessionStore(db *DB) *SessionStore { return &SessionStore{db: db} }
 
 type sessionRow struct {
-	ID             string `gorm:"primaryKey"`
-	ThreadKey      string
-	UserKey        string
-	Name           string
-	StartedAt      int64
-	EndedAt        *int64
-	Summary        string
-	PrevSessionID  string
-	RunningSummary string
+	ID                string `gorm:"primaryKey"`
+	ThreadKey         string
+	UserKey           string
+	Name              string
+	StartedAt         int64
+	EndedAt           *int64
+	Summary           string
+	PrevSessionID     string
+	RunningSummary    string
+	SummarizedThrough int64
 }
 
 func (sessionRow) TableName() string { return "sessions" }
@@ -39,7 +40,7 @@ func (r *sessionRow) domain() *kairos.Session {
 	return &kairos.Session{
 		ID: r.ID, ThreadKey: r.ThreadKey, UserKey: r.UserKey, Name: r.Name,
 		StartedAt: fromMS(r.StartedAt), EndedAt: fromMSP(r.EndedAt), Summary: r.Summary,
-		PrevSessionID: r.PrevSessionID, RunningSummary: r.RunningSummary,
+		PrevSessionID: r.PrevSessionID, RunningSummary: r.RunningSummary, SummarizedThrough: r.SummarizedThrough,
 	}
 }
 
@@ -152,8 +153,9 @@ func (s *SessionStore) EndSession(ctx context.Context, id, summary string, at ti
 }
 
 // UpdateRunningSummary replaces the running summary of trimmed turns.
-func (s *SessionStore) UpdateRunningSummary(ctx context.Context, id, summary string) error {
-	err := s.db.gdb.WithContext(ctx).Model(&sessionRow{}).Where("id = ?", id).Update("running_summary", summary).Error
+func (s *SessionStore) UpdateRunningSummary(ctx context.Context, id, summary string, throughID int64) error {
+	err := s.db.gdb.WithContext(ctx).Model(&sessionRow{}).Where("id = ?", id).
+		Updates(map[string]any{"running_summary": summary, "summarized_through": throughID}).Error
 	if err != nil {
 		return fmt.Errorf("update running summary: %w", err)
 	}
