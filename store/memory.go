@@ -1,0 +1,674 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/kairos-agent/kairos"
+	"gorm.io/gorm"
+)
+
+// MemoryStore implements kairos.MemoryStore: the memory tool's user_memory
+// and summaries, one user per row.
+//
+// Recall ranks by full-text relevance: SQLite FTS5's bm25 (content weight
+// 1, tags weight 2; porter-stemmed, diacritics removed) or PostgreSQL's
+// ts_rank over a generated tsvector (tags weighted A, content B). The raw
+// score s (−bm25, or ts_rank) is normalized over the candidates to
+// lex = s / max(s) ∈ (0, 1]. When the filter carries a query vector, each
+// candidate with a stored embedding also gets sem = max(0, cos(query, v))
+// and
+//
+//	relevance = 0.5·lex + 0.5·sem   (lex = 0 for semantic-only candidates)
+//
+// while a candidate without an embedding keeps relevance = lex. Candidates
+// are the best 4×limit (at least 40) full-text matches plus, with a vector,
+// the MemoryVectorScan most recently updated embedded memories that match
+// the filters and reach cos ≥ MemoryMinCosine. Ties go to the most recently
+// updated memory.
+type MemoryStore struct{ db *DB }
+
+var _ kairos.MemoryStore = (*MemoryStore)(nil)
+
+// NewMemoryStore returns the memory repository of db.
+func NewMemoryStore(db *DB) *MemoryStore { return &MemoryStore{db: db} }
+
+// Tuning of recall.
+const (
+	MemoryDefaultLimit = 10
+	MemoryMaxLimit     = 100
+	// MemoryVectorScan bounds how many embedded memories a recall with a
+	// query vector compares beyond the full-text candidates.
+	MemoryVectorScan = 2000
+	// MemoryMinCosine is the similarity a semantic-only candidate needs.
+	MemoryMinCosine = 0.25
+	// MemoryMaxTerms bounds the terms taken from a query.
+	MemoryMaxTerms = 12
+	// MemoryMaxTags bounds the tags kept on a memory.
+	MemoryMaxTags = 20
+	lexWeight     = 0.5
+)
+
+type memoryRow struct {
+	Seq              int64 `gorm:"column:seq;primaryKey;autoIncrement"`
+	ID               string
+	UserKey          string
+	Store            string
+	Type             string
+	Content          string
+	Tags             string
+	PursuingPriority *int
+	PeriodKey        string
+	ChatID           string
+	MergeKey         string
+	SpanStart        int64
+	SpanEnd          int64
+	Embedding        []byte
+	CreatedAt        int64 `gorm:"autoCreateTime:false"`
+	UpdatedAt        int64 `gorm:"autoUpdateTime:false"`
+	// Lex is the full-text score of a recall query (read only).
+	Lex float64 `gorm:"column:lex;->"`
+}
+
+func (memoryRow) TableName() string { return "memories" }
+
+// memoryCols are the columns read back, without the embedding.
+const memoryCols = "m.seq, m.id, m.user_key, m.store, m.type, m.content, m.tags, m.pursuing_priority, m.period_key, m.chat_id, m.merge_key, m.span_start, m.span_end, m.created_at, m.updated_at"
+
+func (r *memoryRow) domain() *kairos.Memory {
+	m := &kairos.Memory{
+		ID: r.ID, UserKey: r.UserKey, Store: r.Store, Type: r.Type, Content: r.Content,
+		PursuingPriority: r.PursuingPriority, PeriodKey: r.PeriodKey, ChatID: r.ChatID,
+		CreatedAt: fromMS(r.CreatedAt), UpdatedAt: fromMS(r.UpdatedAt),
+	}
+	if r.Tags != "" && r.Tags != "[]" {
+		_ = json.Unmarshal([]byte(r.Tags), &m.Tags)
+	}
+	return m
+}
+
+func (s *MemoryStore) gdb(ctx context.Context) *gorm.DB { return s.db.gdb.WithContext(ctx) }
+
+// StoreMemory inserts m, or merges it into the user's memory with the same
+// merge key: the same normalized content (user_memory), or the same
+// summary type, period key and chat id (summaries). A merge keeps the id
+// and creation time, takes the new content, type and (when given)
+// pursuing priority, unions the tags, and drops a stale embedding. Invalid
+// input is kairos.EINVALID.
+func (s *MemoryStore) StoreMemory(ctx context.Context, m *kairos.Memory) (*kairos.Memory, bool, error) {
+	row, err := s.newRow(m)
+	if err != nil {
+		return nil, false, err
+	}
+	var (
+		out    memoryRow
+		merged bool
+	)
+	for attempt := 0; ; attempt++ {
+		out, merged, err = s.upsert(ctx, row)
+		// A concurrent insert of the same merge key loses the unique
+		// index race; the retry then finds the row and merges.
+		if err == nil || attempt == 2 || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("store memory: %w", err)
+	}
+	return out.domain(), merged, nil
+}
+
+func (s *MemoryStore) upsert(ctx context.Context, row memoryRow) (memoryRow, bool, error) {
+	var (
+		out    memoryRow
+		merged bool
+	)
+	err := s.gdb(ctx).Transaction(func(tx *gorm.DB) error {
+		var old memoryRow
+		err := tx.Table("memories AS m").Select(memoryCols).
+			Where("m.user_key = ? AND m.merge_key = ?", row.UserKey, row.MergeKey).Take(&old).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			out = row
+			return tx.Create(&out).Error
+		}
+		if err != nil {
+			return err
+		}
+		merged = true
+		out = old
+		out.Content = row.Content
+		out.Type = row.Type
+		out.Tags = encodeTags(unionTags(old.domain().Tags, decodeTags(row.Tags)))
+		if row.PursuingPriority != nil {
+			out.PursuingPriority = row.PursuingPriority
+		}
+		if row.Store == kairos.StoreSummaries {
+			out.SpanStart, out.SpanEnd = row.SpanStart, row.SpanEnd
+		}
+		out.UpdatedAt = max(old.UpdatedAt, row.UpdatedAt)
+		updates := map[string]any{
+			"content": out.Content, "type": out.Type, "tags": out.Tags,
+			"pursuing_priority": out.PursuingPriority, "span_start": out.SpanStart,
+			"span_end": out.SpanEnd, "updated_at": out.UpdatedAt,
+		}
+		if out.Content != old.Content {
+			updates["embedding"] = nil
+		}
+		return tx.Model(&memoryRow{}).Where("seq = ?", old.Seq).Updates(updates).Error
+	})
+	return out, merged, err
+}
+
+// newRow validates m and builds its row.
+func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
+	if m == nil || m.UserKey == "" {
+		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "a memory needs its user")
+	}
+	content := strings.TrimSpace(m.Content)
+	if content == "" || !utf8.ValidString(content) {
+		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "a memory needs content (valid UTF-8)")
+	}
+	if m.PursuingPriority != nil && (*m.PursuingPriority < 0 || *m.PursuingPriority > 100) {
+		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "pursuingPriority %d is out of range 0..100", *m.PursuingPriority)
+	}
+	at := m.CreatedAt
+	if at.IsZero() {
+		at = s.db.Now()
+	}
+	row := memoryRow{
+		ID: uuid.NewString(), UserKey: m.UserKey, Store: m.Store, Type: m.Type, Content: content,
+		Tags: encodeTags(unionTags(nil, m.Tags)), PursuingPriority: m.PursuingPriority,
+		CreatedAt: ms(at), UpdatedAt: ms(at),
+	}
+	switch m.Store {
+	case kairos.StoreUserMemory:
+		if !contains(kairos.MemoryCategories, m.Type) {
+			return memoryRow{}, kairos.Errorf(kairos.EINVALID, "unknown memory category %q", m.Type)
+		}
+		if m.PeriodKey != "" {
+			return memoryRow{}, kairos.Errorf(kairos.EINVALID, "user memories have no period key")
+		}
+		norm := normalizeContent(content)
+		sum := sha256.Sum256([]byte(norm))
+		row.MergeKey = "m:" + hex.EncodeToString(sum[:16])
+		row.ChatID = m.ChatID
+		row.SpanStart, row.SpanEnd = row.CreatedAt, row.CreatedAt
+	case kairos.StoreSummaries:
+		if !contains(kairos.SummaryTypes, m.Type) {
+			return memoryRow{}, kairos.Errorf(kairos.EINVALID, "unknown summary type %q", m.Type)
+		}
+		start, end, err := summarySpan(m.Type, m.PeriodKey)
+		if err != nil {
+			return memoryRow{}, err
+		}
+		row.PeriodKey, row.ChatID = m.PeriodKey, m.ChatID
+		row.MergeKey = "s:" + m.Type + "\x1f" + m.PeriodKey + "\x1f" + m.ChatID
+		row.SpanStart, row.SpanEnd = start, end
+	default:
+		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "unknown memory store %q", m.Store)
+	}
+	return row, nil
+}
+
+// normalizeContent is the text two memories must share to be "the same":
+// lower case, letters and digits only, single spaces.
+func normalizeContent(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		space = true
+	}
+	return b.String()
+}
+
+// unionTags returns a's tags followed by b's new ones: trimmed, without
+// empties or case-insensitive duplicates, at most MemoryMaxTags.
+func unionTags(a, b []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, list := range [][]string{a, b} {
+		for _, t := range list {
+			t = strings.TrimSpace(t)
+			k := strings.ToLower(t)
+			if t == "" || seen[k] || len(out) == MemoryMaxTags {
+				continue
+			}
+			seen[k] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func encodeTags(tags []string) string {
+	if len(tags) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(tags)
+	return string(b)
+}
+
+func decodeTags(s string) []string {
+	var tags []string
+	_ = json.Unmarshal([]byte(s), &tags)
+	return tags
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// summarySpan returns the inclusive UTC span, in unix ms, of a summary's
+// period key, validating the key's shape for the type. (tools/memory has
+// the exported, time-zone-aware PeriodRange; the store cannot import it.)
+func summarySpan(typ, key string) (int64, int64, error) {
+	bad := kairos.Errorf(kairos.EINVALID, "%q is not a valid period key for %s", key, typ)
+	num := func(s string, lo, hi int) (int, bool) {
+		if s == "" {
+			return 0, false
+		}
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+		}
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= lo && n <= hi
+	}
+	if len(key) < 4 {
+		return 0, 0, bad
+	}
+	y, ok := num(key[:4], 1, 9999)
+	if !ok {
+		return 0, 0, bad
+	}
+	rest := key[4:]
+	var start, end time.Time
+	switch typ {
+	case kairos.SummaryConversation, kairos.SummaryDaily:
+		if len(rest) != 6 || rest[0] != '-' || rest[3] != '-' {
+			return 0, 0, bad
+		}
+		mo, ok1 := num(rest[1:3], 1, 12)
+		d, ok2 := num(rest[4:], 1, 31)
+		if !ok1 || !ok2 {
+			return 0, 0, bad
+		}
+		start = time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+		if start.Day() != d {
+			return 0, 0, bad
+		}
+		end = start.AddDate(0, 0, 1)
+	case kairos.SummaryWeekly:
+		if len(rest) != 4 || rest[:2] != "-W" {
+			return 0, 0, bad
+		}
+		w, ok := num(rest[2:], 1, 53)
+		if !ok {
+			return 0, 0, bad
+		}
+		jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, time.UTC)
+		start = jan4.AddDate(0, 0, -((int(jan4.Weekday())+6)%7)+7*(w-1))
+		if yy, ww := start.ISOWeek(); yy != y || ww != w {
+			return 0, 0, bad
+		}
+		end = start.AddDate(0, 0, 7)
+	case kairos.SummaryMonthly:
+		mo, ok := num(strings.TrimPrefix(rest, "-"), 1, 12)
+		if !ok || len(rest) != 3 || rest[0] != '-' {
+			return 0, 0, bad
+		}
+		start = time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC)
+		end = start.AddDate(0, 1, 0)
+	case kairos.SummaryQuarterly:
+		if len(rest) != 3 || rest[:2] != "-Q" {
+			return 0, 0, bad
+		}
+		q, ok := num(rest[2:], 1, 4)
+		if !ok {
+			return 0, 0, bad
+		}
+		start = time.Date(y, time.Month(3*(q-1)+1), 1, 0, 0, 0, 0, time.UTC)
+		end = start.AddDate(0, 3, 0)
+	case kairos.SummaryYearly:
+		if rest != "" {
+			return 0, 0, bad
+		}
+		start = time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		end = start.AddDate(1, 0, 0)
+	default:
+		return 0, 0, kairos.Errorf(kairos.EINVALID, "unknown summary type %q", typ)
+	}
+	return ms(start), ms(end) - 1, nil
+}
+
+// FindMemory returns the user's memory id (ENOTFOUND otherwise, also when
+// it belongs to someone else).
+func (s *MemoryStore) FindMemory(ctx context.Context, userKey, id string) (*kairos.Memory, error) {
+	var r memoryRow
+	err := s.gdb(ctx).Table("memories AS m").Select(memoryCols).
+		Where("m.user_key = ? AND m.id = ?", userKey, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, kairos.Errorf(kairos.ENOTFOUND, "memory %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find memory: %w", err)
+	}
+	return r.domain(), nil
+}
+
+// ForgetMemory deletes the user's memory id (ENOTFOUND when the user has
+// no such memory).
+func (s *MemoryStore) ForgetMemory(ctx context.Context, userKey, id string) error {
+	res := s.gdb(ctx).Where("user_key = ? AND id = ?", userKey, id).Delete(&memoryRow{})
+	if res.Error != nil {
+		return fmt.Errorf("forget memory: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return kairos.Errorf(kairos.ENOTFOUND, "memory %s not found", id)
+	}
+	return nil
+}
+
+// SetEmbedding stores the vector of memory id as little-endian float32.
+func (s *MemoryStore) SetEmbedding(ctx context.Context, id string, vec []float32) error {
+	if len(vec) == 0 {
+		return kairos.Errorf(kairos.EINVALID, "empty embedding")
+	}
+	res := s.gdb(ctx).Model(&memoryRow{}).Where("id = ?", id).Update("embedding", encodeVector(vec))
+	if res.Error != nil {
+		return fmt.Errorf("set embedding: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return kairos.Errorf(kairos.ENOTFOUND, "memory %s not found", id)
+	}
+	return nil
+}
+
+func encodeVector(vec []float32) []byte {
+	b := make([]byte, 4*len(vec))
+	for i, f := range vec {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+// cosine returns the cosine similarity of q and the encoded vector b, and
+// false when b is missing or of another dimension.
+func cosine(q []float32, qnorm float64, b []byte) (float64, bool) {
+	if len(b) != 4*len(q) || qnorm == 0 {
+		return 0, false
+	}
+	var dot, norm float64
+	for i, x := range q {
+		v := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		dot += float64(x) * v
+		norm += v * v
+	}
+	if norm == 0 {
+		return 0, false
+	}
+	return dot / (qnorm * math.Sqrt(norm)), true
+}
+
+// filterSQL is the WHERE clause of a filter over "memories AS m".
+func filterSQL(f kairos.MemoryFilter) (string, []any) {
+	where := []string{"m.user_key = ?"}
+	args := []any{f.UserKey}
+	if f.Store != "" {
+		where = append(where, "m.store = ?")
+		args = append(args, f.Store)
+	}
+	var kinds []string
+	if len(f.Categories) > 0 {
+		kinds = append(kinds, "(m.store = ? AND m.type IN ?)")
+		args = append(args, kairos.StoreUserMemory, f.Categories)
+	}
+	if len(f.SummaryTypes) > 0 {
+		kinds = append(kinds, "(m.store = ? AND m.type IN ?)")
+		args = append(args, kairos.StoreSummaries, f.SummaryTypes)
+	}
+	if len(kinds) > 0 {
+		where = append(where, "("+strings.Join(kinds, " OR ")+")")
+	}
+	if f.From != nil {
+		where = append(where, "m.span_end >= ?")
+		args = append(args, ms(*f.From))
+	}
+	if f.To != nil {
+		where = append(where, "m.span_start <= ?")
+		args = append(args, ms(*f.To))
+	}
+	if f.PeriodKeyPrefix != "" {
+		where = append(where, `m.period_key LIKE ? ESCAPE '\'`)
+		args = append(args, likeEscaper.Replace(f.PeriodKeyPrefix)+"%")
+	}
+	return strings.Join(where, " AND "), args
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// RecallMemories returns the user's memories that match the filter: by
+// relevance to f.Query (see MemoryStore), or by recency (most recently
+// updated first) when the query is empty. A query with no searchable
+// words matches nothing.
+func (s *MemoryStore) RecallMemories(ctx context.Context, f kairos.MemoryFilter) ([]*kairos.Memory, error) {
+	if f.UserKey == "" {
+		return nil, kairos.Errorf(kairos.EINVALID, "recall needs the user")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = MemoryDefaultLimit
+	}
+	limit = min(limit, MemoryMaxLimit)
+	where, args := filterSQL(f)
+	g := s.gdb(ctx)
+	if strings.TrimSpace(f.Query) == "" {
+		var rows []memoryRow
+		err := g.Raw("SELECT "+memoryCols+" FROM memories AS m WHERE "+where+
+			" ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?", append(args, limit)...).Scan(&rows).Error
+		if err != nil {
+			return nil, fmt.Errorf("list memories: %w", err)
+		}
+		out := make([]*kairos.Memory, len(rows))
+		for i := range rows {
+			out[i] = rows[i].domain()
+		}
+		return out, nil
+	}
+
+	cols := memoryCols
+	withVec := len(f.QueryVector) > 0
+	if withVec {
+		cols += ", m.embedding"
+	}
+	var cands []memoryRow
+	if terms := QueryTerms(f.Query); len(terms) > 0 {
+		n := max(4*limit, 40)
+		var q string
+		var qargs []any
+		if s.db.dialect == DialectPostgres {
+			q = "SELECT " + cols + ", ts_rank(m.tsv, q.q) AS lex FROM memories AS m, to_tsquery('english', ?) AS q(q)" +
+				" WHERE m.tsv @@ q.q AND " + where + " ORDER BY lex DESC, m.updated_at DESC LIMIT ?"
+			qargs = append(append([]any{PostgresTSQuery(terms)}, args...), n)
+		} else {
+			q = "SELECT " + cols + ", -bm25(memories_fts, 1.0, 2.0) AS lex FROM memories_fts JOIN memories AS m ON m.seq = memories_fts.rowid" +
+				" WHERE memories_fts MATCH ? AND " + where + " ORDER BY lex DESC, m.updated_at DESC LIMIT ?"
+			qargs = append(append([]any{SQLiteMatch(terms)}, args...), n)
+		}
+		if err := g.Raw(q, qargs...).Scan(&cands).Error; err != nil {
+			return nil, fmt.Errorf("recall memories: %w", err)
+		}
+	}
+	if withVec {
+		var recent []memoryRow
+		err := g.Raw("SELECT "+cols+" FROM memories AS m WHERE "+where+" AND m.embedding IS NOT NULL"+
+			" ORDER BY m.updated_at DESC LIMIT ?", append(args, MemoryVectorScan)...).Scan(&recent).Error
+		if err != nil {
+			return nil, fmt.Errorf("recall memories by vector: %w", err)
+		}
+		have := make(map[int64]bool, len(cands))
+		for _, c := range cands {
+			have[c.Seq] = true
+		}
+		for _, r := range recent {
+			if !have[r.Seq] {
+				cands = append(cands, r)
+			}
+		}
+	}
+
+	maxLex := 0.0
+	for _, c := range cands {
+		maxLex = max(maxLex, c.Lex)
+	}
+	var qnorm float64
+	for _, x := range f.QueryVector {
+		qnorm += float64(x) * float64(x)
+	}
+	qnorm = math.Sqrt(qnorm)
+	type ranked struct {
+		row *memoryRow
+		rel float64
+	}
+	var out []ranked
+	for i := range cands {
+		c := &cands[i]
+		lex := 0.0
+		if maxLex > 0 && c.Lex > 0 {
+			lex = c.Lex / maxLex
+		}
+		rel := lex
+		if withVec {
+			if cos, ok := cosine(f.QueryVector, qnorm, c.Embedding); ok {
+				if lex == 0 && cos < MemoryMinCosine {
+					continue
+				}
+				rel = lexWeight*lex + (1-lexWeight)*max(cos, 0)
+			} else if lex == 0 {
+				continue
+			}
+		}
+		out = append(out, ranked{c, rel})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].rel != out[j].rel {
+			return out[i].rel > out[j].rel
+		}
+		if out[i].row.UpdatedAt != out[j].row.UpdatedAt {
+			return out[i].row.UpdatedAt > out[j].row.UpdatedAt
+		}
+		return out[i].row.Seq > out[j].row.Seq
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	mems := make([]*kairos.Memory, len(out))
+	for i, r := range out {
+		mems[i] = r.row.domain()
+		mems[i].Relevance = r.rel
+	}
+	return mems, nil
+}
+
+// stopWords are dropped from queries (unless nothing else is left): they
+// match most memories and only slow the ranking down.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be been but by can could did do does for from
+		had has have he her his how i if in into is it its me my of on or our she so than that the their
+		them then there these they this those to us was we were what when where which who whom why will
+		with would you your`) {
+		stopWords[w] = true
+	}
+}
+
+// QueryTerms splits a user's query into search terms: runs of letters,
+// digits and combining marks, lower-cased, without duplicates and (when
+// other words remain) without English stop words, at most MemoryMaxTerms
+// of at most 64 bytes. Punctuation, quotes and FTS operators (AND, OR,
+// NEAR, *, ^, :) are never passed through as syntax: see SQLiteMatch.
+func QueryTerms(q string) []string {
+	var terms, stops []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if t == "" || seen[t] {
+			return
+		}
+		seen[t] = true
+		if stopWords[t] {
+			stops = append(stops, t)
+		} else {
+			terms = append(terms, t)
+		}
+	}
+	var b strings.Builder
+	for _, r := range q {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) {
+			if b.Len()+utf8.RuneLen(r) <= 64 {
+				b.WriteRune(unicode.ToLower(r))
+			}
+			continue
+		}
+		add(b.String())
+		b.Reset()
+	}
+	add(b.String())
+	if len(terms) == 0 {
+		terms = stops
+	}
+	if len(terms) > MemoryMaxTerms {
+		terms = terms[:MemoryMaxTerms]
+	}
+	return terms
+}
+
+// SQLiteMatch is an FTS5 MATCH expression that finds any of the terms:
+// each is a quoted string ("…", inner quotes doubled), so that nothing in
+// it is read as FTS5 syntax, and they are joined with OR.
+func SQLiteMatch(terms []string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(quoted, " OR ")
+}
+
+// PostgresTSQuery is a to_tsquery text that finds any of the terms: each
+// is a quoted lexeme ('…', inner quotes and backslashes escaped), joined
+// with |.
+func PostgresTSQuery(terms []string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		t = strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t)
+		quoted[i] = "'" + t + "'"
+	}
+	return strings.Join(quoted, " | ")
+}
