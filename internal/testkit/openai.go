@@ -46,7 +46,8 @@ type ToolDef struct {
 }
 
 // ChatRequest is one decoded /v1/chat/completions request, as the fake
-// received it, with the status it answered.
+// received it, with the status it answered (0 while it is still being
+// answered, or when the client went away first).
 type ChatRequest struct {
 	Model               string
 	Messages            []ChatMessage
@@ -351,7 +352,7 @@ func (f *FakeOpenAI) EmbeddingRequests() []EmbeddingRequest {
 	return append([]EmbeddingRequest(nil), f.embeds...)
 }
 
-// WaitRequests blocks until at least n chat requests were answered.
+// WaitRequests blocks until at least n chat requests have arrived.
 func (f *FakeOpenAI) WaitRequests(ctx context.Context, n int) ([]ChatRequest, error) {
 	for {
 		f.mu.Lock()
@@ -703,12 +704,20 @@ func decodeChat(w wireRequest, raw []byte) ChatRequest {
 	return req
 }
 
-func (f *FakeOpenAI) recordChat(req ChatRequest, status int) {
+// recordChat records a request on arrival and returns a function that
+// sets the status it was answered with.
+func (f *FakeOpenAI) recordChat(req ChatRequest) func(status int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	req.Status = status
+	idx := len(f.requests)
 	f.requests = append(f.requests, req)
 	f.signalLocked()
+	return func(status int) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.requests[idx].Status = status
+		f.signalLocked()
+	}
 }
 
 // pickReply chooses the scripted answer for req.
@@ -747,14 +756,15 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	var wr wireRequest
 	if err != nil || json.Unmarshal(body, &wr) != nil {
-		f.recordChat(ChatRequest{Raw: json.RawMessage(body), Time: now}, 400)
+		f.recordChat(ChatRequest{Raw: json.RawMessage(body), Time: now})(400)
 		writeOAError(w, 400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", "invalid_request_error", "", "")
 		return
 	}
 	req := decodeChat(wr, body)
 	req.Time = now
+	answered := f.recordChat(req)
 	if msg, param := validateChat(wr); msg != "" {
-		f.recordChat(req, 400)
+		answered(400)
 		writeOAError(w, 400, msg, "invalid_request_error", "", param)
 		return
 	}
@@ -762,7 +772,7 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	known := f.knownModelLocked(req.Model)
 	f.mu.Unlock()
 	if !known {
-		f.recordChat(req, 404)
+		answered(404)
 		writeOAError(w, 404, fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model), "invalid_request_error", "model_not_found", "")
 		return
 	}
@@ -773,7 +783,6 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			f.recordChat(req, 0)
 			return
 		}
 	}
@@ -782,7 +791,7 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		if status == 0 {
 			status = 200
 		}
-		f.recordChat(req, status)
+		answered(status)
 		writeReplyError(w, rep)
 		return
 	}
@@ -815,7 +824,7 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		rep.Usage = &u
 	}
-	f.recordChat(req, 200)
+	answered(200)
 	applyReplyHeaders(w, rep)
 	if req.Stream {
 		f.stream(w, r, id, now, req, rep)
