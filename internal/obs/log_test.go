@@ -1,0 +1,32 @@
+package obs_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/kairos-agent/kairos/internal/obs"
+)
+
+func TestRedactingHandler(t *testing.T) {
+	const token = "123456:AAEexampleBotTokenValue"
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			log := obs.NewLogger(&buf, format, slog.LevelDebug, []string{token, "s3cr3t-value"})
+			uerr := &url.Error{Op: "Post", URL: "https://api.telegram.org/bot" + token + "/getUpdates", Err: errors.New("connection refused")}
+			log.Error("request failed "+token, "err", uerr, "wrapped", fmt.Errorf("call: %w", uerr))
+			log.With("key", "s3cr3t-value").Info("x", slog.Group("g", "inner", token))
+			if strings.Contains(buf.String(), token) || strings.Contains(buf.String(), "s3cr3t-value") {
+				t.Fatalf("secret in log:\n%s", buf.String())
+			}
+			if !strings.Contains(buf.String(), "[REDACTED]") {
+				t.Fatalf("nothing redacted:\n%s", buf.String())
+			}
+		})
+	}
+}
