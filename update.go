@@ -43,6 +43,8 @@ type UpdateLog interface {
 	// send now, OutboxSending or OutboxSent (with the message id, if
 	// known) when it must not send again.
 	BeginSend(ctx context.Context, key string, chatID int64) (state string, messageID int64, err error)
+	// OutboxState reports a part's state without recording anything.
+	OutboxState(ctx context.Context, key string) (state string, messageID int64, err error)
 	// MarkSent records that the part went out as messageID.
 	MarkSent(ctx context.Context, key string, messageID int64) error
 }

@@ -141,6 +141,19 @@ func (l *UpdateLog) BeginSend(ctx context.Context, key string, chatID int64) (st
 	return cur.Status, cur.MessageID, nil
 }
 
+// OutboxState reports a part's state ("" when never attempted).
+func (l *UpdateLog) OutboxState(ctx context.Context, key string) (string, int64, error) {
+	var cur outboxRow
+	err := l.db.gdb.WithContext(ctx).Where("key = ?", key).Take(&cur).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return kairos.OutboxNew, 0, nil
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("outbox state: %w", err)
+	}
+	return cur.Status, cur.MessageID, nil
+}
+
 // MarkSent records the message id of a sent part.
 func (l *UpdateLog) MarkSent(ctx context.Context, key string, messageID int64) error {
 	now := ms(l.db.Now())

@@ -1,0 +1,655 @@
+package bot
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/kairos-agent/kairos"
+)
+
+// Handler answers a user's message (the agent).
+type Handler interface {
+	HandleMessage(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error
+}
+
+// Command answers a slash command with Markdown text. It runs in the chat's
+// order like a message.
+type Command struct {
+	Description  string // for setMyCommands
+	OperatorOnly bool
+	Run          func(ctx context.Context, in *kairos.Inbound, args string) (string, error)
+}
+
+// Config wires a Bot.
+type Config struct {
+	Token      string
+	APIURL     string // https://api.telegram.org
+	HTTPClient *http.Client
+
+	Handler  Handler
+	Commands map[string]Command // without the slash: "newsession"
+	Policy   func() *kairos.Policy
+	Access   kairos.AccessStore
+	Updates  kairos.UpdateLog
+	Settings kairos.SettingStore
+
+	Workers     int           // concurrent turns across chats (default 8)
+	PollTimeout time.Duration // long-poll timeout (default 30 s)
+	Limits      Limits        // outbound limits (default DefaultLimits)
+	// EditInterval is the least time between streaming edits of one
+	// message (default 1 s).
+	EditInterval time.Duration
+	// MaxAttempts gives up an update that crashed the process this often.
+	MaxAttempts int
+
+	Metrics Metrics
+	Now     func() time.Time
+	Logger  *slog.Logger
+}
+
+// Metrics receives the bot's observations (may be nil).
+type Metrics interface {
+	UpdateReceived()
+	ReplySent(kind string)
+	TooManyRequests()
+	QueueDepth(n int)
+	StageLatency(stage string, d time.Duration)
+}
+
+// Bot is the Telegram front end.
+type Bot struct {
+	cfg  Config
+	api  *client
+	lim  *limiter
+	log  *slog.Logger
+	me   models.User
+	pkey []byte // pairing-code key
+
+	mu       sync.Mutex
+	chats    map[int64]*chatQueue
+	inflight sync.WaitGroup
+	sem      chan struct{}
+	queued   int
+
+	approvals sync.Map // callback id → chan decision
+}
+
+type chatQueue struct {
+	items   []*kairos.RawUpdate
+	running bool
+}
+
+// New returns a Bot; it does not talk to Telegram until Run.
+func New(cfg Config) (*Bot, error) {
+	if cfg.Token == "" {
+		return nil, kairos.Errorf(kairos.EINVALID, "TELEGRAM_BOT_TOKEN is required")
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = "https://api.telegram.org"
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	if cfg.PollTimeout <= 0 {
+		cfg.PollTimeout = 30 * time.Second
+	}
+	if cfg.Limits == (Limits{}) {
+		cfg.Limits = DefaultLimits
+	}
+	if cfg.EditInterval <= 0 {
+		cfg.EditInterval = time.Second
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 3
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Policy == nil {
+		p := kairos.DefaultPolicy()
+		cfg.Policy = func() *kairos.Policy { return p }
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = nopMetrics{}
+	}
+	b := &Bot{
+		cfg:   cfg,
+		api:   &client{base: strings.TrimRight(cfg.APIURL, "/"), token: cfg.Token, http: cfg.HTTPClient},
+		lim:   newLimiter(cfg.Limits, time.Now),
+		log:   cfg.Logger.With("component", "bot"),
+		chats: map[int64]*chatQueue{},
+		sem:   make(chan struct{}, cfg.Workers),
+	}
+	return b, nil
+}
+
+// Unlimited switches the outbound limiter off (load benchmarks only).
+var Unlimited = Limits{PerChat: -1}
+
+// init loads identity and keys; it is called by Run and Webhook.
+func (b *Bot) init(ctx context.Context) error {
+	if err := b.api.call(ctx, "getMe", struct{}{}, &b.me); err != nil {
+		return fmt.Errorf("getMe: %w", err)
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	if b.cfg.Settings != nil {
+		v, err := b.cfg.Settings.SetSettingIfAbsent(ctx, "pairing_key", hex.EncodeToString(key))
+		if err != nil {
+			return err
+		}
+		if k, err := hex.DecodeString(v); err == nil {
+			key = k
+		}
+	}
+	b.pkey = key
+	b.registerCommands(ctx)
+	return nil
+}
+
+func (b *Bot) registerCommands(ctx context.Context) {
+	type cmd struct {
+		Command     string `json:"command"`
+		Description string `json:"description"`
+	}
+	list := []cmd{{"start", "Start talking to Kairos"}, {"help", "What Kairos can do"}}
+	for _, name := range sortedKeys(b.cfg.Commands) {
+		c := b.cfg.Commands[name]
+		if !c.OperatorOnly {
+			list = append(list, cmd{name, c.Description})
+		}
+	}
+	if err := b.api.call(ctx, "setMyCommands", map[string]any{"commands": list}, nil); err != nil {
+		b.log.Warn("setMyCommands failed", "err", err)
+	}
+}
+
+// Run long-polls Telegram until ctx ends, then waits for turns in flight
+// (up to drain) before returning.
+func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
+	if err := b.init(ctx); err != nil {
+		return err
+	}
+	// Our own poller, not go-telegram/bot's: the offset may move past an
+	// update only after it is stored.
+	if err := b.api.call(ctx, "deleteWebhook", map[string]any{"drop_pending_updates": false}, nil); err != nil {
+		b.log.Warn("deleteWebhook failed", "err", err)
+	}
+	if err := b.resume(ctx); err != nil {
+		return err
+	}
+	offset, err := b.cfg.Updates.MaxUpdateID(ctx)
+	if err != nil {
+		return err
+	}
+	if offset > 0 {
+		offset++
+	}
+	var errWait time.Duration
+	for ctx.Err() == nil {
+		var ups []json.RawMessage
+		params := map[string]any{"timeout": int(b.cfg.PollTimeout / time.Second), "allowed_updates": []string{"message", "callback_query"}}
+		if offset != 0 {
+			params["offset"] = offset
+		}
+		pctx, cancel := context.WithTimeout(ctx, b.cfg.PollTimeout+10*time.Second)
+		err := b.api.call(pctx, "getUpdates", params, &ups)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			var ae *APIError
+			if errors.As(err, &ae) && ae.RetryAfter > 0 {
+				errWait = ae.RetryAfter
+			} else {
+				errWait = min(max(errWait*2, 500*time.Millisecond), 30*time.Second)
+			}
+			b.log.Warn("getUpdates failed", "err", err, "retry_in", errWait)
+			sleepCtx(ctx, errWait)
+			continue
+		}
+		errWait = 0
+		if len(ups) == 0 {
+			continue
+		}
+		last, err := b.Ingest(ctx, ups)
+		if err != nil {
+			// Not stored: do not move the offset; Telegram re-sends them.
+			b.log.Error("store updates", "err", err)
+			sleepCtx(ctx, time.Second)
+			continue
+		}
+		offset = last + 1
+	}
+	b.Drain(drain)
+	return nil
+}
+
+// Ingest stores raw updates (JSON) and schedules the new ones. It returns
+// the highest update id seen. Webhook and polling share it.
+func (b *Bot) Ingest(ctx context.Context, raws []json.RawMessage) (int64, error) {
+	return b.ingestWith(ctx, ctx, raws)
+}
+
+// ingestWith stores under storeCtx and runs the turns under runCtx (a
+// webhook request's context ends before its turns do).
+func (b *Bot) ingestWith(storeCtx, runCtx context.Context, raws []json.RawMessage) (int64, error) {
+	ctx := storeCtx
+	var last int64
+	batch := make([]*kairos.RawUpdate, 0, len(raws))
+	now := b.cfg.Now()
+	for _, raw := range raws {
+		var head struct {
+			ID      int64 `json:"update_id"`
+			Message *struct {
+				Chat struct {
+					ID int64 `json:"id"`
+				} `json:"chat"`
+			} `json:"message"`
+			Callback *struct {
+				From struct {
+					ID int64 `json:"id"`
+				} `json:"from"`
+				Message *struct {
+					Chat struct {
+						ID int64 `json:"id"`
+					} `json:"chat"`
+				} `json:"message"`
+			} `json:"callback_query"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil || head.ID == 0 {
+			b.log.Warn("malformed update skipped", "bytes", len(raw))
+			continue
+		}
+		last = max(last, head.ID)
+		chat := int64(0)
+		switch {
+		case head.Message != nil:
+			chat = head.Message.Chat.ID
+		case head.Callback != nil && head.Callback.Message != nil:
+			chat = head.Callback.Message.Chat.ID
+		case head.Callback != nil:
+			chat = head.Callback.From.ID
+		}
+		batch = append(batch, &kairos.RawUpdate{UpdateID: head.ID, ChatID: chat, Payload: raw, ReceivedAt: now})
+	}
+	if len(batch) == 0 {
+		return last, nil
+	}
+	fresh, err := b.cfg.Updates.SaveUpdates(ctx, batch)
+	if err != nil {
+		return 0, err
+	}
+	for _, u := range fresh {
+		b.cfg.Metrics.UpdateReceived()
+		b.schedule(runCtx, u)
+	}
+	return last, nil
+}
+
+// resume schedules updates stored before a restart but never finished.
+func (b *Bot) resume(ctx context.Context) error {
+	pending, err := b.cfg.Updates.PendingUpdates(ctx, 0)
+	if err != nil {
+		return fmt.Errorf("load pending updates: %w", err)
+	}
+	if len(pending) > 0 {
+		b.log.Info("resuming unfinished updates", "count", len(pending))
+	}
+	for _, u := range pending {
+		b.schedule(ctx, u)
+	}
+	return nil
+}
+
+// schedule queues an update behind its chat's earlier ones. Callback
+// queries (approval answers) skip the queue: the turn they unblock is
+// running in that very chat.
+func (b *Bot) schedule(ctx context.Context, u *kairos.RawUpdate) {
+	if isCallback(u.Payload) {
+		b.inflight.Add(1)
+		go func() {
+			defer b.inflight.Done()
+			b.process(ctx, u)
+		}()
+		return
+	}
+	b.mu.Lock()
+	q := b.chats[u.ChatID]
+	if q == nil {
+		q = &chatQueue{}
+		b.chats[u.ChatID] = q
+	}
+	q.items = append(q.items, u)
+	b.queued++
+	b.cfg.Metrics.QueueDepth(b.queued)
+	start := !q.running
+	q.running = true
+	if start {
+		b.inflight.Add(1)
+	}
+	b.mu.Unlock()
+	if start {
+		go b.runChat(ctx, u.ChatID, q)
+	}
+}
+
+// runChat drains one chat's queue in order; the semaphore bounds how many
+// chats run turns at once, so one slow chat holds one worker, not all.
+func (b *Bot) runChat(ctx context.Context, chat int64, q *chatQueue) {
+	defer b.inflight.Done()
+	for {
+		b.mu.Lock()
+		if len(q.items) == 0 || ctx.Err() != nil {
+			q.running = false
+			if len(q.items) == 0 {
+				delete(b.chats, chat)
+			}
+			b.mu.Unlock()
+			return
+		}
+		u := q.items[0]
+		q.items = q.items[1:]
+		b.queued--
+		b.cfg.Metrics.QueueDepth(b.queued)
+		b.mu.Unlock()
+
+		select {
+		case b.sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		b.process(ctx, u)
+		<-b.sem
+	}
+}
+
+// Drain waits up to d for the turns in flight.
+func (b *Bot) Drain(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { b.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		b.log.Warn("shutdown: turns still running; they resume at next start")
+		return false
+	}
+}
+
+func isCallback(payload []byte) bool {
+	var head struct {
+		CB json.RawMessage `json:"callback_query"`
+	}
+	return json.Unmarshal(payload, &head) == nil && len(head.CB) > 0
+}
+
+// process handles one stored update and marks it done. A turn that is
+// interrupted (shutdown) stays pending and resumes at the next start.
+func (b *Bot) process(ctx context.Context, u *kairos.RawUpdate) {
+	start := time.Now()
+	attempts, err := b.cfg.Updates.BumpAttempts(ctx, u.UpdateID)
+	if err != nil {
+		b.log.Error("count attempt", "err", err)
+		return
+	}
+	if attempts > b.cfg.MaxAttempts {
+		b.log.Error("update abandoned after repeated failures", "update_id", u.UpdateID, "attempts", attempts-1)
+		b.markDone(ctx, u)
+		return
+	}
+	var upd models.Update
+	if err := json.Unmarshal(u.Payload, &upd); err != nil {
+		b.log.Warn("undecodable update skipped", "update_id", u.UpdateID, "err", err)
+		b.markDone(ctx, u)
+		return
+	}
+	switch {
+	case upd.CallbackQuery != nil:
+		b.handleCallback(ctx, upd.CallbackQuery)
+	case upd.Message != nil:
+		if err := b.handleMessage(ctx, u, upd.Message); err != nil {
+			if ctx.Err() != nil {
+				return // shutting down: leave it pending
+			}
+			b.log.Error("handle message", "update_id", u.UpdateID, "err", err)
+		}
+	}
+	b.markDone(ctx, u)
+	b.cfg.Metrics.StageLatency("update", time.Since(start))
+}
+
+func (b *Bot) markDone(ctx context.Context, u *kairos.RawUpdate) {
+	if err := b.cfg.Updates.MarkUpdateDone(context.WithoutCancel(ctx), u.UpdateID); err != nil {
+		b.log.Error("mark update done", "err", err)
+	}
+}
+
+// handleMessage turns a Telegram message into an Inbound and routes it.
+func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.Message) error {
+	if m.From == nil || m.From.IsBot || m.Text == "" {
+		return nil // service messages, channel posts, stickers: nothing to answer
+	}
+	in := b.inbound(u, m)
+	pol := b.cfg.Policy()
+	allowed := pol.IsAllowed(in.UserID)
+	if !allowed && b.cfg.Access != nil {
+		ok, err := b.cfg.Access.HasAccess(ctx, in.UserID)
+		if err != nil {
+			return err
+		}
+		allowed = ok
+	}
+	cmd, args, isCmd := b.parseCommand(in.Text)
+	if in.ChatKind == kairos.ChatGroup && !in.Addressed && pol.Access.GroupReplies != "all" {
+		return nil
+	}
+	out := b.replier(u.UpdateID, in)
+	if !allowed {
+		return b.refuse(ctx, in, out)
+	}
+	if len(in.Text) > kairos.MaxInboundText {
+		return out.Final(ctx, fmt.Sprintf("That message is too long for me (%d bytes; the limit is %d). Please send it in smaller parts.", len(in.Text), kairos.MaxInboundText))
+	}
+	if isCmd {
+		return b.runCommand(ctx, in, out, cmd, args)
+	}
+	return b.cfg.Handler.HandleMessage(ctx, in, out)
+}
+
+func (b *Bot) inbound(u *kairos.RawUpdate, m *models.Message) *kairos.Inbound {
+	in := &kairos.Inbound{
+		Channel:   kairos.ChannelTelegram,
+		UpdateID:  u.UpdateID,
+		ChatID:    m.Chat.ID,
+		UserID:    m.From.ID,
+		UserName:  strings.TrimSpace(m.From.FirstName + " " + m.From.LastName),
+		MessageID: int64(m.ID),
+		Text:      m.Text,
+		Date:      time.Unix(int64(m.Date), 0).UTC(),
+		ChatKind:  kairos.ChatDM,
+	}
+	if m.Chat.Type != models.ChatTypePrivate {
+		in.ChatKind = kairos.ChatGroup
+		if m.IsTopicMessage || m.MessageThreadID != 0 {
+			in.TopicID = int64(m.MessageThreadID)
+		}
+		in.Addressed = b.addressed(m)
+	}
+	if m.Date == 0 {
+		in.Date = b.cfg.Now().UTC()
+	}
+	return in
+}
+
+// addressed: a group message is for the bot when it mentions the bot,
+// replies to it, or is a command (bare or /cmd@thisbot).
+func (b *Bot) addressed(m *models.Message) bool {
+	if m.ReplyToMessage != nil && m.ReplyToMessage.From != nil && m.ReplyToMessage.From.ID == b.me.ID {
+		return true
+	}
+	if b.me.Username != "" && strings.Contains(strings.ToLower(m.Text), "@"+strings.ToLower(b.me.Username)) {
+		return true
+	}
+	for _, e := range m.Entities {
+		if e.Type == models.MessageEntityTypeTextMention && e.User != nil && e.User.ID == b.me.ID {
+			return true
+		}
+	}
+	if strings.HasPrefix(m.Text, "/") {
+		first := strings.Fields(m.Text)[0]
+		at := strings.IndexByte(first, '@')
+		return at < 0 || strings.EqualFold(first[at+1:], b.me.Username)
+	}
+	return false
+}
+
+// parseCommand splits "/cmd@bot args".
+func (b *Bot) parseCommand(text string) (cmd, args string, ok bool) {
+	if !strings.HasPrefix(text, "/") {
+		return "", "", false
+	}
+	first, rest, _ := strings.Cut(text, " ")
+	first = strings.TrimPrefix(first, "/")
+	if at := strings.IndexByte(first, '@'); at >= 0 {
+		first = first[:at]
+	}
+	return strings.ToLower(first), strings.TrimSpace(rest), first != ""
+}
+
+// refuse answers a stranger once with their id and a pairing code; the
+// message never reaches the agent or the database.
+func (b *Bot) refuse(ctx context.Context, in *kairos.Inbound, out *replier) error {
+	if in.ChatKind == kairos.ChatGroup {
+		return nil // never pair from a group
+	}
+	text := fmt.Sprintf("Sorry, I only talk to people my operator has approved. Your Telegram id is `%d`.", in.UserID)
+	if b.cfg.Policy().Access.Pairing {
+		text += fmt.Sprintf(" To ask for access, send your operator this pairing code: `%s`", b.PairingCode(in.UserID))
+	}
+	return out.Final(ctx, text)
+}
+
+// PairingCode derives a user's pairing code: the user id and a MAC, so the
+// operator's /pair can check and decode it without storing anything about
+// the stranger.
+func (b *Bot) PairingCode(userID int64) string {
+	id := strconv.FormatInt(userID, 10)
+	mac := hmac.New(sha256.New, b.pkey)
+	mac.Write([]byte(id))
+	tag := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(mac.Sum(nil)[:5])
+	return id + "-" + tag
+}
+
+// ParsePairingCode checks a pairing code and returns its user id.
+func (b *Bot) ParsePairingCode(code string) (int64, error) {
+	id, _, ok := strings.Cut(strings.TrimSpace(code), "-")
+	uid, err := strconv.ParseInt(id, 10, 64)
+	if !ok || err != nil || !hmac.Equal([]byte(b.PairingCode(uid)), []byte(strings.ToUpper(strings.TrimSpace(code)))) {
+		return 0, kairos.Errorf(kairos.EINVALID, "that pairing code is not valid")
+	}
+	return uid, nil
+}
+
+func (b *Bot) runCommand(ctx context.Context, in *kairos.Inbound, out *replier, cmd, args string) error {
+	pol := b.cfg.Policy()
+	switch cmd {
+	case "start", "help":
+		return out.Final(ctx, b.helpText(pol.IsOperator(in.UserID)))
+	case "pair":
+		if !pol.IsOperator(in.UserID) {
+			return out.Final(ctx, "Only an operator can do that.")
+		}
+		uid, err := b.ParsePairingCode(args)
+		if err != nil {
+			return out.Final(ctx, kairos.ErrorMessage(err)+" Usage: /pair <code>")
+		}
+		if err := b.cfg.Access.GrantAccess(ctx, uid, in.UserID); err != nil {
+			return err
+		}
+		return out.Final(ctx, fmt.Sprintf("User %d can now talk to me.", uid))
+	}
+	c, ok := b.cfg.Commands[cmd]
+	if !ok {
+		return out.Final(ctx, fmt.Sprintf("I don't know the command /%s. Send /help for the list.", cmd))
+	}
+	if c.OperatorOnly && !pol.IsOperator(in.UserID) {
+		return out.Final(ctx, "Only an operator can do that.")
+	}
+	text, err := c.Run(ctx, in, args)
+	if err != nil {
+		if kairos.ErrorCode(err) == kairos.EINTERNAL {
+			b.log.Error("command failed", "command", cmd, "err", err)
+		}
+		text = kairos.ErrorMessage(err)
+	}
+	return out.Final(ctx, text)
+}
+
+func (b *Bot) helpText(operator bool) string {
+	var sb strings.Builder
+	sb.WriteString("I'm Kairos, your personal assistant. Just write to me. I can search the web, run code in a sandbox and remember things for you.\n\nCommands:\n/help: this list\n")
+	for _, name := range sortedKeys(b.cfg.Commands) {
+		c := b.cfg.Commands[name]
+		if c.OperatorOnly && !operator {
+			continue
+		}
+		sb.WriteString("/" + name + ": " + c.Description + "\n")
+	}
+	if operator {
+		sb.WriteString("/pair <code>: let a user talk to me\n")
+	}
+	sb.WriteString("\nSay `clock it: …` to have me remember what you're about to do.")
+	return sb.String()
+}
+
+type nopMetrics struct{}
+
+func (nopMetrics) UpdateReceived()                    {}
+func (nopMetrics) ReplySent(string)                   {}
+func (nopMetrics) TooManyRequests()                   {}
+func (nopMetrics) QueueDepth(int)                     {}
+func (nopMetrics) StageLatency(string, time.Duration) {}
+
+func sortedKeys(m map[string]Command) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,347 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/kairos-agent/kairos"
+)
+
+// replier streams one turn's answer into a chat: a placeholder message on
+// the first streamed text, throttled edits while it grows, and the final
+// text rendered as HTML and split at Telegram's limit. Every message it
+// creates is recorded in the outbox first, so a resumed update never sends
+// a part twice.
+type replier struct {
+	b          *Bot
+	in         *kairos.Inbound
+	upd        int64
+	mu         sync.Mutex
+	ph         int64 // placeholder message id (0 = none)
+	last       time.Time
+	shown      string
+	lastTyping time.Time
+}
+
+var _ kairos.Replier = (*replier)(nil)
+
+func (b *Bot) replier(updateID int64, in *kairos.Inbound) *replier {
+	return &replier{b: b, in: in, upd: updateID}
+}
+
+// Typing shows "typing…" (at most every 4 s; Telegram shows it for 5).
+func (r *replier) Typing(ctx context.Context) {
+	r.mu.Lock()
+	if time.Since(r.lastTyping) < 4*time.Second {
+		r.mu.Unlock()
+		return
+	}
+	r.lastTyping = time.Now()
+	r.mu.Unlock()
+	params := map[string]any{"chat_id": r.in.ChatID, "action": "typing"}
+	if r.in.TopicID != 0 {
+		params["message_thread_id"] = r.in.TopicID
+	}
+	if err := r.b.api.call(ctx, "sendChatAction", params, nil); err != nil {
+		r.b.log.Debug("sendChatAction failed", "err", err)
+	}
+}
+
+// Partial shows the streamed answer so far, at most one edit per
+// EditInterval.
+func (r *replier) Partial(ctx context.Context, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if strings.TrimSpace(text) == "" || time.Since(r.last) < r.b.cfg.EditInterval {
+		return
+	}
+	html := RenderHTML(text)
+	if VisibleUnits(html) > MaxMessageUnits-8 {
+		return // the final split will show it all
+	}
+	if html == r.shown {
+		return
+	}
+	r.last = time.Now()
+	if r.ph == 0 {
+		id, err := r.sendOnce(ctx, "p", html+" …")
+		if err != nil {
+			r.b.log.Warn("placeholder failed", "err", err)
+			return
+		}
+		r.ph = id
+	} else if err := r.edit(ctx, r.ph, html+" …"); err != nil {
+		r.b.log.Debug("streaming edit failed", "err", err)
+	}
+	r.shown = html
+}
+
+// Final delivers the answer: the first part replaces the placeholder, the
+// rest follow as new messages.
+func (r *replier) Final(ctx context.Context, text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	parts := SplitMarkdown(text, MaxMessageUnits)
+	start := 0
+	if r.ph == 0 && r.upd != 0 && r.b.cfg.Updates != nil {
+		// A resumed update whose placeholder went out before a crash:
+		// finish in that message rather than send another.
+		if state, id, err := r.b.cfg.Updates.OutboxState(ctx, r.key("p")); err == nil && state == kairos.OutboxSent && id != 0 {
+			r.ph = id
+		}
+	}
+	if r.ph != 0 {
+		if err := r.edit(ctx, r.ph, parts[0]); err != nil {
+			return err
+		}
+		start = 1
+	}
+	for i := start; i < len(parts); i++ {
+		if _, err := r.sendOnce(ctx, fmt.Sprintf("%d", i), parts[i]); err != nil {
+			return err
+		}
+	}
+	r.b.cfg.Metrics.ReplySent("final")
+	return nil
+}
+
+func (r *replier) key(part string) string {
+	return fmt.Sprintf("u%d:%s", r.upd, part)
+}
+
+// sendOnce sends a new message unless the outbox says this part was
+// already attempted. An attempt whose outcome is unknown (the process died
+// mid-send) is not repeated: a lost part is better than a doubled one.
+func (r *replier) sendOnce(ctx context.Context, part, html string) (int64, error) {
+	if r.upd != 0 && r.b.cfg.Updates != nil {
+		state, id, err := r.b.cfg.Updates.BeginSend(ctx, r.key(part), r.in.ChatID)
+		if err != nil {
+			return 0, err
+		}
+		if state != kairos.OutboxNew {
+			return id, nil
+		}
+	}
+	id, err := r.b.send(ctx, r.in, html, nil)
+	if err != nil {
+		return 0, err
+	}
+	if r.upd != 0 && r.b.cfg.Updates != nil {
+		if err := r.b.cfg.Updates.MarkSent(context.WithoutCancel(ctx), r.key(part), id); err != nil {
+			r.b.log.Error("record sent message", "err", err)
+		}
+	}
+	return id, nil
+}
+
+func (r *replier) edit(ctx context.Context, msgID int64, html string) error {
+	return r.b.edit(ctx, r.in, msgID, html, nil)
+}
+
+// Approve sends an inline keyboard and waits for the answer.
+func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
+	tok := make([]byte, 6)
+	rand.Read(tok)
+	id := hex.EncodeToString(tok)
+	ch := make(chan kairos.Decision, 1)
+	r.b.approvals.Store(id, &pendingApproval{ch: ch, userID: r.in.UserID})
+	defer r.b.approvals.Delete(id)
+
+	wait := time.Until(req.ExpiresAt)
+	text := fmt.Sprintf("<b>Approval needed</b>\n%s\n<i>Why:</i> %s\nExpires in %s; no answer means no.",
+		escape(req.Summary), escape(req.Reason), roundDur(wait))
+	kb := inlineKeyboard{InlineKeyboard: [][]inlineButton{{
+		{Text: "Approve", CallbackData: "ap:" + id + ":y"},
+		{Text: "Deny", CallbackData: "ap:" + id + ":n"},
+	}}}
+	msgID, err := r.b.send(ctx, r.in, text, kb)
+	if err != nil {
+		return kairos.Decision{Outcome: kairos.DecisionDenied}, err
+	}
+	var dec kairos.Decision
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case dec = <-ch:
+	case <-t.C:
+		dec = kairos.Decision{Outcome: kairos.DecisionExpired, At: time.Now()}
+	case <-ctx.Done():
+		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
+	}
+	label := map[string]string{kairos.DecisionApproved: "✅ Approved", kairos.DecisionDenied: "❌ Denied", kairos.DecisionExpired: "⌛ Expired (denied)"}[dec.Outcome]
+	if err := r.b.edit(ctx, r.in, msgID, text+"\n\n"+label, inlineKeyboard{InlineKeyboard: [][]inlineButton{}}); err != nil {
+		r.b.log.Debug("update approval message", "err", err)
+	}
+	return dec, nil
+}
+
+type pendingApproval struct {
+	ch     chan kairos.Decision
+	userID int64
+	once   sync.Once
+}
+
+// inlineKeyboard is sent as our own JSON: go-telegram/bot's button type
+// always serialises copy_text, which the real API rejects.
+type inlineKeyboard struct {
+	InlineKeyboard [][]inlineButton `json:"inline_keyboard"`
+}
+
+type inlineButton struct {
+	Text         string `json:"text"`
+	CallbackData string `json:"callback_data"`
+}
+
+// handleCallback resolves an approval button press. Only the user who
+// asked, or an operator, may decide.
+func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
+	answer := func(text string) {
+		if err := b.api.call(ctx, "answerCallbackQuery", map[string]any{"callback_query_id": cq.ID, "text": text}, nil); err != nil {
+			b.log.Debug("answerCallbackQuery failed", "err", err)
+		}
+	}
+	parts := strings.Split(cq.Data, ":")
+	if len(parts) != 3 || parts[0] != "ap" {
+		answer("Unknown button.")
+		return
+	}
+	v, ok := b.approvals.Load(parts[1])
+	if !ok {
+		answer("This request has expired.")
+		return
+	}
+	pa := v.(*pendingApproval)
+	if cq.From.ID != pa.userID && !b.cfg.Policy().IsOperator(cq.From.ID) {
+		answer("Only the person who asked, or an operator, can decide.")
+		return
+	}
+	outcome := kairos.DecisionDenied
+	if parts[2] == "y" {
+		outcome = kairos.DecisionApproved
+	}
+	pa.once.Do(func() {
+		pa.ch <- kairos.Decision{Outcome: outcome, By: kairos.UserKey(kairos.ChannelTelegram, cq.From.ID), At: time.Now()}
+	})
+	answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
+}
+
+// send posts HTML to the chat (in its topic), within the rate limits, with
+// retries on 429 (exactly retry_after) and transient failures. When
+// Telegram cannot parse the HTML the text goes out plain rather than not
+// at all.
+func (b *Bot) send(ctx context.Context, in *kairos.Inbound, html string, markup any) (int64, error) {
+	params := map[string]any{"chat_id": in.ChatID, "text": html, "parse_mode": "HTML",
+		"link_preview_options": map[string]any{"is_disabled": true}}
+	if in.TopicID != 0 {
+		params["message_thread_id"] = in.TopicID
+	}
+	if markup != nil {
+		params["reply_markup"] = markup
+	}
+	var msg struct {
+		ID int64 `json:"message_id"`
+	}
+	err := b.withRetry(ctx, in, "sendMessage", params, &msg)
+	if isParseError(err) {
+		params["text"] = plainText(html)
+		delete(params, "parse_mode")
+		err = b.withRetry(ctx, in, "sendMessage", params, &msg)
+	}
+	if err != nil {
+		return 0, err
+	}
+	b.cfg.Metrics.ReplySent("send")
+	return msg.ID, nil
+}
+
+func (b *Bot) edit(ctx context.Context, in *kairos.Inbound, msgID int64, html string, markup any) error {
+	params := map[string]any{"chat_id": in.ChatID, "message_id": msgID, "text": html, "parse_mode": "HTML",
+		"link_preview_options": map[string]any{"is_disabled": true}}
+	if markup != nil {
+		params["reply_markup"] = markup
+	}
+	err := b.withRetry(ctx, in, "editMessageText", params, nil)
+	if isParseError(err) {
+		params["text"] = plainText(html)
+		delete(params, "parse_mode")
+		err = b.withRetry(ctx, in, "editMessageText", params, nil)
+	}
+	var ae *APIError
+	if errors.As(err, &ae) && strings.Contains(ae.Description, "message is not modified") {
+		return nil
+	}
+	if err == nil {
+		b.cfg.Metrics.ReplySent("edit")
+	}
+	return err
+}
+
+func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, params map[string]any, out any) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if b.cfg.Limits.PerChat >= 0 {
+			if werr := b.lim.wait(ctx, in.ChatID, in.ChatKind == kairos.ChatGroup); werr != nil {
+				return werr
+			}
+		}
+		start := time.Now()
+		err = b.api.call(ctx, method, params, out)
+		b.cfg.Metrics.StageLatency("telegram_"+method, time.Since(start))
+		if err == nil {
+			return nil
+		}
+		var ae *APIError
+		if !errors.As(err, &ae) || !ae.Temporary() || ctx.Err() != nil {
+			return err
+		}
+		if ae.Code == 429 {
+			b.cfg.Metrics.TooManyRequests()
+			wait := ae.RetryAfter
+			if wait <= 0 {
+				wait = time.Second
+			}
+			b.lim.backoff(in.ChatID, wait)
+			b.log.Warn("telegram rate limit", "method", method, "retry_after", wait)
+			if b.cfg.Limits.PerChat < 0 {
+				sleepCtx(ctx, wait)
+			}
+			continue
+		}
+		sleepCtx(ctx, time.Duration(200<<attempt)*time.Millisecond)
+	}
+	return err
+}
+
+func isParseError(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code == 400 && strings.Contains(ae.Description, "can't parse entities")
+}
+
+// plainText strips tags and entities from rendered HTML.
+func plainText(h string) string {
+	var b strings.Builder
+	for i := 0; i < len(h); i++ {
+		if h[i] == '<' {
+			if j := strings.IndexByte(h[i:], '>'); j >= 0 {
+				i += j
+				continue
+			}
+		}
+		b.WriteByte(h[i])
+	}
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`).Replace(b.String())
+}
+
+func roundDur(d time.Duration) string {
+	if d >= time.Minute {
+		return d.Round(time.Minute).String()
+	}
+	return d.Round(time.Second).String()
+}

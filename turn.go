@@ -1,0 +1,51 @@
+package kairos
+
+import (
+	"context"
+	"time"
+)
+
+// Replier is where a turn's answer goes: a Telegram chat or the terminal.
+// Implementations throttle partial updates to what their channel allows.
+type Replier interface {
+	// Typing tells the user work is under way (tools are running).
+	Typing(ctx context.Context)
+	// Partial shows the answer so far while it streams.
+	Partial(ctx context.Context, text string)
+	// Final delivers the whole answer (Markdown from the model).
+	Final(ctx context.Context, text string) error
+	// Approve asks a human to approve an impactful action and waits for
+	// the answer until req.ExpiresAt; expiry or cancellation is a denial.
+	Approve(ctx context.Context, req *ApprovalRequest) (Decision, error)
+}
+
+// ApprovalRequest asks a human for a yes before an impactful action.
+type ApprovalRequest struct {
+	ID        string
+	ThreadKey string
+	UserKey   string
+	Action    string // "memory.forget", …
+	Summary   string // what will happen, in a line
+	Reason    string // why it needs approval (impactful, tainted context, …)
+	ExpiresAt time.Time
+}
+
+// Decisions on an approval request.
+const (
+	DecisionApproved = "approved"
+	DecisionDenied   = "denied"
+	DecisionExpired  = "expired"
+)
+
+// Decision is a human's answer to an approval request.
+type Decision struct {
+	Outcome string // DecisionApproved, DecisionDenied, DecisionExpired
+	By      string // user key of who decided
+	At      time.Time
+}
+
+// ToolRegistry offers the tools a policy enables. A disabled tool is absent
+// from the list, so the model can neither see nor call it.
+type ToolRegistry interface {
+	Tools(p *Policy) []Tool
+}
