@@ -108,6 +108,12 @@ func (s *MemoryStore) gdb(ctx context.Context) *gorm.DB { return s.db.gdb.WithCo
 // and creation time, takes the new content, type and (when given)
 // pursuing priority, unions the tags, and drops a stale embedding. Invalid
 // input is kairos.EINVALID.
+//
+// m.CreatedAt (default: now) is when the memory was written; a summary's
+// period key is read in m.CreatedAt's location (the user's time zone when
+// the caller passes the turn's local time), so that "2026-03-09" spans
+// that calendar day where the user is. The from/to filters of recall test
+// overlap with that span (a user memory's span is its creation instant).
 func (s *MemoryStore) StoreMemory(ctx context.Context, m *kairos.Memory) (*kairos.Memory, bool, error) {
 	row, err := s.newRow(m)
 	if err != nil {
@@ -186,7 +192,7 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 	}
 	at := m.CreatedAt
 	if at.IsZero() {
-		at = s.db.Now()
+		at = s.db.Now().UTC()
 	}
 	row := memoryRow{
 		ID: uuid.NewString(), UserKey: m.UserKey, Store: m.Store, Type: m.Type, Content: content,
@@ -210,7 +216,7 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 		if !contains(kairos.SummaryTypes, m.Type) {
 			return memoryRow{}, kairos.Errorf(kairos.EINVALID, "unknown summary type %q", m.Type)
 		}
-		start, end, err := summarySpan(m.Type, m.PeriodKey)
+		start, end, err := summarySpan(m.Type, m.PeriodKey, at.Location())
 		if err != nil {
 			return memoryRow{}, err
 		}
@@ -284,10 +290,10 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// summarySpan returns the inclusive UTC span, in unix ms, of a summary's
-// period key, validating the key's shape for the type. (tools/memory has
-// the exported, time-zone-aware PeriodRange; the store cannot import it.)
-func summarySpan(typ, key string) (int64, int64, error) {
+// summarySpan returns the inclusive span, in unix ms, of a summary's
+// period key read in loc, validating the key's shape for the type.
+// (tools/memory has the exported PeriodRange; the store cannot import it.)
+func summarySpan(typ, key string, loc *time.Location) (int64, int64, error) {
 	bad := kairos.Errorf(kairos.EINVALID, "%q is not a valid period key for %s", key, typ)
 	num := func(s string, lo, hi int) (int, bool) {
 		if s == "" {
@@ -320,7 +326,7 @@ func summarySpan(typ, key string) (int64, int64, error) {
 		if !ok1 || !ok2 {
 			return 0, 0, bad
 		}
-		start = time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+		start = time.Date(y, time.Month(mo), d, 0, 0, 0, 0, loc)
 		if start.Day() != d {
 			return 0, 0, bad
 		}
@@ -333,7 +339,7 @@ func summarySpan(typ, key string) (int64, int64, error) {
 		if !ok {
 			return 0, 0, bad
 		}
-		jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, time.UTC)
+		jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, loc)
 		start = jan4.AddDate(0, 0, -((int(jan4.Weekday())+6)%7)+7*(w-1))
 		if yy, ww := start.ISOWeek(); yy != y || ww != w {
 			return 0, 0, bad
@@ -344,7 +350,7 @@ func summarySpan(typ, key string) (int64, int64, error) {
 		if !ok || len(rest) != 3 || rest[0] != '-' {
 			return 0, 0, bad
 		}
-		start = time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, time.UTC)
+		start = time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, loc)
 		end = start.AddDate(0, 1, 0)
 	case kairos.SummaryQuarterly:
 		if len(rest) != 3 || rest[:2] != "-Q" {
@@ -354,13 +360,13 @@ func summarySpan(typ, key string) (int64, int64, error) {
 		if !ok {
 			return 0, 0, bad
 		}
-		start = time.Date(y, time.Month(3*(q-1)+1), 1, 0, 0, 0, 0, time.UTC)
+		start = time.Date(y, time.Month(3*(q-1)+1), 1, 0, 0, 0, 0, loc)
 		end = start.AddDate(0, 3, 0)
 	case kairos.SummaryYearly:
 		if rest != "" {
 			return 0, 0, bad
 		}
-		start = time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		start = time.Date(y, 1, 1, 0, 0, 0, 0, loc)
 		end = start.AddDate(1, 0, 0)
 	default:
 		return 0, 0, kairos.Errorf(kairos.EINVALID, "unknown summary type %q", typ)
