@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"sort"
@@ -365,4 +366,12 @@ func TestFakeOpenAIEmbeddings(t *testing.T) {
 	if er := f.EmbeddingRequests(); len(er) != 3 || er[0].Input[1] != docs[0] || er[2].Status != 400 {
 		t.Errorf("recorded = %+v", er)
 	}
+}
+
+func ExampleEmbedText() {
+	q := EmbedText("cat food", 64)
+	near := EmbedText("food for the cat", 64)
+	far := EmbedText("quarterly tax report", 64)
+	fmt.Println(Cosine(q, near) > Cosine(q, far))
+	// Output: true
 }

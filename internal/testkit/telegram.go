@@ -239,6 +239,9 @@ type FakeTelegram struct {
 	blocked    map[int64]bool
 	handlers   map[string]MethodHandler
 	pollGen    int64
+	rateLimit  time.Duration
+	rateRetry  int
+	lastSend   map[int64]time.Time
 }
 
 // NewFakeTelegram starts a fake Bot API server for token (DefaultBotToken
@@ -336,6 +339,17 @@ func (f *FakeTelegram) BlockChat(chatID int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.blocked[chatID] = true
+}
+
+// SetChatRateLimit makes the fake enforce a minimum interval between
+// messages sent to the same chat, as Telegram roughly does (about one per
+// second per chat): a sendMessage that comes sooner is answered with 429
+// and retry_after retryAfter. Zero turns the limit off (the default).
+func (f *FakeTelegram) SetChatRateLimit(minInterval time.Duration, retryAfter int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rateLimit, f.rateRetry = minInterval, retryAfter
+	f.lastSend = map[int64]time.Time{}
 }
 
 // Handle installs a handler for a method the fake does not implement (or
@@ -1323,6 +1337,12 @@ func (f *FakeTelegram) sendMessage(p map[string]string) (any, *APIError) {
 		}
 	}
 	now := f.now()
+	if f.rateLimit > 0 {
+		if last, ok := f.lastSend[chatID]; ok && now.Sub(last) < f.rateLimit {
+			return nil, &APIError{Code: 429, Description: fmt.Sprintf("Too Many Requests: retry after %d", f.rateRetry), RetryAfter: f.rateRetry}
+		}
+		f.lastSend[chatID] = now
+	}
 	c.nextID++
 	s := &SentMessage{
 		MessageID:   c.nextID,

@@ -151,3 +151,8 @@ func ExampleParseEntities() {
 	// Due in 2 days bold 0 3
 	// can't parse entities: Character '.' is reserved and must be escaped with the preceding '\'
 }
+
+func ExampleEscapeMarkdownV2() {
+	fmt.Println(EscapeMarkdownV2("Total: 3.5 (approx.)"))
+	// Output: Total: 3\.5 \(approx\.\)
+}

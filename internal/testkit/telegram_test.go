@@ -358,7 +358,7 @@ func TestFakeTelegramBodyEncodings(t *testing.T) {
 func TestFakeTelegramPollingWithBotStart(t *testing.T) {
 	f := NewFakeTelegram(t, "")
 	got := make(chan *models.Update, 10)
-	b := newTestBot(t, f, bot.WithDefaultHandler(func(ctx context.Context, b *bot.Bot, u *models.Update) { got <- u }))
+	b := newTestBot(t, f, bot.WithNotAsyncHandlers(), bot.WithDefaultHandler(func(ctx context.Context, b *bot.Bot, u *models.Update) { got <- u }))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { b.Start(ctx); close(done) }()
@@ -603,5 +603,37 @@ func TestFakeTelegramWebhook(t *testing.T) {
 	}
 	if status, _ := rawCall(t, f, "getUpdates", nil); status != 200 {
 		t.Errorf("getUpdates after deleteWebhook = %d", status)
+	}
+}
+
+func TestFakeTelegramChatRateLimit(t *testing.T) {
+	f := NewFakeTelegram(t, "")
+	b := newTestBot(t, f)
+	ctx := testCtx(t)
+	now := time.Date(2030, 5, 1, 10, 0, 0, 0, time.UTC)
+	f.SetNow(func() time.Time { return now })
+	f.SetChatRateLimit(time.Second, 1)
+
+	send := func(chat int64) error {
+		_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: chat, Text: "x"})
+		return err
+	}
+	if err := send(1); err != nil {
+		t.Fatal(err)
+	}
+	var tm *bot.TooManyRequestsError
+	if err := send(1); !errors.As(err, &tm) || tm.RetryAfter != 1 {
+		t.Errorf("second send in the same second: %v", err)
+	}
+	if err := send(2); err != nil {
+		t.Errorf("another chat is not limited: %v", err)
+	}
+	now = now.Add(time.Second)
+	if err := send(1); err != nil {
+		t.Errorf("after the interval: %v", err)
+	}
+	sent := f.SentTo(1)
+	if len(sent) != 2 || sent[1].Time.Sub(sent[0].Time) != time.Second {
+		t.Errorf("sent = %+v", sent)
 	}
 }
