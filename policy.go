@@ -138,6 +138,8 @@ type AgentPolicy struct {
 	MaxReplyTokens int      `yaml:"max_reply_tokens" json:"max_reply_tokens"`
 	ModeTimeout    string   `yaml:"mode_timeout" json:"mode_timeout"` // ISO-8601; idle threads fall back to DISCUSS
 	Retries        int      `yaml:"retries" json:"retries"`           // per model, on 429/5xx/timeouts
+	// DisabledTools are absent from the model's tool list (search, code, memory).
+	DisabledTools []string `yaml:"disabled_tools" json:"disabled_tools"`
 }
 
 // SessionsPolicy governs session division and retention.

@@ -1,0 +1,45 @@
+package tools
+
+import "github.com/kairos-agent/kairos"
+
+// Registry offers the tools the policy enables, in a fixed order.
+type Registry struct {
+	tools []kairos.Tool
+}
+
+var _ kairos.ToolRegistry = (*Registry)(nil)
+
+// NewRegistry returns a registry of the given tools (nil ones are skipped).
+func NewRegistry(ts ...kairos.Tool) *Registry {
+	r := &Registry{}
+	for _, t := range ts {
+		if t != nil {
+			r.tools = append(r.tools, t)
+		}
+	}
+	return r
+}
+
+// Tools returns the tools enabled by p. A tool listed in
+// agent.disabled_tools is absent: the model neither sees nor can call it.
+func (r *Registry) Tools(p *kairos.Policy) []kairos.Tool {
+	if p == nil || len(p.Agent.DisabledTools) == 0 {
+		return r.tools
+	}
+	out := make([]kairos.Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		if !contains(p.Agent.DisabledTools, t.Spec().Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
