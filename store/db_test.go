@@ -2,10 +2,13 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
@@ -125,5 +128,30 @@ func TestLoadMigrationsDialectOverride(t *testing.T) {
 	}
 	if _, err := store.LoadMigrations(fstest.MapFS{"000001_a.up.sql": {}, "000001_b.up.sql": {}}, store.DialectSQLite); err == nil {
 		t.Fatal("duplicate versions accepted")
+	}
+}
+
+func TestBackup(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.MustOpenSQLite(t)
+	s := store.NewSessionStore(db)
+	if _, err := s.OpenSession(ctx, "agent:main:cli:dm:1", "cli:1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "copy.db")
+	if err := db.Backup(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Backup(ctx, path); err == nil {
+		t.Fatal("backup over an existing file succeeded")
+	}
+	var n int
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if err := raw.QueryRow("SELECT count(*) FROM sessions").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("backup holds %d sessions, %v", n, err)
 	}
 }
