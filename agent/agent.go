@@ -24,6 +24,7 @@ type Config struct {
 	Clock    kairos.ClockWrapper
 	Tools    kairos.ToolRegistry
 	Memories kairos.MemoryStore // optional: relevant memories in the prompt
+	Modes    kairos.ModeStore   // optional: seed 002's mode machine; nil offers every tool
 	Policy   func() *kairos.Policy
 
 	// Models are tried in order: the primary model, then the fallbacks.
@@ -87,6 +88,7 @@ type turn struct {
 	toolCalls int
 	tokens    int
 	mode      string
+	tm        *kairos.ThreadMode
 	pending   []*kairos.Message // persisted together at the end
 }
 
@@ -114,10 +116,21 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 		}
 	}
 	t := &turn{in: in, env: env, sess: sess, pol: a.cfg.Policy(), out: out}
+	t.tm = a.modeState(ctx, t)
+	t.mode = t.tm.Mode
+	if cls := Classify(in.Text); cls.Kind == KindAction && Mode(t.tm.Mode) == ModeDiscuss && a.cfg.Modes != nil {
+		if err := a.transition(ctx, t, t.tm, ModeDiagnose, TransitionInput{Actor: in.UserKey(), At: in.Date}); err != nil {
+			a.log.Warn("advance mode", "err", err)
+		}
+	}
 	t.pending = append(t.pending, &kairos.Message{SessionID: sess.ID, ThreadKey: in.ThreadKey(), UserKey: in.UserKey(),
 		Role: kairos.RoleUser, Content: in.Text, Name: in.UserName, CreatedAt: in.Date})
 
 	answer, err := a.run(ctx, t)
+	if err == nil {
+		a.leaveExecute(ctx, t, answer)
+	}
+	a.touchMode(ctx, t)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -285,7 +298,20 @@ func (a *Agent) offeredTools(t *turn) []kairos.Tool {
 	if a.cfg.Tools == nil {
 		return nil
 	}
-	return a.cfg.Tools.Tools(t.pol)
+	all := a.cfg.Tools.Tools(t.pol)
+	if a.cfg.Modes == nil || t.tm == nil {
+		return all
+	}
+	// The mode decides which tools are offered; a call that needs a
+	// higher mode is still found (and gated) by runTools.
+	allowed := allowedActions(Mode(t.tm.Mode))
+	out := make([]kairos.Tool, 0, len(all))
+	for _, tl := range all {
+		if toolOffered(allowed, tl.Spec().Name) {
+			out = append(out, tl)
+		}
+	}
+	return out
 }
 
 type toolOutcome struct {
@@ -313,7 +339,10 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 			rec.Outcome, rec.Result = outcome, out[i].content
 			a.journal(ctx, rec)
 		}
-		tool := findTool(tools, call.Name)
+		var tool kairos.Tool
+		if a.cfg.Tools != nil {
+			tool = findTool(a.cfg.Tools.Tools(t.pol), call.Name)
+		}
 		if tool == nil {
 			fail("error", fmt.Sprintf("unknown tool %q", call.Name))
 			continue
@@ -336,7 +365,19 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 			continue
 		}
 		rec.Action = act.Name
-		if need, why := a.needsApproval(t, act); need {
+		ok, approved, why := a.gate(ctx, t, call, act)
+		rec.Mode = t.mode
+		if t.tm != nil {
+			rec.Envelope = t.tm.Envelope
+		}
+		if !ok {
+			rec.Approval = map[bool]string{true: kairos.DecisionDenied}[strings.Contains(why, "approve")]
+			fail("denied", why)
+			continue
+		}
+		if approved {
+			rec.Approval = kairos.DecisionApproved
+		} else if need, why := a.needsApproval(t, act); need {
 			dec, err := t.out.Approve(ctx, &kairos.ApprovalRequest{ID: call.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(),
 				Action: act.Name, Summary: describeCall(call), Reason: why, ExpiresAt: a.cfg.Now().Add(approvalTimeout(t.pol))})
 			if err != nil {

@@ -201,14 +201,16 @@ func LookupEnvelope(id EnvelopeID) (Envelope, error) {
 }
 
 // EnvelopesForMode lists the envelopes usable in a mode: DISCUSS explore
-// and reflect; DIAGNOSE adds test; EXECUTE adds edit and deploy. An unknown
+// and reflect; DIAGNOSE adds edit (remembering is what a personal assistant
+// is asked for most; forget stays behind an approval as an impactful
+// action) and test; EXECUTE adds deploy. An unknown
 // mode has none.
 func EnvelopesForMode(mode Mode) []EnvelopeID {
 	switch mode {
 	case ModeDiscuss:
 		return []EnvelopeID{EnvExplore, EnvReflect}
 	case ModeDiagnose:
-		return []EnvelopeID{EnvExplore, EnvTest, EnvReflect}
+		return []EnvelopeID{EnvExplore, EnvEdit, EnvTest, EnvReflect}
 	case ModeExecute:
 		return []EnvelopeID{EnvExplore, EnvEdit, EnvTest, EnvDeploy, EnvReflect}
 	}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kairos-agent/kairos"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// ModeStore implements kairos.ModeStore.
+type ModeStore struct{ db *DB }
+
+var _ kairos.ModeStore = (*ModeStore)(nil)
+
+// NewModeStore returns the mode repository of db.
+func NewModeStore(db *DB) *ModeStore { return &ModeStore{db: db} }
+
+type threadModeRow struct {
+	ThreadKey string `gorm:"primaryKey"`
+	Mode      string
+	Envelope  string
+	SessionID string
+	UpdatedAt int64 `gorm:"autoUpdateTime:false"`
+}
+
+func (threadModeRow) TableName() string { return "thread_modes" }
+
+type transitionRow struct {
+	ID            int64 `gorm:"primaryKey;autoIncrement"`
+	ThreadKey     string
+	FromMode      string
+	ToMode        string
+	Cause         string
+	Actor         string
+	ApprovalToken string
+	Summary       string
+	At            int64
+}
+
+func (transitionRow) TableName() string { return "mode_transitions" }
+
+// ThreadMode returns a thread's mode.
+func (s *ModeStore) ThreadMode(ctx context.Context, threadKey string) (*kairos.ThreadMode, error) {
+	var r threadModeRow
+	err := s.db.gdb.WithContext(ctx).Where("thread_key = ?", threadKey).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, kairos.Errorf(kairos.ENOTFOUND, "no mode for %s", threadKey)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read thread mode: %w", err)
+	}
+	return &kairos.ThreadMode{ThreadKey: r.ThreadKey, Mode: r.Mode, Envelope: r.Envelope, SessionID: r.SessionID, UpdatedAt: fromMS(r.UpdatedAt)}, nil
+}
+
+// SetThreadMode stores a thread's mode and journals the transition.
+func (s *ModeStore) SetThreadMode(ctx context.Context, m *kairos.ThreadMode, tr *kairos.ModeTransitionRecord) error {
+	err := s.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		r := threadModeRow{ThreadKey: m.ThreadKey, Mode: m.Mode, Envelope: m.Envelope, SessionID: m.SessionID, UpdatedAt: ms(m.UpdatedAt)}
+		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&r).Error; err != nil {
+			return err
+		}
+		if tr == nil {
+			return nil
+		}
+		return tx.Create(&transitionRow{ThreadKey: tr.ThreadKey, FromMode: tr.From, ToMode: tr.To, Cause: tr.Cause, Actor: tr.Actor,
+			ApprovalToken: tr.ApprovalToken, Summary: tr.Summary, At: ms(tr.At)}).Error
+	})
+	if err != nil {
+		return fmt.Errorf("set thread mode: %w", err)
+	}
+	return nil
+}
+
+// Transitions lists a thread's journaled mode changes in order.
+func (s *ModeStore) Transitions(ctx context.Context, threadKey string) ([]kairos.ModeTransitionRecord, error) {
+	var rows []transitionRow
+	if err := s.db.gdb.WithContext(ctx).Where("thread_key = ?", threadKey).Order("id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list transitions: %w", err)
+	}
+	out := make([]kairos.ModeTransitionRecord, len(rows))
+	for i, r := range rows {
+		out[i] = kairos.ModeTransitionRecord{ThreadKey: r.ThreadKey, From: r.FromMode, To: r.ToMode, Cause: r.Cause, Actor: r.Actor,
+			ApprovalToken: r.ApprovalToken, Summary: r.Summary, At: fromMS(r.At)}
+	}
+	return out, nil
+}
