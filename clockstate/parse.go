@@ -1,0 +1,880 @@
+package clockstate
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/olebedev/when/rules"
+	"github.com/olebedev/when/rules/common"
+	"github.com/olebedev/when/rules/en"
+)
+
+// Kinds of a ParseResult (§4.4).
+const (
+	KindAbsolute = "absolute"
+	KindRelative = "relative"
+	KindFloating = "floating"
+	KindInvalid  = "invalid"
+)
+
+// ParseResult is parse_anchored_time's result (§4.4). Its JSON form is
+// exactly what `kairos clock parse` prints:
+// {"kind", "start"?, "end"?, "needs_clarification", "clarification_question"?}
+// with RFC 3339 instants carrying the anchor's offset.
+type ParseResult struct {
+	Kind                  string     `json:"kind"`
+	Start                 *time.Time `json:"start,omitempty"`
+	End                   *time.Time `json:"end,omitempty"`
+	NeedsClarification    bool       `json:"needs_clarification"`
+	ClarificationQuestion string     `json:"clarification_question,omitempty"`
+
+	// Phrase is the time expression found in the text.
+	Phrase string `json:"-"`
+	// TZ is the zone the result was anchored to ("" when none).
+	TZ string `json:"-"`
+	// Local says whether Start fell in a DST gap or fold (compatible rule).
+	Local LocalKind `json:"-"`
+}
+
+// maxParseInput bounds the text examined (the expression is expected near
+// the start of a message; the rest is not scanned).
+const maxParseInput = 2048
+
+// ParseAnchoredTime parses the first time expression in text (§4.4
+// parse_anchored_time), anchored to the Session TZ tz at reference instant
+// ref:
+//
+//   - an ISO-8601 timestamp with offset is absolute whatever tz is;
+//   - a relative expression ("in 2 hours", "3 days ago", "2 weeks from
+//     now") is relative: ref plus the amount, days and longer counted in
+//     the calendar of tz (or of ref's location when tz is empty);
+//   - any other date or time ("9am", "tonight", "tomorrow 9am", "March 3")
+//     is floating without a zone (no instant, a clarification question:
+//     §4.3) and absolute once anchored — to tz, or to a zone stated in the
+//     text itself ("9am Tokyo time", "UTC+9", "Asia/Tokyo");
+//   - an abbreviation (EST, CST, IST…) is resolved only from tz (the
+//     user's known zone); otherwise it is asked about;
+//   - local times in DST gaps and folds follow ResolveLocal's compatible
+//     rule; dates without a time are whole-day windows (start, end), parts
+//     of the day are windows (morning 06–12, afternoon 12–18, evening
+//     18–22, tonight 18–24), a time without a date is its next occurrence.
+//
+// Nothing recognisable gives kind invalid.
+func ParseAnchoredTime(text, tz string, ref time.Time) ParseResult {
+	return parseAnchored(text, tz, nil, ref)
+}
+
+// ParseCLI is `kairos clock parse TEXT [--tz IANA] [--at RFC3339]`: tz may
+// be empty (no anchor) and at zero (now). An unknown tz is an EINVALID
+// error, for exit code 2.
+func ParseCLI(text, tz string, at time.Time) (ParseResult, error) {
+	if tz != "" {
+		if _, err := LoadTZ(tz); err != nil {
+			return ParseResult{}, err
+		}
+	}
+	if at.IsZero() {
+		at = time.Now().UTC()
+	}
+	return ParseAnchoredTime(text, tz, at), nil
+}
+
+type ruleID int
+
+const (
+	rWeekday ruleID = iota
+	rCasualDate
+	rCasualTime
+	rHour
+	rHourMinute
+	rDeadline
+	rPastTime
+	rMonthDate
+	rSlashDate
+	rFromNow
+	rCompactIn
+	rMidnight
+	rBareHour
+	rRange
+	rWindow
+	rISODate
+)
+
+// extra rules cover phrases olebedev/when lacks; like its own rules they
+// are only used to find matches and their captures.
+var parseRules = []struct {
+	id ruleID
+	r  rules.Rule
+}{
+	{rRange, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(?:from\s+|between\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|to|until|till|and)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?:\W|$)`)}},
+	{rWeekday, en.Weekday(rules.Override)},
+	{rCasualDate, en.CasualDate(rules.Override)},
+	{rCasualTime, en.CasualTime(rules.Override)},
+	{rHour, en.Hour(rules.Override)},
+	{rHourMinute, en.HourMinute(rules.Override)},
+	{rDeadline, en.Deadline(rules.Override)},
+	{rPastTime, en.PastTime(rules.Override)},
+	{rMonthDate, en.ExactMonthDate(rules.Override)},
+	{rSlashDate, common.SlashDMY(rules.Override)},
+	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}},
+	{rCompactIn, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`)}},
+	{rMidnight, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(midnight|midday)(?:\W|$)`)}},
+	{rBareHour, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(?:(?:at|by|around|@)\s*(\d{1,2})(?:\s*o'?\s*clock)?|(\d{1,2})\s*o'?\s*clock)(?:\W|$)`)}},
+	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last)\s+(week|weekend|month|year)(?:\W|$)`)}},
+}
+
+// tmatch is a validated match.
+type tmatch struct {
+	id          ruleID
+	left, right int
+	m           *rules.Match
+}
+
+// timeSpec collects what the matches of one cluster say.
+type timeSpec struct {
+	dateSet, yearSet bool
+	y                int
+	mo               time.Month
+	d                int
+	monthOnly        bool
+
+	dayOffset    int
+	dayOffsetSet bool
+	explicitDay  bool // today / tonight / this morning: no rolling forward
+
+	timeSet      bool
+	hour, min    int
+	endSet       bool
+	endH, endMin int
+	bareHour     int // "at 9": am or pm unknown; -1 when none
+	part         string
+
+	window    string // week, weekend, month, year
+	windowOff int
+
+	rel                          bool
+	relYears, relMonths, relDays int
+	relDur                       time.Duration
+	now                          bool
+	question                     string
+	invalid                      bool
+}
+
+var (
+	reISOStamp   = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+\-]\d{2}:?\d{2})?`)
+	reYearAfter  = regexp.MustCompile(`^\s*,?\s*(\d{4})\b`)
+	reGoodBefore = regexp.MustCompile(`(?i)\bgood\s*$`)
+	reSlashCtx   = regexp.MustCompile(`(?i)\b(?:on|by|until|till|due|before|after|from|since)\s*$`)
+	reMonthCtx   = regexp.MustCompile(`(?i)\b(?:in|by|until|till|next|this|early|late|mid|since|before|after|during|of)\s*-?\s*$`)
+)
+
+var fullWeekdays = map[string]bool{"sunday": true, "monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true}
+
+func parseAnchored(text, tz string, extraKnown []string, ref time.Time) ParseResult {
+	if len(text) > maxParseInput {
+		text = text[:maxParseInput]
+	}
+	ref = ref.Truncate(time.Second)
+	var anchor *time.Location
+	anchorName := ""
+	if tz != "" {
+		loc, err := LoadTZ(tz)
+		if err != nil {
+			return ParseResult{Kind: KindInvalid, NeedsClarification: true,
+				ClarificationQuestion: "Unknown timezone " + strconv.Quote(tz) + ": which IANA timezone do you mean (for example Europe/Berlin)?"}
+		}
+		anchor, anchorName = loc, tz
+	}
+	if strings.TrimSpace(text) == "" {
+		return ParseResult{Kind: KindInvalid}
+	}
+	masked := []byte(text)
+	mask := func(a, b int) {
+		for i := a; i < b && i < len(masked); i++ {
+			if masked[i] < utf8.RuneSelf {
+				masked[i] = ' '
+			} else {
+				masked[i] = '_'
+			}
+		}
+	}
+	var matches []tmatch
+	var iso *isoParts
+
+	// 1. ISO-8601 timestamps and dates.
+	if m := reISOStamp.FindStringSubmatchIndex(text); m != nil {
+		p, ok := readISO(text, m)
+		if !ok {
+			return ParseResult{Kind: KindInvalid, Phrase: text[m[0]:m[1]]}
+		}
+		if p.hasOffset && p.hasTime {
+			inst := time.Date(p.y, p.mo, p.d, p.h, p.mi, p.s, 0, time.UTC).Add(-time.Duration(p.off) * time.Minute)
+			loc := anchor
+			name := anchorName
+			if loc == nil {
+				loc = time.FixedZone("", p.off*60)
+				name = FixedOffsetTZ(p.off)
+			}
+			inst = inst.In(loc)
+			return ParseResult{Kind: KindAbsolute, Start: &inst, Phrase: text[m[0]:m[1]], TZ: name}
+		}
+		iso = &p
+		matches = append(matches, tmatch{id: rISODate, left: m[0], right: m[1]})
+		mask(m[0], m[1])
+	}
+
+	// 2. A zone stated in the text (§4.2 step 1).
+	known := knownZones(append([]string{tz}, extraKnown...)...)
+	hit, found, tzQuestion := findExplicitTZ(string(masked), known, ref)
+	if found {
+		loc, err := LoadTZ(hit.TZ)
+		if err == nil {
+			anchor, anchorName = loc, hit.TZ
+		}
+		mask(hit.Start, hit.End)
+	} else if tzQuestion != "" {
+		mask(hit.Start, hit.End)
+	}
+
+	// 3. Matches of the rules, validated.
+	ms := string(masked)
+	for _, pr := range parseRules {
+		off := 0
+		for tries := 0; tries < 8 && off < len(ms); tries++ {
+			m := pr.r.Find(ms[off:])
+			if m == nil {
+				break
+			}
+			m.Left += off
+			m.Right += off
+			if m.Right <= m.Left {
+				break
+			}
+			if validMatch(pr.id, m, ms) {
+				matches = append(matches, tmatch{id: pr.id, left: m.Left, right: m.Right, m: m})
+				break
+			}
+			off = m.Right
+		}
+	}
+	if len(matches) == 0 {
+		if tzQuestion != "" {
+			return ParseResult{Kind: KindInvalid, NeedsClarification: true, ClarificationQuestion: tzQuestion}
+		}
+		return ParseResult{Kind: KindInvalid}
+	}
+	cluster := firstCluster(matches, ms)
+	phrase := strings.TrimSpace(text[cluster[0].left:cluster[len(cluster)-1].right])
+
+	// 4. What the cluster says.
+	refLoc := ref.Location()
+	if anchor != nil {
+		refLoc = anchor
+	}
+	refL := ref.In(refLoc)
+	sp := timeSpec{bareHour: -1}
+	if iso != nil {
+		sp.dateSet, sp.yearSet = true, true
+		sp.y, sp.mo, sp.d = iso.y, iso.mo, iso.d
+		if iso.hasTime {
+			sp.timeSet, sp.hour, sp.min = true, iso.h, iso.mi
+		}
+	}
+	for _, tm := range cluster {
+		if tm.id != rISODate {
+			interpret(&sp, tm, ms, refL)
+		}
+	}
+	if sp.invalid {
+		return ParseResult{Kind: KindInvalid, Phrase: phrase}
+	}
+
+	// Relative: an amount from ref, needing no zone.
+	if (sp.rel || sp.now) && !sp.timeSet && sp.part == "" && !sp.dateSet && !sp.dayOffsetSet && sp.window == "" && sp.bareHour < 0 {
+		start := ref.In(refLoc)
+		if sp.relYears != 0 || sp.relMonths != 0 || sp.relDays != 0 {
+			start = AddCalendar(start, refLoc, sp.relYears, sp.relMonths, sp.relDays)
+		}
+		start = start.Add(sp.relDur)
+		return ParseResult{Kind: KindRelative, Start: &start, Phrase: phrase, TZ: anchorName}
+	}
+	if sp.rel && sp.relDays != 0 {
+		sp.dayOffset += sp.relDays
+		sp.dayOffsetSet = true
+	}
+
+	// Floating: a wall-clock expression with no zone (§4.3), or with an
+	// abbreviation nothing known explains (§4.2: ask, never map silently).
+	if anchor == nil || tzQuestion != "" {
+		q := tzQuestion
+		if q == "" {
+			q = "Which timezone do you mean for " + strconv.Quote(phrase) + "? Please give a city or an IANA name such as Europe/Berlin."
+		}
+		return ParseResult{Kind: KindFloating, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase}
+	}
+	res := resolveSpec(&sp, refL, anchor)
+	res.Phrase, res.TZ = phrase, anchorName
+	if res.NeedsClarification {
+		// Ambiguous (11/3, "at 9"): no concrete time is claimed (§4.3).
+		res.Start, res.End = nil, nil
+	}
+	return res
+}
+
+type isoParts struct {
+	y, d, h, mi, s, off int
+	mo                  time.Month
+	hasTime, hasOffset  bool
+}
+
+func readISO(text string, m []int) (isoParts, bool) {
+	num := func(i int) int {
+		if m[2*i] < 0 {
+			return 0
+		}
+		n, _ := strconv.Atoi(text[m[2*i]:m[2*i+1]])
+		return n
+	}
+	p := isoParts{y: num(1), mo: time.Month(num(2)), d: num(3), h: num(4), mi: num(5), s: num(6)}
+	p.hasTime = m[8] >= 0
+	if m[14] >= 0 {
+		p.hasOffset = true
+		o := text[m[14]:m[15]]
+		if o != "Z" {
+			mins, ok := parseOffsetLabel(o)
+			if !ok {
+				return p, false
+			}
+			p.off = mins
+		}
+	}
+	if p.mo < 1 || p.mo > 12 || p.d < 1 || p.d > daysIn(p.y, p.mo) || p.h > 23 || p.mi > 59 || p.s > 59 {
+		return p, false
+	}
+	return p, true
+}
+
+// validMatch rejects the eager matches of the rules: lower-case weekday
+// abbreviations ("the sun"), bare month words ("I may"), greetings ("good
+// morning"), "a" / "p" suffixes after a space ("2 a day"), dash-separated
+// numbers ("10-20"), and undated day/month pairs ("1/2 cup").
+func validMatch(id ruleID, m *rules.Match, text string) bool {
+	capt := func(i int) string {
+		if i < len(m.Captures) {
+			return m.Captures[i]
+		}
+		return ""
+	}
+	before := text[:m.Left]
+	switch id {
+	case rWeekday:
+		day := capt(1)
+		if day == "" {
+			return false
+		}
+		if !fullWeekdays[strings.ToLower(day)] {
+			r, _ := utf8.DecodeRuneInString(day)
+			return unicode.IsUpper(r)
+		}
+	case rMonthDate:
+		mon := capt(2)
+		if capt(0) == "" && capt(1) == "" && capt(3) == "" && capt(4) == "" {
+			r, _ := utf8.DecodeRuneInString(mon)
+			return len(mon) > 3 && unicode.IsUpper(r) && reMonthCtx.MatchString(before)
+		}
+		if capt(0) == "" && capt(1) == "" && len(mon) <= 4 && strings.ToLower(mon) != "may" {
+			// "mar 3" is fine; "sat 3" is not a month and never matches.
+			return true
+		}
+	case rCasualTime:
+		return !reGoodBefore.MatchString(before)
+	case rHour:
+		suf := capt(1)
+		if len(suf) == 1 && strings.ContainsAny(m.Text, " \t") {
+			return false
+		}
+	case rHourMinute:
+		if strings.Contains(m.Text, "-") {
+			return false
+		}
+	case rSlashDate:
+		return capt(2) != "" || reSlashCtx.MatchString(before)
+	case rBareHour:
+		if m.Right < len(text) && (text[m.Right] == ':' || text[m.Right] == '.') && m.Right+1 < len(text) && text[m.Right+1] >= '0' && text[m.Right+1] <= '9' {
+			return false
+		}
+		// Right may end after the boundary character; look back too.
+		tail := strings.TrimRight(m.Text, " \t")
+		if strings.HasSuffix(tail, ":") || strings.HasSuffix(tail, ".") {
+			rest := text[m.Left+len(tail):]
+			if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// firstCluster keeps the first run of non-overlapping matches joined only
+// by connector words ("at", "on", "in the", ",").
+func firstCluster(ms []tmatch, text string) []tmatch {
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].left != ms[j].left {
+			return ms[i].left < ms[j].left
+		}
+		return ms[i].right-ms[i].left > ms[j].right-ms[j].left
+	})
+	kept := ms[:0:0]
+	for _, m := range ms {
+		overlap := false
+		for _, k := range kept {
+			if m.left < k.right && k.left < m.right {
+				overlap = true
+				break
+			}
+		}
+		if !overlap {
+			kept = append(kept, m)
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].left < kept[j].left })
+	out := kept[:1]
+	for _, m := range kept[1:] {
+		if !onlyConnectors(text[out[len(out)-1].right:m.left]) {
+			break
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var connectors = map[string]bool{"at": true, "on": true, "in": true, "the": true, "by": true, "of": true, "around": true,
+	"about": true, "from": true, "this": true, "and": true, "@": true, "~": true, "-": true, ",": true, "approx": true}
+
+func onlyConnectors(gap string) bool {
+	for _, f := range strings.FieldsFunc(gap, func(r rune) bool { return unicode.IsSpace(r) || r == ',' }) {
+		if !connectors[strings.ToLower(f)] {
+			return false
+		}
+	}
+	return true
+}
+
+var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+
+// amount reads "2", "two", "a", "a few", "a couple of", "half an" as a
+// count of halves (so "half" is 1 and "2" is 4).
+func amount(s string) (halves int, ok bool) {
+	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	switch {
+	case strings.HasPrefix(s, "half"):
+		return 1, true
+	case strings.Contains(s, "few"):
+		return 6, true
+	case strings.Contains(s, "couple"):
+		return 4, true
+	}
+	if n, ok := numberWords[s]; ok {
+		return 2 * n, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n > 100000 {
+		return 0, false
+	}
+	return 2 * n, true
+}
+
+// addRel adds halves×unit (negative for "ago") to the spec.
+func addRel(sp *timeSpec, halves int, unit string, sign int) bool {
+	u := strings.ToLower(strings.TrimSpace(unit))
+	whole, half := halves/2, halves%2 == 1
+	sp.rel = true
+	switch {
+	case strings.HasPrefix(u, "s"):
+		sp.relDur += time.Duration(sign*halves) * 500 * time.Millisecond
+	case strings.HasPrefix(u, "mo"):
+		sp.relMonths += sign * whole
+		if half {
+			sp.relDays += sign * 15
+		}
+	case strings.HasPrefix(u, "m"):
+		sp.relDur += time.Duration(sign*halves) * 30 * time.Second
+	case strings.HasPrefix(u, "h"):
+		sp.relDur += time.Duration(sign*halves) * 30 * time.Minute
+	case strings.HasPrefix(u, "d"):
+		sp.relDays += sign * whole
+		if half {
+			sp.relDur += time.Duration(sign) * 12 * time.Hour
+		}
+	case strings.HasPrefix(u, "w"):
+		sp.relDays += sign * whole * 7
+		if half {
+			sp.relDays += sign * 3
+			sp.relDur += time.Duration(sign) * 12 * time.Hour
+		}
+	case strings.HasPrefix(u, "y"):
+		sp.relYears += sign * whole
+		if half {
+			sp.relMonths += sign * 6
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func hour12(h int, suffix string) (int, bool) {
+	if h < 0 || h > 12 {
+		return 0, false
+	}
+	switch strings.ToLower(suffix)[0] {
+	case 'a':
+		if h == 12 {
+			return 0, true
+		}
+		return h, true
+	case 'p':
+		if h < 12 {
+			return h + 12, true
+		}
+		return 12, true
+	}
+	return 0, false
+}
+
+func interpret(sp *timeSpec, tm tmatch, text string, refL time.Time) {
+	m := tm.m
+	capt := func(i int) string {
+		if i < len(m.Captures) {
+			return strings.TrimSpace(m.Captures[i])
+		}
+		return ""
+	}
+	switch tm.id {
+	case rWeekday:
+		c := &rules.Context{}
+		if ok, err := m.Apply(c, &rules.Options{}, refL); err != nil || !ok {
+			sp.invalid = true
+			return
+		}
+		sp.dayOffset += int(c.Duration / (24 * time.Hour))
+		sp.dayOffsetSet = true
+	case rCasualDate:
+		switch w := strings.Join(strings.Fields(strings.ToLower(capt(0))), " "); w {
+		case "now":
+			sp.now = true
+		case "today":
+			sp.dayOffsetSet, sp.explicitDay = true, true
+		case "tonight":
+			sp.dayOffsetSet, sp.explicitDay = true, true
+			sp.part = "tonight"
+		case "tomorrow", "tmr":
+			sp.dayOffset++
+			sp.dayOffsetSet = true
+		case "yesterday":
+			sp.dayOffset--
+			sp.dayOffsetSet = true
+		case "last night", "lastnight":
+			sp.dayOffset--
+			sp.dayOffsetSet, sp.explicitDay = true, true
+			sp.part = "tonight"
+		}
+	case rCasualTime:
+		part := strings.ToLower(capt(2))
+		if capt(1) != "" {
+			sp.dayOffsetSet, sp.explicitDay = true, true
+		}
+		if part == "noon" {
+			sp.timeSet, sp.hour, sp.min = true, 12, 0
+			return
+		}
+		sp.part = part
+	case rHour:
+		h, _ := strconv.Atoi(capt(0))
+		hh, ok := hour12(h, capt(1))
+		if !ok {
+			sp.invalid = true
+			return
+		}
+		sp.timeSet, sp.hour, sp.min = true, hh, 0
+	case rHourMinute:
+		h, _ := strconv.Atoi(capt(0))
+		mi, _ := strconv.Atoi(capt(1))
+		if capt(2) != "" {
+			hh, ok := hour12(h, capt(2))
+			if !ok {
+				sp.invalid = true
+				return
+			}
+			h = hh
+		}
+		if h > 23 || mi > 59 {
+			sp.invalid = true
+			return
+		}
+		sp.timeSet, sp.hour, sp.min = true, h, mi
+	case rDeadline, rPastTime, rFromNow:
+		num, unit, sign := capt(1), capt(2), 1
+		if tm.id == rPastTime {
+			num, unit, sign = capt(0), capt(1), -1
+		}
+		if tm.id == rFromNow {
+			num, unit = capt(0), capt(1)
+		}
+		halves, ok := amount(num)
+		if !ok || !addRel(sp, halves, unit, sign) {
+			sp.invalid = true
+		}
+	case rCompactIn:
+		halves, ok := amount(capt(1))
+		if !ok || !addRel(sp, halves, capt(2), 1) {
+			sp.invalid = true
+		}
+	case rMidnight:
+		if strings.EqualFold(capt(0), "midday") {
+			sp.timeSet, sp.hour, sp.min = true, 12, 0
+		} else {
+			sp.timeSet, sp.hour, sp.min = true, 24, 0
+		}
+	case rBareHour:
+		s := capt(0)
+		if s == "" {
+			s = capt(1)
+		}
+		h, _ := strconv.Atoi(s)
+		switch {
+		case h > 24:
+			sp.invalid = true
+		case h == 0 || h > 12:
+			sp.timeSet, sp.hour, sp.min = true, h, 0
+		default:
+			sp.bareHour = h
+		}
+	case rRange:
+		h1, _ := strconv.Atoi(capt(0))
+		m1, _ := strconv.Atoi(capt(1))
+		h2, _ := strconv.Atoi(capt(3))
+		m2, _ := strconv.Atoi(capt(4))
+		suf2 := capt(5)
+		suf1 := capt(2)
+		e, ok2 := hour12(h2, suf2)
+		if suf1 == "" {
+			suf1 = suf2
+			// "11-1pm": the start is the morning before a pm end at or
+			// past noon.
+			if strings.HasPrefix(strings.ToLower(suf2), "p") && h1 > h2 && h1 != 12 {
+				suf1 = "am"
+			}
+		}
+		s, ok1 := hour12(h1, suf1)
+		if !ok1 || !ok2 || m1 > 59 || m2 > 59 {
+			sp.invalid = true
+			return
+		}
+		sp.timeSet, sp.hour, sp.min = true, s, m1
+		sp.endSet, sp.endH, sp.endMin = true, e, m2
+	case rWindow:
+		switch strings.ToLower(capt(0)) {
+		case "next":
+			sp.windowOff = 1
+		case "last":
+			sp.windowOff = -1
+		}
+		sp.window = strings.ToLower(capt(1))
+	case rMonthDate:
+		mon := strings.TrimSuffix(strings.ToLower(capt(2)), ".")
+		mo := en.MONTH_OFFSET[mon]
+		if mo == 0 {
+			mo = en.MONTH_OFFSET[mon+"."]
+		}
+		if mo == 0 {
+			sp.invalid = true
+			return
+		}
+		day := 0
+		for _, c := range []string{capt(0), capt(3)} {
+			if c != "" {
+				day = en.ORDINAL_WORDS[strings.TrimSuffix(strings.Join(strings.Fields(strings.ToLower(c)), " "), " of")]
+			}
+		}
+		for _, c := range []string{capt(1), capt(4)} {
+			if c != "" {
+				day, _ = strconv.Atoi(c)
+			}
+		}
+		sp.dateSet, sp.mo = true, time.Month(mo)
+		if day == 0 {
+			sp.monthOnly, sp.d = true, 1
+		} else {
+			sp.d = day
+		}
+		if y := reYearAfter.FindStringSubmatch(text[tm.right:]); y != nil {
+			sp.y, _ = strconv.Atoi(y[1])
+			sp.yearSet = true
+		}
+	case rSlashDate:
+		a, _ := strconv.Atoi(capt(0))
+		b, _ := strconv.Atoi(capt(1))
+		switch {
+		case a > 12:
+			sp.d, sp.mo = a, time.Month(b)
+		case b > 12:
+			sp.d, sp.mo = b, time.Month(a)
+		case a == b:
+			sp.d, sp.mo = a, time.Month(a)
+		default:
+			sp.d, sp.mo = a, time.Month(b)
+			sp.question = "Do you mean " + strconv.Itoa(a) + " " + time.Month(b).String() + " or " +
+				time.Month(a).String() + " " + strconv.Itoa(b) + "?"
+		}
+		if sp.mo < 1 || sp.mo > 12 {
+			sp.invalid = true
+			return
+		}
+		sp.dateSet = true
+		if y := capt(2); y != "" {
+			sp.y, _ = strconv.Atoi(y)
+			sp.yearSet = true
+		}
+	}
+}
+
+// partWindows are the day-part windows in local hours [start, end).
+var partWindows = map[string][2]int{
+	"morning":   {6, 12},
+	"afternoon": {12, 18},
+	"evening":   {18, 22},
+	"tonight":   {18, 24},
+}
+
+// resolveSpec turns the spec into instants in loc; refL is ref in loc.
+func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
+	ty, tmo, td := refL.Date()
+	y, mo, d := ty, tmo, td
+	dateGiven := false
+	switch {
+	case sp.dateSet:
+		if sp.yearSet {
+			y = sp.y
+		}
+		mo, d = sp.mo, sp.d
+		if !sp.yearSet {
+			// The next occurrence: this year's date unless it is over.
+			today := time.Date(ty, tmo, td, 0, 0, 0, 0, time.UTC)
+			for i := 0; i < 8; i++ {
+				last := d
+				if sp.monthOnly {
+					last = daysIn(y, mo)
+				}
+				if d <= daysIn(y, mo) && !time.Date(y, mo, last, 0, 0, 0, 0, time.UTC).Before(today) {
+					break
+				}
+				y++
+			}
+		}
+		if d < 1 || d > daysIn(y, mo) {
+			return ParseResult{Kind: KindInvalid}
+		}
+		dateGiven = true
+	case sp.dayOffsetSet:
+		t := time.Date(ty, tmo, td+sp.dayOffset, 0, 0, 0, 0, time.UTC)
+		y, mo, d = t.Date()
+		dateGiven = true
+	}
+	res := ParseResult{Kind: KindAbsolute, NeedsClarification: sp.question != "", ClarificationQuestion: sp.question}
+	at := func(y int, mo time.Month, d, h, mi int) time.Time {
+		t, k := ResolveLocal(loc, y, mo, d, h, mi, 0)
+		if res.Local == LocalExact {
+			res.Local = k
+		}
+		return t
+	}
+	set := func(s, e time.Time, hasEnd bool) ParseResult {
+		res.Start = &s
+		if hasEnd {
+			res.End = &e
+		}
+		return res
+	}
+	hour := sp.hour
+	if sp.bareHour >= 0 && !sp.timeSet {
+		switch sp.part {
+		case "morning":
+			hour = sp.bareHour % 12
+		case "afternoon", "evening", "tonight":
+			hour = sp.bareHour%12 + 12
+		default:
+			h := sp.bareHour
+			res.NeedsClarification = true
+			res.ClarificationQuestion = "Do you mean " + strconv.Itoa(h) + "am or " + strconv.Itoa(h) + "pm?"
+			return res
+		}
+		sp.timeSet = true
+	}
+	switch {
+	case sp.timeSet:
+		start := at(y, mo, d, hour, sp.min)
+		if !dateGiven && start.Before(refL) {
+			res.Local = LocalExact
+			y, mo, d = time.Date(y, mo, d+1, 0, 0, 0, 0, time.UTC).Date()
+			start = at(y, mo, d, hour, sp.min)
+		}
+		if sp.endSet {
+			end := at(y, mo, d, sp.endH, sp.endMin)
+			if !end.After(start) {
+				end = at(y, mo, d+1, sp.endH, sp.endMin)
+			}
+			return set(start, end, true)
+		}
+		return set(start, time.Time{}, false)
+	case sp.part != "":
+		w := partWindows[sp.part]
+		end := at(y, mo, d, w[1], 0)
+		if !dateGiven && !end.After(refL) {
+			y, mo, d = time.Date(y, mo, d+1, 0, 0, 0, 0, time.UTC).Date()
+			end = at(y, mo, d, w[1], 0)
+		}
+		return set(at(y, mo, d, w[0], 0), end, true)
+	case sp.window != "":
+		return windowRange(sp, refL, loc, &res)
+	case dateGiven:
+		if sp.monthOnly {
+			return set(at(y, mo, 1, 0, 0), at(y, mo+1, 1, 0, 0), true)
+		}
+		return set(at(y, mo, d, 0, 0), at(y, mo, d+1, 0, 0), true)
+	}
+	return ParseResult{Kind: KindInvalid}
+}
+
+func windowRange(sp *timeSpec, refL time.Time, loc *time.Location, res *ParseResult) ParseResult {
+	ty, tmo, td := refL.Date()
+	var s, e time.Time
+	switch sp.window {
+	case "week", "weekend":
+		wd := (int(refL.Weekday()) + 6) % 7 // Monday = 0
+		monday := td - wd + 7*sp.windowOff
+		if sp.window == "week" {
+			s, _ = ResolveLocal(loc, ty, tmo, monday, 0, 0, 0)
+			e, _ = ResolveLocal(loc, ty, tmo, monday+7, 0, 0, 0)
+		} else {
+			s, _ = ResolveLocal(loc, ty, tmo, monday+5, 0, 0, 0)
+			e, _ = ResolveLocal(loc, ty, tmo, monday+7, 0, 0, 0)
+		}
+	case "month":
+		s, _ = ResolveLocal(loc, ty, tmo+time.Month(sp.windowOff), 1, 0, 0, 0)
+		e, _ = ResolveLocal(loc, ty, tmo+time.Month(sp.windowOff)+1, 1, 0, 0, 0)
+	case "year":
+		s, _ = ResolveLocal(loc, ty+sp.windowOff, time.January, 1, 0, 0, 0)
+		e, _ = ResolveLocal(loc, ty+sp.windowOff+1, time.January, 1, 0, 0, 0)
+	default:
+		return ParseResult{Kind: KindInvalid}
+	}
+	res.Start, res.End = &s, &e
+	return *res
+}

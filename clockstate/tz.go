@@ -1,0 +1,385 @@
+package clockstate
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	_ "time/tzdata" // IANA data even on hosts without /usr/share/zoneinfo
+
+	"github.com/kairos-agent/kairos"
+	"github.com/sosodev/duration"
+)
+
+// ISOLayout is ISO-8601 with a numeric offset; UTC prints as +00:00 so
+// every rendered instant carries an explicit offset (§4.4 to_iso).
+const ISOLayout = "2006-01-02T15:04:05-07:00"
+
+var locCache sync.Map // name -> *time.Location
+
+// LoadTZ loads a timezone by its IANA name ("Asia/Tokyo", "UTC",
+// "Etc/GMT-9") or by a fixed-offset label of the form "UTC+05:30" (used
+// only for offsets that no Etc/ zone names). Abbreviations (EST, CST, IST)
+// and "Local" are refused: §4.4 requires IANA identifiers.
+func LoadTZ(name string) (*time.Location, error) {
+	if v, ok := locCache.Load(name); ok {
+		return v.(*time.Location), nil
+	}
+	loc, err := loadTZ(name)
+	if err != nil {
+		return nil, err
+	}
+	locCache.Store(name, loc)
+	return loc, nil
+}
+
+func loadTZ(name string) (*time.Location, error) {
+	switch {
+	case name == "UTC":
+		return time.UTC, nil
+	case strings.HasPrefix(name, "UTC+") || strings.HasPrefix(name, "UTC-"):
+		mins, ok := parseOffsetLabel(name[3:])
+		if !ok {
+			return nil, kairos.Errorf(kairos.EINVALID, "Unknown timezone %q: use an IANA name such as Asia/Tokyo.", name)
+		}
+		return time.FixedZone(name, mins*60), nil
+	case !strings.Contains(name, "/") || strings.Contains(name, "..") || strings.HasPrefix(name, "/") || len(name) > 64:
+		return nil, kairos.Errorf(kairos.EINVALID, "Unknown timezone %q: use an IANA name such as Asia/Tokyo (abbreviations like EST are ambiguous).", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, kairos.Errorf(kairos.EINVALID, "Unknown timezone %q: use an IANA name such as Asia/Tokyo.", name)
+	}
+	return loc, nil
+}
+
+// parseOffsetLabel reads "+05:30" / "-3" / "+0545" as minutes east of UTC.
+func parseOffsetLabel(s string) (int, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	sign := 1
+	switch s[0] {
+	case '+':
+	case '-':
+		sign = -1
+	default:
+		return 0, false
+	}
+	s = s[1:]
+	var h, m int
+	var err error
+	switch {
+	case strings.Contains(s, ":"):
+		hs, ms, _ := strings.Cut(s, ":")
+		if h, err = strconv.Atoi(hs); err != nil || len(hs) > 2 {
+			return 0, false
+		}
+		if m, err = strconv.Atoi(ms); err != nil || len(ms) != 2 {
+			return 0, false
+		}
+	case len(s) == 4:
+		if h, err = strconv.Atoi(s[:2]); err != nil {
+			return 0, false
+		}
+		if m, err = strconv.Atoi(s[2:]); err != nil {
+			return 0, false
+		}
+	case len(s) <= 2:
+		if h, err = strconv.Atoi(s); err != nil {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if h > 14 || m > 59 || (h == 14 && m > 0) {
+		return 0, false
+	}
+	return sign * (h*60 + m), true
+}
+
+// ValidTZ reports whether name is a timezone LoadTZ accepts.
+func ValidTZ(name string) bool {
+	_, err := LoadTZ(name)
+	return err == nil
+}
+
+// FixedOffsetTZ names a fixed UTC offset: "UTC" for zero, the IANA
+// Etc/GMT∓N zone for whole hours (POSIX-inverted sign: UTC+9 is
+// Etc/GMT-9), and a "UTC+05:30" label otherwise.
+func FixedOffsetTZ(minutes int) string {
+	if minutes == 0 {
+		return "UTC"
+	}
+	if minutes%60 == 0 && minutes >= -12*60 && minutes <= 14*60 {
+		h := minutes / 60
+		if h > 0 {
+			return "Etc/GMT-" + strconv.Itoa(h)
+		}
+		return "Etc/GMT+" + strconv.Itoa(-h)
+	}
+	sign := "+"
+	if minutes < 0 {
+		sign = "-"
+		minutes = -minutes
+	}
+	return fmt.Sprintf("UTC%s%02d:%02d", sign, minutes/60, minutes%60)
+}
+
+// OffsetMinutes is the DST-aware UTC offset of tz at instant, in minutes
+// (Asia/Kolkata +330, Asia/Kathmandu +345).
+func OffsetMinutes(tz string, instant time.Time) (int, error) {
+	loc, err := LoadTZ(tz)
+	if err != nil {
+		return 0, err
+	}
+	_, off := instant.In(loc).Zone()
+	return off / 60, nil
+}
+
+// DeltaMinutes is §4.2's delta (Session TZ offset − Agent TZ offset) at
+// instant, in minutes; delta_hours is this over 60 and may be fractional.
+func DeltaMinutes(sessionTZ, agentTZ string, instant time.Time) (int, error) {
+	s, err := OffsetMinutes(sessionTZ, instant)
+	if err != nil {
+		return 0, err
+	}
+	a, err := OffsetMinutes(agentTZ, instant)
+	if err != nil {
+		return 0, err
+	}
+	return s - a, nil
+}
+
+// ToISO renders instant in tz as ISO-8601 with offset, e.g.
+// 2026-02-10T12:02:00+09:00 (UTC renders +00:00). An unknown tz is
+// rendered in UTC.
+func ToISO(instant time.Time, tz string) string {
+	loc, err := LoadTZ(tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	return instant.In(loc).Format(ISOLayout)
+}
+
+// LocalKind says how a local wall-clock time maps to instants.
+type LocalKind int
+
+// Local kinds.
+const (
+	LocalExact    LocalKind = iota // exactly one instant
+	LocalSkipped                   // in a DST gap: moved forward by the gap
+	LocalRepeated                  // in a DST fold: the earlier instant taken
+)
+
+// ResolveLocal turns a wall-clock time in loc into an instant following
+// RFC 5545 / Temporal "compatible" disambiguation: a local time skipped by
+// a forward transition moves forward by the length of the gap, a local time
+// that occurs twice takes the earlier instant. Go's time.Date guarantees
+// neither, so the candidates are computed explicitly. Out-of-range fields
+// normalize as in time.Date (month 13 is January of the next year).
+func ResolveLocal(loc *time.Location, year int, month time.Month, day, hour, min, sec int) (time.Time, LocalKind) {
+	wall := time.Date(year, month, day, hour, min, sec, 0, time.UTC)
+	// Offsets in force around the wall time (±36 h covers any one
+	// transition near it).
+	var offs [7]int
+	n := 0
+	maxOff := math.MinInt
+	for k := -3; k <= 3; k++ {
+		_, off := wall.Add(time.Duration(k) * 12 * time.Hour).In(loc).Zone()
+		seen := false
+		for _, o := range offs[:n] {
+			if o == off {
+				seen = true
+			}
+		}
+		if !seen {
+			offs[n] = off
+			n++
+		}
+		if off > maxOff {
+			maxOff = off
+		}
+	}
+	var found []time.Time
+	for _, off := range offs[:n] {
+		inst := wall.Add(-time.Duration(off) * time.Second)
+		if _, o := inst.In(loc).Zone(); o == off {
+			dup := false
+			for _, f := range found {
+				if f.Equal(inst) {
+					dup = true
+				}
+			}
+			if !dup {
+				found = append(found, inst)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		// A gap: with the largest nearby offset the instant lies before
+		// the transition, so the zone's offset there is the one in force
+		// before it. Using it moves the wall time forward by the gap.
+		_, before := wall.Add(-time.Duration(maxOff) * time.Second).In(loc).Zone()
+		return wall.Add(-time.Duration(before) * time.Second).In(loc), LocalSkipped
+	case 1:
+		return found[0].In(loc), LocalExact
+	default:
+		earliest := found[0]
+		for _, f := range found[1:] {
+			if f.Before(earliest) {
+				earliest = f
+			}
+		}
+		return earliest.In(loc), LocalRepeated
+	}
+}
+
+// AddCalendar adds years, months and days to t's wall-clock date in loc
+// (clamping the day to the target month's length, as Temporal does),
+// keeps its wall-clock time, and resolves the result with ResolveLocal.
+// "Tomorrow at this time" across a DST change is AddCalendar(t, loc, 0, 0, 1),
+// which is 23 or 25 hours later, not 24.
+func AddCalendar(t time.Time, loc *time.Location, years, months, days int) time.Time {
+	l := t.In(loc)
+	y, m, d := l.Date()
+	if years != 0 || months != 0 {
+		total := y*12 + int(m) - 1 + years*12 + months
+		y = total / 12
+		if total < 0 && total%12 != 0 {
+			y--
+		}
+		m = time.Month(total - y*12 + 1)
+		if dim := daysIn(y, m); d > dim {
+			d = dim
+		}
+	}
+	r, _ := ResolveLocal(loc, y, m, d+days, l.Hour(), l.Minute(), l.Second())
+	return r.Add(time.Duration(l.Nanosecond()))
+}
+
+func daysIn(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// ParseISODuration parses an ISO-8601 duration (P1D, PT2H, P2DT3H, P1M)
+// with github.com/sosodev/duration. Negative durations are refused.
+func ParseISODuration(s string) (*duration.Duration, error) {
+	d, err := duration.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return nil, kairos.Errorf(kairos.EINVALID, "bad ISO-8601 duration %q", s)
+	}
+	if d.Negative {
+		return nil, kairos.Errorf(kairos.EINVALID, "negative ISO-8601 duration %q", s)
+	}
+	return d, nil
+}
+
+// AddISODuration adds d to t: whole years, months, weeks and days as
+// calendar units in loc (DST-aware, RFC 5545 style), the rest as exact
+// time. Fractional calendar units fall back to exact time.
+func AddISODuration(t time.Time, d *duration.Duration, loc *time.Location) time.Time {
+	whole := func(f float64) bool { return f == math.Trunc(f) && math.Abs(f) < 1e6 }
+	if loc == nil {
+		loc = time.UTC
+	}
+	if whole(d.Years) && whole(d.Months) && whole(d.Weeks) && whole(d.Days) {
+		sign := 1
+		if d.Negative {
+			sign = -1
+		}
+		r := t
+		if d.Years != 0 || d.Months != 0 || d.Weeks != 0 || d.Days != 0 {
+			r = AddCalendar(t, loc, sign*int(d.Years), sign*int(d.Months), sign*(int(d.Weeks)*7+int(d.Days)))
+		}
+		rest := time.Duration(math.Round((d.Hours*3600 + d.Minutes*60 + d.Seconds) * 1e9))
+		if d.Negative {
+			rest = -rest
+		}
+		return r.Add(rest)
+	}
+	return t.Add(d.ToTimeDuration())
+}
+
+// FormatElapsed renders an elapsed time as a normalised ISO-8601 duration
+// in days, hours, minutes and seconds (never months: a month has no fixed
+// length): P2D, PT3H15M, P1DT2H, PT45S, PT0S. Seconds are dropped once the
+// duration reaches an hour; negative durations render as PT0S.
+func FormatElapsed(d time.Duration) string {
+	if d < time.Second {
+		return "PT0S"
+	}
+	if d >= time.Hour {
+		d = d.Truncate(time.Minute)
+	} else {
+		d = d.Truncate(time.Second)
+	}
+	days := int64(d / (24 * time.Hour))
+	d -= time.Duration(days) * 24 * time.Hour
+	h := int64(d / time.Hour)
+	d -= time.Duration(h) * time.Hour
+	m := int64(d / time.Minute)
+	d -= time.Duration(m) * time.Minute
+	s := int64(d / time.Second)
+	var b strings.Builder
+	b.WriteByte('P')
+	if days > 0 {
+		b.WriteString(strconv.FormatInt(days, 10))
+		b.WriteByte('D')
+	}
+	if h > 0 || m > 0 || s > 0 {
+		b.WriteByte('T')
+		if h > 0 {
+			b.WriteString(strconv.FormatInt(h, 10))
+			b.WriteByte('H')
+		}
+		if m > 0 {
+			b.WriteString(strconv.FormatInt(m, 10))
+			b.WriteByte('M')
+		}
+		if s > 0 {
+			b.WriteString(strconv.FormatInt(s, 10))
+			b.WriteByte('S')
+		}
+	}
+	return b.String()
+}
+
+// DetectAgentTZ returns the host's IANA timezone (§4.2 Agent TZ: prefer the
+// OS timezone, fall back to UTC): $TZ, then the /etc/localtime link, then
+// /etc/timezone.
+func DetectAgentTZ() string {
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+		if i := strings.Index(tz, "zoneinfo/"); i >= 0 {
+			tz = tz[i+len("zoneinfo/"):]
+		}
+		if ValidTZ(tz) {
+			return tz
+		}
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+			if tz := target[i+len("zoneinfo/"):]; ValidTZ(tz) {
+				return normalizeUTC(tz)
+			}
+		}
+	}
+	if b, err := os.ReadFile("/etc/timezone"); err == nil {
+		if tz := strings.TrimSpace(string(b)); ValidTZ(tz) {
+			return normalizeUTC(tz)
+		}
+	}
+	return "UTC"
+}
+
+func normalizeUTC(tz string) string {
+	switch tz {
+	case "Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "Etc/GMT", "Etc/GMT+0", "Etc/GMT-0", "Etc/GMT0", "Etc/Greenwich":
+		return "UTC"
+	}
+	return tz
+}
