@@ -1,0 +1,25 @@
+# Every build and test carries the sqlite_fts5 tag (FTS5 for memory recall).
+TAGS := sqlite_fts5
+GO ?= go
+
+.PHONY: build test lint bench check run
+
+build:
+	$(GO) build -tags $(TAGS) -o kairos ./cmd/kairos
+
+test:
+	$(GO) test -tags $(TAGS) -race -count=1 -timeout 12m ./...
+
+lint:
+	$(GO) vet -tags $(TAGS) ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+
+bench:
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./...
+
+check: lint
+	$(GO) mod tidy
+	git diff --exit-code go.mod go.sum
+
+run: build
+	./kairos run
