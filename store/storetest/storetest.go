@@ -45,20 +45,7 @@ func MustOpenDBDialect(tb testing.TB, postgres bool) *store.DB {
 		if base == "" {
 			tb.Skip(EnvURL + " not set: no PostgreSQL server")
 		}
-		schema := "t_" + randHex(8)
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			tb.Fatalf("open postgres: %v", err)
-		}
-		if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-			admin.Close()
-			tb.Fatalf("create schema: %v", err)
-		}
-		tb.Cleanup(func() {
-			admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			admin.Close()
-		})
-		cfg.DatabaseURL = WithSearchPath(base, schema)
+		cfg.DatabaseURL = FreshSchemaURL(tb, base)
 	}
 	db, err := store.Open(ctx, cfg)
 	if err != nil {
@@ -66,6 +53,28 @@ func MustOpenDBDialect(tb testing.TB, postgres bool) *store.DB {
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+// FreshSchemaURL creates an empty schema on the PostgreSQL server at base
+// and returns a URL whose search_path points at it; the schema is dropped
+// when the test ends.
+func FreshSchemaURL(tb testing.TB, base string) string {
+	tb.Helper()
+	ctx := context.Background()
+	schema := "t_" + randHex(8)
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		tb.Fatalf("open postgres: %v", err)
+	}
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		admin.Close()
+		tb.Fatalf("create schema: %v", err)
+	}
+	tb.Cleanup(func() {
+		admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close()
+	})
+	return WithSearchPath(base, schema)
 }
 
 // WithSearchPath adds search_path=schema to a PostgreSQL URL.
