@@ -653,3 +653,15 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	}
 }
+
+// Notify sends a Markdown message to a chat outside any turn (operator
+// notices).
+func (b *Bot) Notify(ctx context.Context, chatID int64, markdown string) error {
+	in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: chatID, UserID: chatID, ChatKind: kairos.ChatDM}
+	for _, part := range SplitMarkdown(markdown, MaxMessageUnits) {
+		if _, err := b.send(ctx, in, part, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
