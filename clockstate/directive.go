@@ -1,11 +1,12 @@
 package clockstate
 
 import (
-	"github.com/kairos-agent/kairos"
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kairos-agent/kairos"
 )
 
 // Directive kinds (§6.2 A, §5.2).
@@ -292,16 +293,19 @@ var reLead = regexp.MustCompile(`(?i)^(?:(?:ok|so|well|alright|hey)[,!]?\s+)*(?:
 func normalizeLabel(s string) string {
 	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "’", "'")), " ")
 	s = reLead.ReplaceAllString(s, "")
+	trim := func(s string) string {
+		return strings.TrimFunc(s, func(r rune) bool {
+			return unicode.IsPunct(r) && r != ')' || unicode.IsSymbol(r) || unicode.IsSpace(r) || r > 0x2000 && !unicode.IsLetter(r)
+		})
+	}
+	s = trim(s)
 	for {
-		n := reTail.ReplaceAllString(s, "")
+		n := trim(reTail.ReplaceAllString(s, ""))
 		if n == s {
 			break
 		}
 		s = n
 	}
-	s = strings.TrimFunc(s, func(r rune) bool {
-		return unicode.IsPunct(r) && r != ')' || unicode.IsSymbol(r) || unicode.IsSpace(r) || r > 0x2000 && !unicode.IsLetter(r)
-	})
 	if len(s) > maxLabel {
 		cut := strings.LastIndexByte(s[:maxLabel], ' ')
 		if cut < 20 {

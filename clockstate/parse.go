@@ -176,6 +176,16 @@ var (
 var fullWeekdays = map[string]bool{"sunday": true, "monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true}
 
 func parseAnchored(text, tz string, extraKnown []string, ref time.Time) ParseResult {
+	r := parseAnchoredRaw(text, tz, extraKnown, ref)
+	for _, t := range []*time.Time{r.Start, r.End} {
+		if t != nil && (t.Year() < 1 || t.Year() > 9999) {
+			return ParseResult{Kind: KindInvalid, Phrase: r.Phrase}
+		}
+	}
+	return r
+}
+
+func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) ParseResult {
 	if len(text) > maxParseInput {
 		text = text[:maxParseInput]
 	}

@@ -269,8 +269,9 @@ func daysIn(y int, m time.Month) int {
 // ParseISODuration parses an ISO-8601 duration (P1D, PT2H, P2DT3H, P1M)
 // with github.com/sosodev/duration. Negative durations are refused.
 func ParseISODuration(s string) (*duration.Duration, error) {
-	d, err := duration.Parse(strings.TrimSpace(s))
-	if err != nil {
+	s = strings.TrimSpace(s)
+	d, err := duration.Parse(s)
+	if err != nil || !strings.ContainsAny(s, "0123456789") {
 		return nil, kairos.Errorf(kairos.EINVALID, "bad ISO-8601 duration %q", s)
 	}
 	if d.Negative {
