@@ -145,8 +145,8 @@ func TestSection4_4_ParseDSTGapAndFold(t *testing.T) {
 		want     string
 		kind     LocalKind
 	}{
-		{"2026-03-08 02:30", "America/New_York", "2026-03-08T07:30:00Z", LocalSkipped},   // 03:30 EDT
-		{"2026-11-01 01:30", "America/New_York", "2026-11-01T05:30:00Z", LocalRepeated},  // earlier: EDT
+		{"2026-03-08 02:30", "America/New_York", "2026-03-08T07:30:00Z", LocalSkipped},    // 03:30 EDT
+		{"2026-11-01 01:30", "America/New_York", "2026-11-01T05:30:00Z", LocalRepeated},   // earlier: EDT
 		{"2026-10-04 02:15", "Australia/Lord_Howe", "2026-10-03T15:45:00Z", LocalSkipped}, // half-hour gap
 		{"2026-04-05 01:45", "Australia/Lord_Howe", "2026-04-04T14:45:00Z", LocalRepeated},
 	} {
@@ -226,15 +226,15 @@ func TestSection4_4_AmbiguousAndInvalid(t *testing.T) {
 		kind     string
 		clarify  bool
 	}{
-		{"at 9", "UTC", KindAbsolute, true},     // am or pm?
-		{"on 11/3", "UTC", KindAbsolute, true},  // 11 March or November 3?
+		{"at 9", "UTC", KindAbsolute, true},    // am or pm?
+		{"on 11/3", "UTC", KindAbsolute, true}, // 11 March or November 3?
 		{"hello there", "UTC", KindInvalid, false},
 		{"", "UTC", KindInvalid, false},
-		{"the sun is up", "UTC", KindInvalid, false},   // not Sunday
-		{"I may go", "UTC", KindInvalid, false},        // not May
-		{"good morning", "UTC", KindInvalid, false},    // a greeting
-		{"2 a day", "UTC", KindInvalid, false},         // not 2am
-		{"10-20 people", "UTC", KindInvalid, false},    // not 10:20
+		{"the sun is up", "UTC", KindInvalid, false},    // not Sunday
+		{"I may go", "UTC", KindInvalid, false},         // not May
+		{"good morning", "UTC", KindInvalid, false},     // a greeting
+		{"2 a day", "UTC", KindInvalid, false},          // not 2am
+		{"10-20 people", "UTC", KindInvalid, false},     // not 10:20
 		{"1/2 cup of flour", "UTC", KindInvalid, false}, // not 1 February
 		{"Feb 30", "UTC", KindInvalid, false},
 		{"2026-13-01", "UTC", KindInvalid, false},

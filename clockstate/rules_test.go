@@ -137,10 +137,10 @@ func TestDMUserKey(t *testing.T) {
 func TestSection6_4_TTLs(t *testing.T) {
 	at := utc("2026-02-10T03:02:00Z")
 	for _, tc := range []struct {
-		name                     string
-		activity, kind, source   string
-		horizon                  time.Time
-		want                     time.Duration
+		name                   string
+		activity, kind, source string
+		horizon                time.Time
+		want                   time.Duration
 	}{
 		{"sleep", "sleep", "", kairos.ActionSourceAuto, time.Time{}, 10 * time.Hour},
 		{"planned", "", kairos.ThreadKindConversation, kairos.ActionSourceAuto, time.Time{}, 24 * time.Hour},
