@@ -1,0 +1,131 @@
+package code
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// DefaultTimeBudget is a cell's time budget when the policy sets none
+// (seed 003's default timeout).
+const DefaultTimeBudget = 30 * time.Second
+
+// BudgetFor returns the budget of a cell with the given verb under p:
+// budgets.defaults, then budgets.per_verb[verb], then
+// budgets.per_risk_tier[tier] where tier is the risk tier the first two
+// layers set; each layer overrides the non-zero fields of the former. A
+// nil p means kairos.DefaultPolicy().
+func BudgetFor(p *kairos.Policy, verb string) kairos.Budget {
+	if p == nil {
+		p = kairos.DefaultPolicy()
+	}
+	cb := overlay(p.Budgets.Defaults, p.Budgets.PerVerb[verb])
+	if tier, ok := p.Budgets.PerRiskTier[cb.RiskTier]; ok && cb.RiskTier != "" {
+		cb = overlay(cb, tier)
+	}
+	b := kairos.Budget{
+		TimeBudget:      time.Duration(cb.TimeBudgetMS) * time.Millisecond,
+		MaxToolCalls:    cb.MaxToolCalls,
+		MaxBytesRead:    cb.MaxBytesRead,
+		MaxBytesWritten: cb.MaxBytesWritten,
+		MaxNetworkCalls: cb.MaxNetworkCalls,
+		MemoryLimit:     int64(cb.MemoryLimitMB) << 20,
+		MaxOutputBytes:  cb.MaxOutputBytes,
+		RiskTier:        cb.RiskTier,
+	}
+	if b.TimeBudget <= 0 {
+		b.TimeBudget = DefaultTimeBudget
+	}
+	return b
+}
+
+// overlay returns a with the non-zero fields of b.
+func overlay(a, b kairos.CellBudget) kairos.CellBudget {
+	if b.TimeBudgetMS != 0 {
+		a.TimeBudgetMS = b.TimeBudgetMS
+	}
+	if b.MaxToolCalls != 0 {
+		a.MaxToolCalls = b.MaxToolCalls
+	}
+	if b.MaxBytesRead != 0 {
+		a.MaxBytesRead = b.MaxBytesRead
+	}
+	if b.MaxBytesWritten != 0 {
+		a.MaxBytesWritten = b.MaxBytesWritten
+	}
+	if b.MaxNetworkCalls != 0 {
+		a.MaxNetworkCalls = b.MaxNetworkCalls
+	}
+	if b.MemoryLimitMB != 0 {
+		a.MemoryLimitMB = b.MemoryLimitMB
+	}
+	if b.MaxOutputBytes != 0 {
+		a.MaxOutputBytes = b.MaxOutputBytes
+	}
+	if b.RiskTier != "" {
+		a.RiskTier = b.RiskTier
+	}
+	return a
+}
+
+// GrantFor returns the network grant p allows: nothing when
+// features.network is off; otherwise network.allow_list, network.methods
+// (upper-cased, GET when empty) and network.blocked_categories together
+// with kairos.BuiltinBlockedCategories. A nil p means the default policy.
+func GrantFor(p *kairos.Policy) kairos.NetworkGrant {
+	if p == nil {
+		p = kairos.DefaultPolicy()
+	}
+	if !p.Features.Network {
+		return kairos.NetworkGrant{}
+	}
+	g := kairos.NetworkGrant{
+		Enabled:    true,
+		AllowHosts: slices.Clone(p.Network.AllowList),
+	}
+	for _, m := range p.Network.Methods {
+		m = strings.ToUpper(strings.TrimSpace(m))
+		if m != "" && !slices.Contains(g.Methods, m) {
+			g.Methods = append(g.Methods, m)
+		}
+	}
+	if len(g.Methods) == 0 {
+		g.Methods = []string{"GET"}
+	}
+	for _, c := range append(slices.Clone(kairos.BuiltinBlockedCategories), p.Network.BlockedCategories...) {
+		if c != "" && !slices.Contains(g.BlockedCategories, c) {
+			g.BlockedCategories = append(g.BlockedCategories, c)
+		}
+	}
+	return g
+}
+
+// writesAllowed reports whether g lets a cell send anything but GET/HEAD.
+func writesAllowed(g kairos.NetworkGrant) bool {
+	if !g.Enabled {
+		return false
+	}
+	for _, m := range g.Methods {
+		if !slices.Contains(readMethods, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// readOnly returns g limited to GET and HEAD.
+func readOnly(g kairos.NetworkGrant) kairos.NetworkGrant {
+	var ms []string
+	for _, m := range g.Methods {
+		if slices.Contains(readMethods, m) {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 && g.Enabled {
+		ms = []string{"GET"}
+	}
+	g.Methods = ms
+	return g
+}
