@@ -97,7 +97,7 @@ func (w *Wrapper) ClockCommand(ctx context.Context, in *kairos.Inbound, args str
 		}
 		return w.closeAction(ctx, t, Directive{Kind: kind, Arg: arg}, visibleActions(st.Actions, tk, at))
 	case "link":
-		return w.linkCommand(ctx, uk, arg, at)
+		return w.linkCommand(ctx, uk, arg, w.now())
 	case "unlink":
 		if err := w.Unlink(ctx, uk); err != nil {
 			return "", err
@@ -214,7 +214,7 @@ func (w *Wrapper) linkCommand(ctx context.Context, uk, code string, at time.Time
 			" there within " + strconv.Itoa(int(LinkCodeTTL/time.Minute)) + " minutes. Linked identities share last-seen times and clocked actions.", nil
 	}
 	l, ok := w.links[code]
-	if ok {
+	if ok && l.userKey != uk {
 		delete(w.links, code)
 	}
 	w.mu.Unlock()

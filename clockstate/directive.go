@@ -199,7 +199,7 @@ var (
 	reDest  = regexp.MustCompile(`\b(?:heading|headed|off|on\s+my\s+way|going|driving|walking|running|popping|leaving)\s+(?:out\s+)?(?:to|into|for)\s+(?:the\s+|my\s+|a\s+|an\s+)?(gym|office|work|store|shops?|supermarket|grocery\s+store|groceries|market|mall|doctor|dentist|hospital|airport|station|train\s+station|meeting|class|school|university|church|park|pool|bank|post\s+office|pharmacy|restaurant|cafe|café|pub|bar|cinema|movies|beach|library|hairdresser|barber|vet|party|concert|game|practice|interview|appointment|dinner|lunch|breakfast|run|walk|swim|jog|ride|drive|coffee|drinks?|beer|shower|nap)\b`)
 	reOut   = regexp.MustCompile(`\b(?:heading|going|stepping|popping)\s+out\b`)
 	reAbout = regexp.MustCompile(`\babout\s+to\s+([^.!?;,]{2,60})`)
-	reGoing = regexp.MustCompile(`\bi\s+am\s+going\s+to\s+([^.!?;,]{2,60})`)
+	reGoing = regexp.MustCompile(`(?:^\s*|\bi\s+am\s+)going\s+to\s+([^.!?;,]{2,60})`)
 	reDoing = regexp.MustCompile(`\bi\s+am\s+(eating|having|cooking|making|grabbing)\s+(dinner|lunch|breakfast|a\s+snack|food)\b`)
 	reTail  = regexp.MustCompile(`(?i)\s+(?:now|right now|real quick|quickly|soon|for a bit|for a while|rn|lol|haha)\s*$`)
 )
@@ -214,8 +214,10 @@ func DetectTemporalAction(text string) (Detected, bool) {
 	if len(text) > maxDirectiveText {
 		text = text[:maxDirectiveText]
 	}
-	t := " " + strings.ToLower(strings.Join(strings.Fields(text), " ")) + " "
+	orig := strings.Join(strings.Fields(text), " ")
+	t := " " + strings.ToLower(orig) + " "
 	t = contractions.Replace(t)
+	cased := func(phrase string) string { return restoreCase(phrase, orig) }
 	switch {
 	case reNap.MatchString(t):
 		return detected("Nap", kairos.ActionInProgress), true
@@ -225,9 +227,9 @@ func DetectTemporalAction(text string) (Detected, bool) {
 		return detected("Be right back", kairos.ActionInProgress), true
 	}
 	if m := reAfter.FindStringSubmatch(t); m != nil {
-		what := normalizeLabel(m[2])
+		what := normalizeLabel(cased(m[2]))
 		if what != "" {
-			d := detected(what+" (after "+strings.TrimSpace(m[1])+")", kairos.ActionPlanned)
+			d := detected(what+" (after "+strings.TrimSpace(cased(m[1]))+")", kairos.ActionPlanned)
 			d.Activity, _, _ = activityOf(m[2])
 			return d, true
 		}
@@ -248,12 +250,12 @@ func DetectTemporalAction(text string) (Detected, bool) {
 		return detected("Have "+strings.TrimPrefix(m[2], "a "), kairos.ActionInProgress), true
 	}
 	if m := reAbout.FindStringSubmatch(t); m != nil {
-		if l := normalizeLabel(m[1]); l != "" && !isNonAction(m[1]) {
+		if l := normalizeLabel(cased(m[1])); l != "" && !isNonAction(m[1]) {
 			return detected(l, kairos.ActionPlanned), true
 		}
 	}
 	if m := reGoing.FindStringSubmatch(t); m != nil {
-		if l := normalizeLabel(m[1]); l != "" && !isNonAction(m[1]) {
+		if l := normalizeLabel(cased(m[1])); l != "" && !isNonAction(m[1]) {
 			if strings.HasPrefix(m[1], "the ") || strings.HasPrefix(m[1], "my ") {
 				l = "Go to " + strings.ToLower(l[:1]) + l[1:]
 			}
@@ -279,6 +281,20 @@ func isNonAction(s string) bool {
 		}
 	}
 	return false
+}
+
+// restoreCase finds phrase (lower case) in the original text and returns
+// it with the original's letter case; phrase itself when not found.
+func restoreCase(phrase, orig string) string {
+	phrase = strings.TrimSpace(phrase)
+	lo := strings.ToLower(orig)
+	if len(lo) != len(orig) || phrase == "" {
+		return phrase
+	}
+	if i := strings.Index(lo, phrase); i >= 0 {
+		return orig[i : i+len(phrase)]
+	}
+	return phrase
 }
 
 // maxLabel bounds a normalized label (§6.3: a short summary).
