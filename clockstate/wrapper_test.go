@@ -121,11 +121,11 @@ func TestSection4_1_RecordsTimestamps(t *testing.T) {
 	h.send(in)
 	st := h.state(in.UserKey(), in.ThreadKey())
 	for name, got := range map[string]time.Time{
-		"thread last_user_message":         st.Thread.LastUserMessage,
-		"thread last_interaction":          st.Thread.LastInteraction,
+		"thread last_user_message":          st.Thread.LastUserMessage,
+		"thread last_interaction":           st.Thread.LastInteraction,
 		"user last_interaction_any_channel": st.User.LastInteractionAnyChannel,
-		"user channel last_user_message":   st.User.Channels[in.ThreadKey()].LastUserMessage,
-		"thread last_user_message_by_user": st.Thread.LastUserMessageByUser[in.UserKey()],
+		"user channel last_user_message":    st.User.Channels[in.ThreadKey()].LastUserMessage,
+		"thread last_user_message_by_user":  st.Thread.LastUserMessageByUser[in.UserKey()],
 	} {
 		if !got.Equal(t0) {
 			t.Errorf("%s = %v, want %v", name, got, t0)
