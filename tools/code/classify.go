@@ -29,12 +29,16 @@ var readMethods = []string{"GET", "HEAD"}
 // literals are read as strings (a template's ${…} expressions are
 // scanned), regular-expression literals are recognised after operators.
 //
-//   - Network: an identifier getJSON, postJSON, fetchWithAuth or fetch.
+// Names count as identifiers or as plain string literals (an object key
+// {"authSecret": …}, globalThis["postJSON"]):
+//
+//   - Network: getJSON, postJSON, fetchWithAuth or fetch.
 //   - NetworkWrite: postJSON; or fetch/fetchWithAuth with a `method` key
 //     (identifier or string) that is not followed by ':' or '=' and a
 //     string literal GET or HEAD (a computed method counts as a write).
-//   - Secrets: an identifier or string getSecret or authSecret, a getJSON
-//     call with a second argument or a postJSON call with a third.
+//   - Secrets: getSecret or authSecret, a getJSON call with a second
+//     argument or a postJSON call with a third. SecretNames are the string
+//     literals found in those places.
 //
 // The scan can be fooled (globalThis["post"+"JSON"]), which is why the
 // tool hands a cell only the capabilities its scan found: code that was
