@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/clockstate"
+	"github.com/kairos-agent/kairos/policy"
+	"github.com/kairos-agent/kairos/sandbox"
+	"github.com/kairos-agent/kairos/store"
+	codetool "github.com/kairos-agent/kairos/tools/code"
+)
+
+func (m *Main) runVersion() error {
+	fmt.Fprintln(m.Stdout, "kairos", kairos.Version)
+	return nil
+}
+
+// runMigrate is `kairos migrate`.
+func (m *Main) runMigrate(ctx context.Context) error {
+	log := m.logger()
+	db, err := store.Open(ctx, store.Config{DataDir: m.Config.DataDir, DatabaseURL: m.Config.DatabaseURL, Logger: log, SkipMigrate: true})
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	m.onClose(db.Close)
+	done, err := db.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	all, _ := db.AppliedMigrations(ctx)
+	fmt.Fprintf(m.Stdout, "applied %d migration(s); schema at version %d\n", len(done), last(all))
+	return nil
+}
+
+func last(vs []int64) int64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	return vs[len(vs)-1]
+}
+
+// runPolicy is `kairos policy check [FILE]`.
+func (m *Main) runPolicy(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "check" || len(args) > 2 {
+		return usagef("usage: kairos policy check [FILE]")
+	}
+	path := m.Config.PolicyPath
+	if len(args) == 2 {
+		path = args[1]
+	}
+	res, err := policy.LoadFile(path)
+	if err != nil {
+		fmt.Fprintln(m.Stdout, err.Error())
+		return &quietError{code: 1}
+	}
+	if res.Defaults {
+		fmt.Fprintf(m.Stdout, "%s: no such file\n", path)
+		return &quietError{code: 1}
+	}
+	fmt.Fprintf(m.Stdout, "%s: ok\n", path)
+	return nil
+}
+
+// quietError ends with an exit status and no further message (the command
+// printed its own).
+type quietError struct{ code int }
+
+func (e *quietError) Error() string { return "" }
+
+// runClock is `kairos clock export|import|parse`.
+func (m *Main) runClock(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("usage: kairos clock export [FILE] | import FILE | parse TEXT [--tz IANA] [--at RFC3339]")
+	}
+	switch args[0] {
+	case "parse":
+		return m.clockParse(args[1:])
+	case "export", "import":
+	default:
+		return usagef("unknown clock command %q", args[0])
+	}
+	log := m.logger()
+	db, err := m.openStore(ctx, log)
+	if err != nil {
+		return err
+	}
+	cs := store.NewClockStore(db)
+	if args[0] == "export" {
+		if len(args) > 2 {
+			return usagef("usage: kairos clock export [FILE]")
+		}
+		if len(args) == 1 {
+			return clockstate.Export(ctx, cs, m.Stdout)
+		}
+		if err := clockstate.ExportFile(ctx, cs, args[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stderr, "clock state written to %s\n", args[1])
+		return nil
+	}
+	if len(args) != 2 {
+		return usagef("usage: kairos clock import FILE")
+	}
+	if err := clockstate.ImportFile(ctx, cs, args[1]); err != nil {
+		if kairos.ErrorCode(err) == kairos.EINVALID {
+			return usagef("%s", kairos.ErrorMessage(err))
+		}
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "clock state imported from %s\n", args[1])
+	return nil
+}
+
+func (m *Main) clockParse(args []string) error {
+	fs := flag.NewFlagSet("clock parse", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	tz := fs.String("tz", "", "IANA time zone that anchors floating times")
+	at := fs.String("at", "", "reference instant (RFC3339), default now")
+	// Flags may follow the text: move them in front.
+	var text []string
+	var flags []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "--") || (strings.HasPrefix(a, "-") && len(a) > 1) {
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+			continue
+		}
+		text = append(text, a)
+	}
+	if err := fs.Parse(flags); err != nil {
+		return usagef("%v", err)
+	}
+	if len(text) == 0 {
+		return usagef("usage: kairos clock parse TEXT [--tz IANA] [--at RFC3339]")
+	}
+	ref := time.Now()
+	if *at != "" {
+		t, err := time.Parse(time.RFC3339, *at)
+		if err != nil {
+			return usagef("--at must be RFC3339 (e.g. 2026-03-08T09:00:00-05:00): %v", err)
+		}
+		ref = t
+	}
+	res, err := clockstate.ParseCLI(strings.Join(text, " "), *tz, ref)
+	if err != nil {
+		return usagef("%s", kairos.ErrorMessage(err))
+	}
+	enc := json.NewEncoder(m.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// runCell is `kairos cell run FILE.js`.
+func (m *Main) runCell(ctx context.Context, args []string) error {
+	if len(args) != 2 || args[0] != "run" {
+		return usagef("usage: kairos cell run FILE.js")
+	}
+	src, err := os.ReadFile(args[1])
+	if err != nil {
+		return usagef("read %s: %v", args[1], err)
+	}
+	log := m.logger()
+	pol, _, err := m.loadPolicy(log, func(*kairos.Policy, error) {})
+	if err != nil {
+		return err
+	}
+	r, err := sandbox.New(ctx, sandbox.Config{CacheDir: filepath.Join(m.Config.DataDir, "wazero-cache"), Logger: log})
+	if err != nil {
+		return fmt.Errorf("start sandbox: %w", err)
+	}
+	m.onClose(func() error { return r.Close(context.Background()) })
+	// The operator's own cell: the policy's budgets and network grant,
+	// every configured secret; the verb follows what the code does.
+	p := pol()
+	verb := kairos.VerbBuild
+	if codetool.Scan(string(src)).Network {
+		verb = kairos.VerbResearch
+	}
+	task := &kairos.CellTask{Code: string(src), Verb: verb, Budget: codetool.BudgetFor(p, verb), Network: codetool.GrantFor(p),
+		Secrets: m.Config.Secrets, Now: time.Now()}
+	res, err := r.Run(ctx, task)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(m.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(cellJSON(res)); err != nil {
+		return err
+	}
+	if !res.Success {
+		return &quietError{code: 1}
+	}
+	return nil
+}
+
+func cellJSON(r *kairos.CellResult) map[string]any {
+	out := map[string]any{"id": r.ID, "success": r.Success, "duration_ms": r.Duration.Milliseconds(), "exit_code": r.ExitCode,
+		"stdout": r.Stdout, "stderr": r.Stderr, "network_calls": r.NetworkCalls}
+	if len(r.Output) > 0 {
+		out["output"] = r.Output
+	}
+	if !r.Success {
+		out["error_category"] = r.ErrorCategory
+		out["error"] = r.Error
+	}
+	if r.Checkpoint != nil {
+		out["checkpoint"] = r.Checkpoint
+	}
+	return out
+}
+
+// runBackup is `kairos backup FILE`.
+func (m *Main) runBackup(ctx context.Context, args []string) error {
+	if len(args) != 1 {
+		return usagef("usage: kairos backup FILE")
+	}
+	db, err := m.openStore(ctx, m.logger())
+	if err != nil {
+		return err
+	}
+	if err := db.Backup(ctx, args[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "backup written to %s\n", args[0])
+	return nil
+}
+
+// runAccess is `kairos access allow|deny ID` and `kairos access list`.
+func (m *Main) runAccess(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("usage: kairos access allow|deny ID | list")
+	}
+	db, err := m.openStore(ctx, m.logger())
+	if err != nil {
+		return err
+	}
+	l := store.NewUpdateLog(db)
+	switch {
+	case args[0] == "list" && len(args) == 1:
+		ids, err := l.ListAccess(ctx)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			fmt.Fprintln(m.Stdout, id)
+		}
+		return nil
+	case (args[0] == "allow" || args[0] == "deny") && len(args) == 2:
+		id, err := strconv.ParseInt(args[1], 10, 64)
+		if err != nil || id <= 0 {
+			return usagef("ID must be a Telegram user id (a positive number), not %q", args[1])
+		}
+		if args[0] == "allow" {
+			err = l.GrantAccess(ctx, id, 0)
+		} else {
+			err = l.RevokeAccess(ctx, id)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "user %d: %s\n", id, map[string]string{"allow": "allowed", "deny": "removed"}[args[0]])
+		return nil
+	}
+	return usagef("usage: kairos access allow|deny ID | list")
+}

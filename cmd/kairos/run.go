@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/policy"
+	codetool "github.com/kairos-agent/kairos/tools/code"
+)
+
+// drainTimeout bounds how long SIGTERM waits for turns in flight.
+const drainTimeout = 20 * time.Second
+
+// runBot is `kairos run`.
+func (m *Main) runBot(ctx context.Context) error {
+	start := time.Now()
+	c, err := m.openCore(ctx)
+	if err != nil {
+		return err
+	}
+	b, err := bot.New(bot.Config{
+		Token: m.Config.TelegramToken, APIURL: m.Config.TelegramAPIURL,
+		Handler: c.agent, Commands: m.commands(c), Policy: c.policy,
+		Access: c.updates, Updates: c.updates, Settings: c.updates,
+		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
+	})
+	if err != nil {
+		return usagef("%s", kairos.ErrorMessage(err))
+	}
+	c.mu.Lock()
+	c.onPolicyError = func(perr error) { m.notifyOperators(ctx, c, b, perr) }
+	c.mu.Unlock()
+
+	mux := c.adminMux()
+	if m.Config.WebhookURL != "" {
+		mux.Handle("POST "+bot.WebhookPath, b.WebhookHandler(ctx, m.Config.WebhookSecret))
+	}
+	ln, err := net.Listen("tcp", m.Config.HTTPAddr)
+	if err != nil {
+		return usagef("KAIROS_HTTP_ADDR %s: %v", m.Config.HTTPAddr, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	m.onClose(func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	c.log.Info("kairos started", "version", kairos.Version, "http", ln.Addr().String(),
+		"mode", map[bool]string{true: "webhook", false: "polling"}[m.Config.WebhookURL != ""], "startup", time.Since(start).Round(time.Millisecond))
+	if m.Started != nil {
+		m.Started(ln.Addr().String())
+	}
+	if m.Config.WebhookURL != "" {
+		if err := b.StartWebhook(ctx, m.Config.WebhookURL, m.Config.WebhookSecret); err != nil {
+			return fmt.Errorf("webhook: %w", err)
+		}
+		<-ctx.Done()
+		b.Drain(drainTimeout)
+		return nil
+	}
+	if err := b.Run(ctx, drainTimeout); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	c.log.Info("kairos stopped")
+	return nil
+}
+
+// notifyOperators tells every operator that a policy edit was rejected.
+func (m *Main) notifyOperators(ctx context.Context, c *core, b *bot.Bot, perr error) {
+	text := "Policy reload rejected; the last good policy stays in force:\n```\n" + perr.Error() + "\n```"
+	for _, id := range c.policy().Access.Operators {
+		if err := b.Notify(ctx, id, text); err != nil {
+			c.log.Warn("notify operator", "operator", id, "err", err)
+		}
+	}
+}
+
+// commands are the slash commands beside /start, /help and /pair.
+func (m *Main) commands(c *core) map[string]bot.Command {
+	return map[string]bot.Command{
+		"newsession": {Description: "End this session (its summary carries over) and start a new one", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			name, err := c.endSession(ctx, in.ThreadKey(), in.UserKey(), strings.TrimSpace(args), in.Date)
+			if err != nil {
+				return "", err
+			}
+			return "Started a new session: *" + escapeMD(name) + "*. I'll keep a summary of the last one in mind.", nil
+		}},
+		"codestats": {Description: "Code execution stats for the last 7 days", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			st, err := c.code.CodeStats(ctx, time.Now().Add(-7*24*time.Hour))
+			if err != nil {
+				return "", err
+			}
+			return codetool.FormatStats(st), nil
+		}},
+		"codefailures": {Description: "The last code failures: /codefailures [n]", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			n := 5
+			if args != "" {
+				v, err := strconv.Atoi(args)
+				if err != nil || v < 1 || v > 20 {
+					return "", kairos.Errorf(kairos.EINVALID, "Usage: /codefailures [n], with n from 1 to 20.")
+				}
+				n = v
+			}
+			fs, err := c.code.CodeFailures(ctx, n)
+			if err != nil {
+				return "", err
+			}
+			return codetool.FormatFailures(fs), nil
+		}},
+		"clock": {Description: "Show or set clock settings: tz, kind, mode", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			return c.clock.ClockCommand(ctx, in, args)
+		}},
+		"mode": {Description: "Show or change the DISCUSS/DIAGNOSE/EXECUTE mode", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			return c.agent.ModeCommand(ctx, in, args)
+		}},
+		"memory": {Description: "What I remember about you", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			return m.memoryCommand(ctx, c, in, args)
+		}},
+		"policy": {Description: "The active policy (operators)", OperatorOnly: true, Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			text := policy.Summary(c.policy())
+			if c.watcher != nil {
+				text += "\n" + policy.StatusLine(c.watcher.LastReload())
+			}
+			return "```\n" + text + "\n```", nil
+		}},
+	}
+}
+
+// memoryCommand lists the user's memories.
+func (m *Main) memoryCommand(ctx context.Context, c *core, in *kairos.Inbound, args string) (string, error) {
+	ms, err := c.memories.RecallMemories(ctx, kairos.MemoryFilter{UserKey: in.UserKey(), Query: args, Limit: 15})
+	if err != nil {
+		return "", err
+	}
+	if len(ms) == 0 {
+		return "I don't remember anything about you yet.", nil
+	}
+	var b strings.Builder
+	b.WriteString("What I remember:\n")
+	for _, mm := range ms {
+		fmt.Fprintf(&b, "- [%s] %s\n", mm.Type, escapeMD(mm.Content))
+	}
+	return b.String(), nil
+}
+
+// escapeMD neutralises Markdown in user-controlled text we embed.
+func escapeMD(s string) string {
+	return strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "~", "\\~").Replace(s)
+}
