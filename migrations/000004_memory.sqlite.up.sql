@@ -29,13 +29,14 @@ CREATE UNIQUE INDEX memories_user_merge ON memories (user_key, merge_key);
 CREATE INDEX memories_user_updated ON memories (user_key, updated_at);
 CREATE INDEX memories_user_span ON memories (user_key, span_end);
 
--- Full-text index (FTS5, external content = memories, rowid = seq), kept
--- in sync by triggers. porter stems English words ("running" finds "run").
+-- Full-text index: a contentless FTS5 table (rowid = memories.seq) kept in
+-- sync by triggers. porter stems English words ("running" finds "run").
+-- Recall ranks with bm25, weights content 1, tags 2.
 CREATE VIRTUAL TABLE memories_fts USING fts5(
     content,
     tags,
-    content = 'memories',
-    content_rowid = 'seq',
+    content = '',
+    contentless_delete = 1,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
@@ -44,10 +45,10 @@ CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
 END;
 
 CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
-    INSERT INTO memories_fts (memories_fts, rowid, content, tags) VALUES ('delete', old.seq, old.content, old.tags);
+    DELETE FROM memories_fts WHERE rowid = old.seq;
 END;
 
 CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, tags ON memories BEGIN
-    INSERT INTO memories_fts (memories_fts, rowid, content, tags) VALUES ('delete', old.seq, old.content, old.tags);
+    DELETE FROM memories_fts WHERE rowid = old.seq;
     INSERT INTO memories_fts (rowid, content, tags) VALUES (new.seq, new.content, new.tags);
 END;

@@ -25,7 +25,8 @@ import (
 // and summaries, one user per row.
 //
 // Recall ranks by full-text relevance: SQLite FTS5's bm25 (content weight
-// 1, tags weight 2; porter-stemmed, diacritics removed) or PostgreSQL's
+// 1, tags weight 2; porter-stemmed, diacritics removed; bounded work on
+// huge histories, see recallSQLite) or PostgreSQL's
 // ts_rank over a generated tsvector (tags weighted A, content B). The raw
 // score s (−bm25, or ts_rank) is normalized over the candidates to
 // lex = s / max(s) ∈ (0, 1]. When the filter carries a query vector, each
@@ -517,18 +518,15 @@ func (s *MemoryStore) RecallMemories(ctx context.Context, f kairos.MemoryFilter)
 	var cands []memoryRow
 	if terms := QueryTerms(f.Query); len(terms) > 0 {
 		n := max(4*limit, 40)
-		var q string
-		var qargs []any
+		var err error
 		if s.db.dialect == DialectPostgres {
-			q = "SELECT " + cols + ", ts_rank(m.tsv, q.q) AS lex FROM memories AS m, to_tsquery('english', ?) AS q(q)" +
+			q := "SELECT " + cols + ", ts_rank(m.tsv, q.q) AS lex FROM memories AS m, to_tsquery('english', ?) AS q(q)" +
 				" WHERE m.tsv @@ q.q AND " + where + " ORDER BY lex DESC, m.updated_at DESC LIMIT ?"
-			qargs = append(append([]any{PostgresTSQuery(terms)}, args...), n)
+			err = g.Raw(q, append(append([]any{PostgresTSQuery(terms)}, args...), n)...).Scan(&cands).Error
 		} else {
-			q = "SELECT " + cols + ", -bm25(memories_fts, 1.0, 2.0) AS lex FROM memories_fts JOIN memories AS m ON m.seq = memories_fts.rowid" +
-				" WHERE memories_fts MATCH ? AND " + where + " ORDER BY lex DESC, m.updated_at DESC LIMIT ?"
-			qargs = append(append([]any{SQLiteMatch(terms)}, args...), n)
+			cands, err = s.recallSQLite(ctx, f, terms, cols, where, args, n)
 		}
-		if err := g.Raw(q, qargs...).Scan(&cands).Error; err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("recall memories: %w", err)
 		}
 	}
@@ -601,6 +599,134 @@ func (s *MemoryStore) RecallMemories(ctx context.Context, f kairos.MemoryFilter)
 		mems[i].Relevance = r.rel
 	}
 	return mems, nil
+}
+
+// MemoryFTSBudget bounds how many full-text matches one SQLite recall
+// scores with bm25 (the cost of recall grows with it, about 0.6 µs each).
+const MemoryFTSBudget = 2000
+
+// recallSQLite returns up to n full-text candidates ranked by bm25. When
+// the query matches more than MemoryFTSBudget of the user's memories
+// (common words over a large history), it scores, instead of all of them,
+// (1) every match of the query's rarer terms — those with at most
+// MemoryFTSBudget/2 matches, rarest first while their total stays within
+// 2×MemoryFTSBudget — scored on those terms alone, and (2) the
+// MemoryFTSBudget most recent matches of the whole query. A memory found
+// by both keeps the higher score.
+func (s *MemoryStore) recallSQLite(ctx context.Context, f kairos.MemoryFilter, terms []string, cols, where string, args []any, n int) ([]memoryRow, error) {
+	text := SQLiteMatch
+	full := text(terms)
+	count, err := s.ftsCount(ctx, full, MemoryFTSBudget+1)
+	if err != nil {
+		return nil, err
+	}
+	if count <= MemoryFTSBudget {
+		return s.ftsRank(ctx, f, full, 0, cols, where, args, n)
+	}
+	type termCount struct {
+		term  string
+		count int
+	}
+	var rare []termCount
+	for _, t := range terms {
+		c, err := s.ftsCount(ctx, text([]string{t}), MemoryFTSBudget/2+1)
+		if err != nil {
+			return nil, err
+		}
+		if c <= MemoryFTSBudget/2 {
+			rare = append(rare, termCount{t, c})
+		}
+	}
+	sort.SliceStable(rare, func(i, j int) bool { return rare[i].count < rare[j].count })
+	var rareTerms []string
+	total := 0
+	for _, r := range rare {
+		if total+r.count > 2*MemoryFTSBudget {
+			break
+		}
+		total += r.count
+		rareTerms = append(rareTerms, r.term)
+	}
+	best := map[int64]memoryRow{}
+	var order []int64
+	keep := func(rows []memoryRow) {
+		for _, r := range rows {
+			old, ok := best[r.Seq]
+			if !ok {
+				order = append(order, r.Seq)
+			}
+			if !ok || r.Lex > old.Lex {
+				best[r.Seq] = r
+			}
+		}
+	}
+	if len(rareTerms) > 0 {
+		rows, err := s.ftsRank(ctx, f, text(rareTerms), 0, cols, where, args, n)
+		if err != nil {
+			return nil, err
+		}
+		keep(rows)
+	}
+	var bound int64
+	err = s.gdb(ctx).Raw("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+		full, MemoryFTSBudget-1).Scan(&bound).Error
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ftsRank(ctx, f, full, bound, cols, where, args, n)
+	if err != nil {
+		return nil, err
+	}
+	keep(rows)
+	out := make([]memoryRow, 0, len(order))
+	for _, seq := range order {
+		out = append(out, best[seq])
+	}
+	return out, nil
+}
+
+// ftsCount counts the matches of an FTS5 expression, stopping at limit.
+func (s *MemoryStore) ftsCount(ctx context.Context, match string, limit int) (int, error) {
+	var n int
+	err := s.gdb(ctx).Raw("SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)", match, limit).Scan(&n).Error
+	return n, err
+}
+
+// ftsRank returns the n best matches of an FTS5 expression with rowid ≥
+// minRowid, joined to their rows and filtered by where. When the filter
+// is the user alone, the ranking runs in the FTS table and joins only the
+// best 4n; should other users' memories crowd those out, or when the
+// filter has more conditions, it joins every match so that the filter
+// applies before the limit.
+func (s *MemoryStore) ftsRank(ctx context.Context, f kairos.MemoryFilter, match string, minRowid int64, cols, where string, args []any, n int) ([]memoryRow, error) {
+	var rows []memoryRow
+	userOnly := f.Store == "" && len(f.Categories) == 0 && len(f.SummaryTypes) == 0 && f.From == nil && f.To == nil && f.PeriodKeyPrefix == ""
+	if userOnly {
+		inner := 4 * n
+		q := "SELECT " + cols + ", r.lex AS lex FROM (SELECT rowid AS rid, -bm25(memories_fts, 1.0, 2.0) AS lex FROM memories_fts" +
+			" WHERE memories_fts MATCH ? AND rowid >= ? ORDER BY lex DESC LIMIT ?) AS r JOIN memories AS m ON m.seq = r.rid" +
+			" WHERE " + where + " ORDER BY r.lex DESC, m.updated_at DESC LIMIT ?"
+		err := s.gdb(ctx).Raw(q, append(append([]any{match, minRowid, inner}, args...), n)...).Scan(&rows).Error
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == n {
+			return rows, nil
+		}
+		var matched int
+		if err := s.gdb(ctx).Raw("SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? LIMIT ?)",
+			match, minRowid, inner+1).Scan(&matched).Error; err != nil {
+			return nil, err
+		}
+		if matched <= inner {
+			return rows, nil // every match was ranked
+		}
+		rows = nil
+	}
+	q := "SELECT " + cols + ", -bm25(memories_fts, 1.0, 2.0) AS lex FROM memories_fts JOIN memories AS m ON m.seq = memories_fts.rowid" +
+		" WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND " + where + " ORDER BY lex DESC, m.updated_at DESC LIMIT ?"
+	err := s.gdb(ctx).Raw(q, append(append([]any{match, minRowid}, args...), n)...).Scan(&rows).Error
+	return rows, err
 }
 
 // stopWords are dropped from queries (unless nothing else is left): they

@@ -511,3 +511,58 @@ func FuzzRecallQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestRecallOverBudget covers a query that matches more memories than one
+// recall scores (store.MemoryFTSBudget): the rare term's old match must
+// still win, and the common term's most recent matches fill the rest.
+func TestRecallOverBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stores a few thousand memories")
+	}
+	ctx := context.Background()
+	db := storetest.MustOpenDB(t)
+	s := store.NewMemoryStore(db)
+	put := func(i int, content string) *kairos.Memory {
+		m, _, err := s.StoreMemory(ctx, &kairos.Memory{UserKey: alice, Store: kairos.StoreUserMemory, Type: "fact",
+			Content: content, CreatedAt: memT0.Add(time.Duration(i) * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	zelda := put(0, "Had coffee with Zelda at the harbour.")
+	var last *kairos.Memory
+	for i := 1; i <= store.MemoryFTSBudget+100; i++ {
+		last = put(i, fmt.Sprintf("Coffee note number %d.", i))
+	}
+	// Bob's memories share the table and the words.
+	for i := range 50 {
+		if _, _, err := s.StoreMemory(ctx, &kairos.Memory{UserKey: bob, Store: kairos.StoreUserMemory, Type: "fact",
+			Content: fmt.Sprintf("Bob's coffee with Zelda, take %d.", i), CreatedAt: memT0.Add(time.Duration(5000+i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.RecallMemories(ctx, kairos.MemoryFilter{UserKey: alice, Query: "zelda coffee", Limit: 5})
+	if err != nil || len(got) != 5 {
+		t.Fatalf("recall = %v, %v", contents(got), err)
+	}
+	if got[0].ID != zelda.ID {
+		t.Errorf("first = %q, want the Zelda memory", got[0].Content)
+	}
+	for _, m := range got {
+		if m.UserKey != alice {
+			t.Errorf("another user's memory: %+v", m)
+		}
+	}
+	got, err = s.RecallMemories(ctx, kairos.MemoryFilter{UserKey: alice, Query: "coffee", Limit: 3, Categories: []string{"fact"}})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("recall coffee = %v, %v", contents(got), err)
+	}
+	found := false
+	for _, m := range got {
+		found = found || m.ID == last.ID || strings.Contains(m.Content, fmt.Sprint(store.MemoryFTSBudget+99))
+	}
+	if !found {
+		t.Errorf("the most recent coffee notes should be among equally relevant matches: %v", contents(got))
+	}
+}
