@@ -61,6 +61,9 @@ type CellTask struct {
 	Now time.Time
 	// ContinuationID resumes a checkpointed task (seed 004).
 	ContinuationID string
+	// Resume is the checkpoint being resumed, if any; the cell sees it as
+	// the global `resume` (nil: resume is null).
+	Resume *Checkpoint
 }
 
 // NetworkGrant is the network a cell may use. Enabled false means the

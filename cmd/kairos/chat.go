@@ -97,7 +97,7 @@ type terminal struct {
 	lines <-chan string
 }
 
-func (t *terminal) Typing(context.Context)           {}
+func (t *terminal) Typing(context.Context)          {}
 func (t *terminal) Partial(context.Context, string) {}
 
 func (t *terminal) Final(_ context.Context, text string) error {
