@@ -1,0 +1,671 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// qjsWasm is QuickJS-ng compiled to WASI by github.com/fastschema/qjs v0.0.6
+// (MIT licence), byte for byte the qjs.wasm of that module. It is embedded
+// here because the qjs package does not export it; we drive its exported C
+// ABI directly so that we own the wazero runtime (one per Runner, no host
+// file system, injected clocks, cheap interruption). Refresh with:
+//
+//	go generate ./sandbox
+//
+//go:generate sh -c "cp $(go env GOMODCACHE)/github.com/fastschema/qjs@v0.0.6/qjs.wasm qjs.wasm && chmod 644 qjs.wasm"
+//go:embed qjs.wasm
+var qjsWasm []byte
+
+// wasmPage is the size of one WASM memory page.
+const wasmPage = 65536
+
+// engine is one wazero runtime with the QuickJS module compiled once.
+type engine struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	cache    wazero.CompilationCache
+
+	// The C stack occupies [stackLow, stackTop) after patchLayout.
+	stackLow, stackTop uint32
+
+	// Offsets from the JSRuntime pointer of malloc_limit and
+	// interrupt_handler, found by calibrate; -1 if unknown.
+	limitOffset int32
+	irqOffset   int32
+
+	// snapshot is the linear memory of an instance with QuickJS and the
+	// prelude initialised; fresh instances start as a copy of it.
+	snapshot []byte
+	snapQJS, snapRT uint32 // QJSRuntime* and JSRuntime* in the snapshot
+	snapCtx         uint32 // JSContext* in the snapshot
+}
+
+// hostKey is the context key under which a cell's host state travels into
+// the jsFunctionProxy host function.
+type hostKey struct{}
+
+// newEngine creates the runtime and compiles the module. cacheDir may be
+// empty (an in-memory compilation cache is used then).
+func newEngine(ctx context.Context, cacheDir string, maxPages, stackPages uint32) (*engine, error) {
+	wasm, err := patchLayout(qjsWasm, stackPages)
+	if err != nil {
+		return nil, fmt.Errorf("patch quickjs module: %w", err)
+	}
+	var cache wazero.CompilationCache
+	if cacheDir != "" {
+		cache, err = wazero.NewCompilationCacheWithDir(cacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("open compilation cache: %w", err)
+		}
+	} else {
+		cache = wazero.NewCompilationCache()
+	}
+	cfg := wazero.NewRuntimeConfig().
+		WithCompilationCache(cache).
+		WithCloseOnContextDone(false). // interruption: see poke
+		WithMemoryLimitPages(maxPages).
+		WithDebugInfoEnabled(false)
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	e := &engine{rt: rt, cache: cache, limitOffset: -1, irqOffset: -1}
+	oldMin, err := memoryMin(qjsWasm)
+	if err != nil {
+		return nil, err
+	}
+	e.stackLow = oldMin * wasmPage
+	e.stackTop = (oldMin + stackPages) * wasmPage
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		e.close(ctx)
+		return nil, fmt.Errorf("instantiate wasi: %w", err)
+	}
+	_, err = rt.NewHostModuleBuilder("env").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostProxy),
+			[]api.ValueType{api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI32, api.ValueTypeI32},
+			[]api.ValueType{api.ValueTypeI64}).
+		Export("jsFunctionProxy").
+		Instantiate(ctx)
+	if err != nil {
+		e.close(ctx)
+		return nil, fmt.Errorf("instantiate host module: %w", err)
+	}
+	e.compiled, err = rt.CompileModule(ctx, wasm)
+	if err != nil {
+		e.close(ctx)
+		return nil, fmt.Errorf("compile quickjs: %w", err)
+	}
+	return e, nil
+}
+
+func (e *engine) close(ctx context.Context) error {
+	err := e.rt.Close(ctx)
+	if e.cache != nil {
+		err = errors.Join(err, e.cache.Close(ctx))
+	}
+	return err
+}
+
+// instance is one QuickJS module instance with its runtime and context.
+// It belongs to at most one cell and is closed after it.
+type instance struct {
+	mod  api.Module
+	mem  api.Memory
+	qjs  uint32 // QJSRuntime*
+	rt   uint32 // JSRuntime*
+	jctx uint32 // JSContext*
+	io   *instanceIO
+	fns  map[string]api.Function
+}
+
+// instanceIO is what the module's WASI imports see. It is filled in when
+// the instance is handed to a cell; before that stdout goes nowhere and the
+// clocks start at zero.
+type instanceIO struct {
+	mu    sync.Mutex
+	cell  *cell
+	start time.Time // monotonic start of the cell
+	epoch time.Time // what the cell sees as "now" at start
+}
+
+func (o *instanceIO) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	c := o.cell
+	o.mu.Unlock()
+	if c == nil {
+		return len(p), nil
+	}
+	return c.writeStd(p)
+}
+
+func (o *instanceIO) elapsed() time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.start.IsZero() {
+		return 0
+	}
+	return time.Since(o.start)
+}
+
+func (o *instanceIO) walltime() (int64, int32) {
+	o.mu.Lock()
+	epoch, start := o.epoch, o.start
+	o.mu.Unlock()
+	if start.IsZero() {
+		return 0, 0
+	}
+	t := epoch.Add(time.Since(start))
+	return t.Unix(), int32(t.Nanosecond())
+}
+
+func (o *instanceIO) nanotime() int64 { return int64(o.elapsed()) }
+
+// nanosleep backs os.sleep and timers: it sleeps for real, but never past
+// the cell's deadline, and wakes when the cell is stopped.
+func (o *instanceIO) nanosleep(ns int64) {
+	o.mu.Lock()
+	c := o.cell
+	o.mu.Unlock()
+	if c == nil || ns <= 0 {
+		return
+	}
+	c.sleep(time.Duration(ns))
+}
+
+// moduleConfig gives an instance no arguments, no environment, no file
+// system (not even a working directory), stdout and stderr into the cell,
+// and clocks and sleep that belong to the cell.
+func (e *engine) moduleConfig(io *instanceIO, rand io.Reader) wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions().
+		WithStdout(io).
+		WithStderr(io).
+		WithWalltime(io.walltime, sys.ClockResolution(time.Microsecond)).
+		WithNanotime(io.nanotime, sys.ClockResolution(time.Microsecond)).
+		WithNanosleep(io.nanosleep).
+		WithRandSource(rand)
+}
+
+// newInstance instantiates the module and creates a QuickJS runtime with
+// the given JS memory limit (0 = none) and stack limit.
+func (e *engine) newInstance(ctx context.Context, memLimit, stackSize uint32, rand io.Reader) (*instance, error) {
+	io := &instanceIO{}
+	mod, err := e.rt.InstantiateModule(ctx, e.compiled, e.moduleConfig(io, rand))
+	if err != nil {
+		return nil, fmt.Errorf("instantiate quickjs: %w", err)
+	}
+	in := &instance{mod: mod, mem: mod.Memory(), io: io, fns: make(map[string]api.Function, 24)}
+	if err := e.guard(ctx, in); err != nil {
+		in.close(ctx)
+		return nil, err
+	}
+	q, err := in.call(ctx, "New_QJS", uint64(memLimit), uint64(stackSize), 0, 0)
+	if err != nil || q == 0 {
+		in.close(ctx)
+		return nil, fmt.Errorf("create quickjs runtime: %v", err)
+	}
+	in.qjs = uint32(q)
+	jctx, err := in.call(ctx, "QJS_GetContext", q)
+	if err != nil {
+		in.close(ctx)
+		return nil, err
+	}
+	in.jctx = uint32(jctx)
+	rtp, ok := in.mem.ReadUint32Le(in.qjs)
+	if !ok {
+		in.close(ctx)
+		return nil, errors.New("read JSRuntime pointer")
+	}
+	in.rt = rtp
+	if rtp < e.stackTop {
+		in.close(ctx)
+		return nil, errors.New("quickjs runtime allocated below the stack")
+	}
+	return in, nil
+}
+
+// canaryLen bytes just below the stack region hold a pattern; a stack
+// overflow overwrites them (see overflowed).
+const canaryLen = 256
+
+// guard fills the heap below the stack region with blocks that are never
+// freed, so nothing of QuickJS lives where a stack overflow lands first,
+// and writes the canary below the stack.
+func (e *engine) guard(ctx context.Context, in *instance) error {
+	for _, size := range []uint64{4096, 512, 64, 8} {
+		for i := 0; ; i++ {
+			if i > 256 {
+				return errors.New("heap layout: guard blocks never reached the stack")
+			}
+			p, err := in.call(ctx, "malloc", size)
+			if err != nil {
+				return err
+			}
+			if uint32(p) >= e.stackTop {
+				if err := in.free(ctx, uint32(p)); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return in.writeCanary(e.stackLow)
+}
+
+func (in *instance) writeCanary(stackLow uint32) error {
+	b, ok := in.mem.Read(stackLow-canaryLen, canaryLen)
+	if !ok {
+		return errors.New("canary out of range")
+	}
+	for i := range b {
+		b[i] = byte(0xA5 ^ i)
+	}
+	return nil
+}
+
+// overflowed reports whether the C stack ran past its region.
+func (e *engine) overflowed(in *instance) bool {
+	b, ok := in.mem.Read(e.stackLow-canaryLen, canaryLen)
+	if !ok {
+		return true
+	}
+	for i := range b {
+		if b[i] != byte(0xA5^i) {
+			return true
+		}
+	}
+	return false
+}
+
+// memoryMin returns the initial page count of the module's memory.
+func memoryMin(mod []byte) (uint32, error) {
+	for i := 8; i < len(mod); {
+		id := mod[i]
+		size, n := uleb(mod[i+1:])
+		if n == 0 {
+			break
+		}
+		start := i + 1 + n
+		if id == 5 && start+2 < len(mod) {
+			min, m := uleb(mod[start+2:])
+			if m == 0 {
+				break
+			}
+			return uint32(min), nil
+		}
+		i = start + int(size)
+	}
+	return 0, errors.New("memory section not found")
+}
+
+// prepare creates the template instance (QuickJS runtime, host function,
+// prelude), calibrates the runtime field offsets and takes the snapshot.
+func (e *engine) prepare(ctx context.Context, prelude string, memLimit uint32, rand io.Reader) error {
+	if err := e.calibrate(ctx, rand); err != nil {
+		return err
+	}
+	in, err := e.newInstance(ctx, memLimit, 0, rand)
+	if err != nil {
+		return err
+	}
+	defer in.close(ctx)
+	if err := in.installHost(ctx, "__kairos_host", 1); err != nil {
+		return fmt.Errorf("install host function: %w", err)
+	}
+	exc, err := in.eval(ctx, "<prelude>", prelude, evalGlobal)
+	if err != nil {
+		return fmt.Errorf("prelude: %w", err)
+	}
+	if exc != "" {
+		return fmt.Errorf("prelude: %s", exc)
+	}
+	b, ok := in.mem.Read(0, in.mem.Size())
+	if !ok {
+		return errors.New("read snapshot")
+	}
+	e.snapshot = bytes.Clone(b)
+	e.snapQJS, e.snapRT, e.snapCtx = in.qjs, in.rt, in.jctx
+	return nil
+}
+
+// clone instantiates the module and copies the snapshot into it: the cost
+// of a fresh, fully initialised cell is one instantiation and one copy.
+func (e *engine) clone(ctx context.Context, rand io.Reader) (*instance, error) {
+	io := &instanceIO{}
+	mod, err := e.rt.InstantiateModule(ctx, e.compiled, e.moduleConfig(io, rand))
+	if err != nil {
+		return nil, fmt.Errorf("instantiate quickjs: %w", err)
+	}
+	mem := mod.Memory()
+	if need := uint32(len(e.snapshot)); mem.Size() < need {
+		if _, ok := mem.Grow((need - mem.Size()) / wasmPage); !ok {
+			_ = mod.Close(ctx)
+			return nil, errors.New("grow memory for snapshot")
+		}
+	}
+	if !mem.Write(0, e.snapshot) {
+		_ = mod.Close(ctx)
+		return nil, errors.New("write snapshot")
+	}
+	return &instance{mod: mod, mem: mem, io: io, qjs: e.snapQJS, rt: e.snapRT, jctx: e.snapCtx,
+		fns: make(map[string]api.Function, 24)}, nil
+}
+
+// irqIndex is a function table index far out of range: when QuickJS calls
+// it as its interrupt handler the call traps, which ends the eval at once.
+const irqIndex = 0xFFFFFFF0
+
+// poke installs the trapping interrupt handler. QuickJS polls its handler
+// every few thousand bytecodes and in the regexp engine, so this stops
+// running JavaScript within microseconds at no cost while nothing is
+// installed (wazero's WithCloseOnContextDone costs about 4-5x on tight
+// loops here). Safe to call from another goroutine.
+func (e *engine) poke(in *instance) {
+	if e.irqOffset < 0 {
+		return
+	}
+	b, ok := in.mem.Read(in.rt+uint32(e.irqOffset), 4)
+	if !ok {
+		return
+	}
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&b[0])), irqIndex)
+}
+
+func (in *instance) close(ctx context.Context) {
+	if in.mod != nil {
+		_ = in.mod.Close(ctx)
+	}
+}
+
+func (in *instance) fn(name string) api.Function {
+	f, ok := in.fns[name]
+	if !ok {
+		f = in.mod.ExportedFunction(name)
+		in.fns[name] = f
+	}
+	return f
+}
+
+// call calls an exported function and returns its first result.
+func (in *instance) call(ctx context.Context, name string, args ...uint64) (uint64, error) {
+	f := in.fn(name)
+	if f == nil {
+		return 0, fmt.Errorf("quickjs export %s missing", name)
+	}
+	res, err := f.Call(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	if len(res) == 0 {
+		return 0, nil
+	}
+	return res[0], nil
+}
+
+// cstring copies s into WASM memory, NUL terminated; free it with free.
+func (in *instance) cstring(ctx context.Context, s string) (uint32, error) {
+	p, err := in.call(ctx, "malloc", uint64(len(s)+1))
+	if err != nil {
+		return 0, err
+	}
+	if p == 0 {
+		return 0, errOOM
+	}
+	buf, ok := in.mem.Read(uint32(p), uint32(len(s)+1))
+	if !ok {
+		return 0, errOOM
+	}
+	copy(buf, s)
+	buf[len(s)] = 0
+	return uint32(p), nil
+}
+
+func (in *instance) free(ctx context.Context, p uint32) error {
+	if p == 0 {
+		return nil
+	}
+	_, err := in.call(ctx, "free", uint64(p))
+	return err
+}
+
+var errOOM = errors.New("out of memory")
+
+// newString creates a JS string value.
+func (in *instance) newString(ctx context.Context, s string) (uint64, error) {
+	p, err := in.cstring(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	v, err := in.call(ctx, "QJS_NewString", uint64(in.jctx), uint64(p))
+	if ferr := in.free(ctx, p); err == nil {
+		err = ferr
+	}
+	return v, err
+}
+
+// toString converts a JS value to a Go string (as String(v) would). ok is
+// false when the conversion threw.
+func (in *instance) toString(ctx context.Context, v uint64) (string, bool, error) {
+	pp, err := in.call(ctx, "QJS_ToCString", uint64(in.jctx), v)
+	if err != nil {
+		return "", false, err
+	}
+	if pp == 0 {
+		return "", false, nil
+	}
+	packed, ok := in.mem.ReadUint64Le(uint32(pp))
+	if !ok {
+		return "", false, errors.New("bad string pointer")
+	}
+	sp, n := uint32(packed>>32), uint32(packed)
+	b, ok := in.mem.Read(sp, n)
+	if !ok {
+		return "", false, errors.New("bad string pointer")
+	}
+	s := string(b)
+	if _, err := in.call(ctx, "JS_FreeCString", uint64(in.jctx), uint64(sp)); err != nil {
+		return "", false, err
+	}
+	return s, true, in.free(ctx, uint32(pp))
+}
+
+func (in *instance) freeValue(ctx context.Context, v uint64) error {
+	_, err := in.call(ctx, "QJS_FreeValue", uint64(in.jctx), v)
+	return err
+}
+
+// JS eval flags (quickjs.h).
+const (
+	evalGlobal = 0
+	evalStrict = 1 << 3
+	evalAsync  = 1 << 7
+)
+
+// eval evaluates code as a global script (top-level await allowed when
+// flags has evalAsync) and runs the job loop. It returns the exception text
+// ("" if none). After an error the instance must be discarded, so nothing
+// is freed then.
+func (in *instance) eval(ctx context.Context, file, code string, flags uint64) (string, error) {
+	cp, err := in.cstring(ctx, code)
+	if err != nil {
+		return "", err
+	}
+	fp, err := in.cstring(ctx, file)
+	if err != nil {
+		return "", err
+	}
+	op, err := in.call(ctx, "QJS_CreateEvalOption", uint64(cp), 0, 0, uint64(fp), flags)
+	if err != nil {
+		return "", err
+	}
+	if op == 0 {
+		return "", errOOM
+	}
+	v, err := in.call(ctx, "QJS_Eval", uint64(in.jctx), op)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range []uint32{uint32(op), fp, cp} {
+		if err := in.free(ctx, p); err != nil {
+			return "", err
+		}
+	}
+	isExc, err := in.call(ctx, "QJS_IsException", v)
+	if err != nil {
+		return "", err
+	}
+	if isExc&0xff == 0 {
+		return "", in.freeValue(ctx, v)
+	}
+	return in.exception(ctx)
+}
+
+// exception takes the pending exception and formats it with its stack.
+func (in *instance) exception(ctx context.Context) (string, error) {
+	exc, err := in.call(ctx, "JS_GetException", uint64(in.jctx))
+	if err != nil {
+		return "", err
+	}
+	defer in.freeValue(ctx, exc)
+	msg, ok, err := in.toString(ctx, exc)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		msg = "uncaught exception"
+	}
+	sp, err := in.cstring(ctx, "stack")
+	if err != nil {
+		return msg, err
+	}
+	defer in.free(ctx, sp)
+	st, err := in.call(ctx, "JS_GetPropertyStr", uint64(in.jctx), exc, uint64(sp))
+	if err != nil {
+		return msg, err
+	}
+	defer in.freeValue(ctx, st)
+	if isStr, _ := in.call(ctx, "QJS_IsString", st); isStr&0xff != 0 {
+		if s, ok, err := in.toString(ctx, st); err == nil && ok && s != "" {
+			msg += "\n" + s
+		}
+	}
+	return msg, nil
+}
+
+// installHost defines a global function name that calls the host with
+// handler id.
+func (in *instance) installHost(ctx context.Context, name string, id uint64) error {
+	f, err := in.call(ctx, "QJS_CreateFunctionProxy", uint64(in.jctx), id, 0, 0)
+	if err != nil {
+		return err
+	}
+	g, err := in.call(ctx, "JS_GetGlobalObject", uint64(in.jctx))
+	if err != nil {
+		return err
+	}
+	defer in.freeValue(ctx, g)
+	np, err := in.cstring(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer in.free(ctx, np)
+	r, err := in.call(ctx, "JS_SetPropertyStr", uint64(in.jctx), g, uint64(np), f)
+	if err != nil {
+		return err
+	}
+	if int32(r) < 0 {
+		return fmt.Errorf("define %s", name)
+	}
+	return nil
+}
+
+// setMemLimit writes JSRuntime.malloc_limit (see calibrate).
+func (e *engine) setMemLimit(in *instance, limit uint32) bool {
+	if e.limitOffset < 0 {
+		return false
+	}
+	return in.mem.WriteUint32Le(in.rt+uint32(e.limitOffset), limit)
+}
+
+// calibrate finds two fields inside QuickJS's JSRuntime, whose layout is
+// private: malloc_limit (so a snapshot instance can be given a per-cell
+// memory limit) and interrupt_handler (so a running cell can be stopped,
+// see poke). Two runtimes created with different memory and stack limits
+// are compared to find malloc_limit and stack_size; interrupt_handler
+// follows stack_size within a few words, and the candidate that makes a
+// loop trap with an invalid table access while leaving a short script
+// alone is it.
+func (e *engine) calibrate(ctx context.Context, rand io.Reader) error {
+	const la, lb = 0x3A5A5000, 0x3A5A6000
+	const sa, sb = 0x51230, 0x51240
+	ia, err := e.newInstance(ctx, la, sa, rand)
+	if err != nil {
+		return err
+	}
+	defer ia.close(ctx)
+	ib, err := e.newInstance(ctx, lb, sb, rand)
+	if err != nil {
+		return err
+	}
+	defer ib.close(ctx)
+	ra, _ := ia.mem.Read(ia.rt, 512)
+	rb, _ := ib.mem.Read(ib.rt, 512)
+	stackOff := -1
+	for off := 0; off+4 <= len(ra) && off+4 <= len(rb); off += 4 {
+		a, b := binary.LittleEndian.Uint32(ra[off:]), binary.LittleEndian.Uint32(rb[off:])
+		if a == la && b == lb && e.limitOffset < 0 {
+			e.limitOffset = int32(off)
+		}
+		if a == sa && b == sb && stackOff < 0 {
+			stackOff = off
+		}
+	}
+	if e.limitOffset < 0 || stackOff < 0 {
+		return errors.New("calibrate: quickjs runtime fields not found")
+	}
+	for off := stackOff + 12; off <= stackOff+64 && off+4 <= len(ra); off += 4 {
+		if binary.LittleEndian.Uint32(ra[off:]) != 0 {
+			continue
+		}
+		ok, err := e.tryIRQ(ctx, off, rand)
+		if err != nil {
+			return err
+		}
+		if ok {
+			e.irqOffset = int32(off)
+			return nil
+		}
+	}
+	return errors.New("calibrate: quickjs interrupt handler not found")
+}
+
+func (e *engine) tryIRQ(ctx context.Context, off int, rand io.Reader) (bool, error) {
+	in, err := e.newInstance(ctx, 0, 0, rand)
+	if err != nil {
+		return false, err
+	}
+	defer in.close(ctx)
+	if !in.mem.WriteUint32Le(in.rt+uint32(off), irqIndex) {
+		return false, nil
+	}
+	if exc, err := in.eval(ctx, "<calibrate>", "1+1", evalGlobal); err != nil || exc != "" {
+		return false, nil
+	}
+	_, err = in.eval(ctx, "<calibrate>", "for (let i = 0; i < 100000; i++) {}", evalGlobal)
+	return err != nil && strings.Contains(err.Error(), "invalid table access"), nil
+}

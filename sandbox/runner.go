@@ -1,0 +1,430 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+//go:embed prelude.js
+var prelude string
+
+// Config configures a Runner. Every field is optional.
+type Config struct {
+	// CacheDir holds wazero's compilation cache (cmd sets it to
+	// KAIROS_DATA_DIR/wazero-cache); empty means an in-memory cache, so the
+	// module is compiled again in every process.
+	CacheDir string
+	// HTTPClient makes the cells' network calls; http.DefaultClient's
+	// transport when nil. Redirects are re-checked against the policy.
+	HTTPClient *http.Client
+	Logger     *slog.Logger
+	// Now is the clock used when a task has no Now of its own.
+	Now func() time.Time
+	// PoolSize is how many initialised instances are kept ready (default 2;
+	// negative disables the pool).
+	PoolSize int
+}
+
+// Defaults applied to zero budget fields (the same as kairos.DefaultPolicy).
+const (
+	DefaultTimeBudget      = 30 * time.Second
+	DefaultMaxToolCalls    = 64
+	DefaultMaxBytesRead    = 4 << 20
+	DefaultMaxBytesWritten = 1 << 20
+	DefaultMaxNetworkCalls = 16
+	DefaultMemoryLimit     = 64 << 20
+	DefaultMaxOutputBytes  = 64 << 10
+
+	// MaxMemoryLimit caps Budget.MemoryLimit; MinMemoryLimit floors it
+	// (QuickJS needs some room of its own).
+	MaxMemoryLimit = 512 << 20
+	MinMemoryLimit = 2 << 20
+)
+
+const (
+	stackPages = 16     // 1 MiB C stack, about 5000 JavaScript frames
+	maxPages   = 12_288 // 768 MiB: the wazero backstop per instance
+)
+
+// Runner runs JavaScript cells. It implements kairos.CodeRunner and is
+// safe for concurrent use.
+type Runner struct {
+	cfg    Config
+	log    *slog.Logger
+	client *http.Client
+
+	mu     sync.Mutex
+	eng    *engine
+	closed bool
+	pool   chan *instance
+	quit   chan struct{}
+	filler sync.WaitGroup
+	active sync.WaitGroup
+}
+
+var _ kairos.CodeRunner = (*Runner)(nil)
+
+// New returns a Runner. It compiles nothing yet: the engine is compiled on
+// the first Run or Warm, so an idle process stays small.
+func New(ctx context.Context, cfg Config) (*Runner, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.PoolSize == 0 {
+		cfg.PoolSize = 2
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		client = &http.Client{Transport: http.DefaultTransport, Timeout: time.Minute}
+	}
+	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "sandbox"), client: client}, nil
+}
+
+// Warm compiles the engine, prepares the snapshot and fills the pool.
+func (r *Runner) Warm(ctx context.Context) error {
+	_, err := r.engine(ctx)
+	return err
+}
+
+func (r *Runner) engine(ctx context.Context) (*engine, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, kairos.Errorf(kairos.EUNAVAILABLE, "sandbox is closed")
+	}
+	if r.eng != nil {
+		return r.eng, nil
+	}
+	t0 := time.Now()
+	eng, err := newEngine(ctx, r.cfg.CacheDir, maxPages, stackPages)
+	if err != nil {
+		return nil, fmt.Errorf("start engine: %w", err)
+	}
+	if err := eng.prepare(ctx, prelude, DefaultMemoryLimit, rand.Reader); err != nil {
+		_ = eng.close(ctx)
+		return nil, fmt.Errorf("prepare engine: %w", err)
+	}
+	r.eng = eng
+	r.log.Debug("engine ready", "took", time.Since(t0), "snapshot_bytes", len(eng.snapshot))
+	if r.cfg.PoolSize > 0 {
+		r.pool = make(chan *instance, r.cfg.PoolSize)
+		r.quit = make(chan struct{})
+		r.filler.Add(1)
+		go r.fill(eng, r.pool, r.quit)
+	}
+	return eng, nil
+}
+
+// fill keeps the pool of ready instances full until quit closes.
+func (r *Runner) fill(eng *engine, pool chan *instance, quit chan struct{}) {
+	defer r.filler.Done()
+	ctx := context.Background()
+	for {
+		in, err := eng.clone(ctx, rand.Reader)
+		if err != nil {
+			r.log.Error("prepare cell instance", "err", err)
+			select {
+			case <-quit:
+				return
+			case <-time.After(time.Second):
+				continue
+			}
+		}
+		select {
+		case pool <- in:
+		case <-quit:
+			in.close(ctx)
+			return
+		}
+	}
+}
+
+func (r *Runner) instance(ctx context.Context, eng *engine) (*instance, error) {
+	if r.pool != nil {
+		select {
+		case in := <-r.pool:
+			return in, nil
+		default:
+		}
+	}
+	return eng.clone(ctx, rand.Reader)
+}
+
+// Close stops the pool, waits for running cells and releases the engine.
+func (r *Runner) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	eng, quit, pool := r.eng, r.quit, r.pool
+	r.mu.Unlock()
+	r.active.Wait()
+	if quit != nil {
+		close(quit)
+		r.filler.Wait()
+		for {
+			select {
+			case in := <-pool:
+				in.close(ctx)
+				continue
+			default:
+			}
+			break
+		}
+	}
+	if eng != nil {
+		return eng.close(ctx)
+	}
+	return nil
+}
+
+// withDefaults fills zero budget fields and clamps the memory limit.
+func withDefaults(b kairos.Budget) kairos.Budget {
+	if b.TimeBudget <= 0 && b.DeadlineAt.IsZero() {
+		b.TimeBudget = DefaultTimeBudget
+	}
+	if b.MaxToolCalls <= 0 {
+		b.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if b.MaxBytesRead <= 0 {
+		b.MaxBytesRead = DefaultMaxBytesRead
+	}
+	if b.MaxBytesWritten <= 0 {
+		b.MaxBytesWritten = DefaultMaxBytesWritten
+	}
+	if b.MaxNetworkCalls <= 0 {
+		b.MaxNetworkCalls = DefaultMaxNetworkCalls
+	}
+	if b.MemoryLimit <= 0 {
+		b.MemoryLimit = DefaultMemoryLimit
+	}
+	b.MemoryLimit = min(max(b.MemoryLimit, MinMemoryLimit), MaxMemoryLimit)
+	if b.MaxOutputBytes <= 0 {
+		b.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	return b
+}
+
+// Run runs one cell. Every failure of the cell (syntax, exceptions,
+// budgets, policy refusals, a leak-scan rejection) is a result with
+// Success false; an error means the task was invalid (EINVALID) or the
+// runner itself failed.
+func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellResult, error) {
+	if task == nil {
+		return nil, kairos.Errorf(kairos.EINVALID, "no cell task")
+	}
+	if !slices.Contains(kairos.Verbs, task.Verb) {
+		return nil, kairos.Errorf(kairos.EINVALID, "cell task verb %q is not one of %s", clip(task.Verb, 32), strings.Join(kairos.Verbs, ", "))
+	}
+	if strings.TrimSpace(task.Code) == "" {
+		return nil, kairos.Errorf(kairos.EINVALID, "cell task has no code")
+	}
+	start := time.Now()
+	res := &kairos.CellResult{ID: newID()}
+	red := kairos.NewRedactor(secretValues(task.Secrets))
+	if reason := ScanForLeaks(task.Code, task.Secrets); reason != "" {
+		res.ExitCode = -1
+		res.ErrorCategory = kairos.CatRejected
+		res.Error = red.Scrub("code rejected: " + reason)
+		res.Stderr = res.Error
+		res.Duration = time.Since(start)
+		r.log.Info("cell rejected", "id", res.ID, "verb", task.Verb, "reason", res.Error)
+		return res, nil
+	}
+
+	b := withDefaults(task.Budget)
+	deadline := start.Add(b.TimeBudget)
+	if b.TimeBudget <= 0 || (!b.DeadlineAt.IsZero() && b.DeadlineAt.Before(deadline)) {
+		deadline = b.DeadlineAt
+	}
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, kairos.Errorf(kairos.EUNAVAILABLE, "sandbox is closed")
+	}
+	r.active.Add(1)
+	r.mu.Unlock()
+	defer r.active.Done()
+
+	eng, err := r.engine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in, err := r.instance(ctx, eng)
+	if err != nil {
+		return nil, fmt.Errorf("cell instance: %w", err)
+	}
+	defer in.close(context.Background())
+
+	cctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	c := &cell{
+		task:     task,
+		budget:   b,
+		deadline: deadline,
+		ctx:      cctx,
+		cancel:   cancel,
+		client:   cellClient(r.client, &task.Network),
+		in:       in,
+		eng:      eng,
+	}
+	stopWatch := context.AfterFunc(cctx, func() {
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			c.stop(kairos.CatTimeout, "cell cancelled")
+			return
+		}
+		c.stop(kairos.CatTimeout, fmt.Sprintf("time budget of %s exhausted", deadline.Sub(start).Round(time.Millisecond)))
+	})
+	defer stopWatch()
+
+	now := task.Now
+	if now.IsZero() {
+		now = r.cfg.Now()
+	}
+	eng.setMemLimit(in, uint32(b.MemoryLimit))
+	in.io.attach(c, start, now)
+
+	var seed [4]byte
+	_, _ = rand.Read(seed[:])
+	resume := "null"
+	if task.Resume != nil {
+		rb, _ := json.Marshal(task.Resume)
+		js, _ := json.Marshal(string(rb))
+		resume = string(js)
+	}
+	setup := fmt.Sprintf("__kairos_setup(%t, %d, %s)", task.Network.Enabled, binary.LittleEndian.Uint32(seed[:]), resume)
+
+	callCtx := context.WithValue(context.Background(), hostKey{}, c)
+	exc, evalErr := in.eval(callCtx, "<setup>", setup, evalGlobal)
+	if evalErr == nil && exc == "" {
+		exc, evalErr = in.eval(callCtx, "<cell>", task.Code, evalGlobal|evalAsync)
+	}
+	c.mu.Lock()
+	c.done = true
+	c.mu.Unlock()
+	res.Duration = time.Since(start)
+	r.finish(c, res, exc, evalErr, red)
+	r.log.Debug("cell finished", "id", res.ID, "verb", task.Verb, "risk_tier", b.RiskTier,
+		"success", res.Success, "category", res.ErrorCategory, "duration", res.Duration)
+	return res, nil
+}
+
+// finish fills the result from the cell's state, categorised and scrubbed.
+func (r *Runner) finish(c *cell, res *kairos.CellResult, exc string, evalErr error, red *kairos.Redactor) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stdout, stderr := c.stdout.String(), c.stderr.String()
+	if c.truncated {
+		stdout += "\n[output truncated]"
+	}
+	res.ToolCalls, res.NetworkCalls = c.toolCalls, c.networkCalls
+	res.BytesRead, res.BytesWritten = c.bytesRead, c.bytesWritten
+	var exitErr *sys.ExitError
+	switch {
+	case c.stopCat != "":
+		res.ErrorCategory, res.Error = c.stopCat, c.stopMsg
+	case evalErr != nil && errors.As(evalErr, &exitErr):
+		res.ExitCode = int(exitErr.ExitCode())
+		if res.ExitCode != 0 {
+			res.ErrorCategory = kairos.CatRuntime
+			res.Error = fmt.Sprintf("cell exited with status %d", res.ExitCode)
+		}
+	case evalErr != nil && c.eng.overflowed(c.in):
+		res.ErrorCategory = kairos.CatMemory
+		res.Error = "RangeError: stack overflow (call depth too deep for the cell's 1 MiB stack)"
+	case evalErr != nil:
+		res.ErrorCategory = kairos.CatRuntime
+		msg, _, _ := strings.Cut(evalErr.Error(), "\n")
+		if errors.Is(evalErr, errOOM) {
+			res.ErrorCategory = kairos.CatMemory
+		}
+		res.Error = "engine fault: " + msg
+	case exc != "":
+		res.ErrorCategory, res.Error = Categorize(exc), exc
+	}
+	res.Success = res.ErrorCategory == ""
+	if !res.Success && res.ExitCode == 0 {
+		res.ExitCode = 1
+	}
+	if res.Error != "" {
+		if stderr != "" && !strings.HasSuffix(stderr, "\n") {
+			stderr += "\n"
+		}
+		stderr += res.Error
+	}
+	res.Stdout, res.Stderr, res.Error = red.Scrub(stdout), red.Scrub(stderr), red.Scrub(res.Error)
+	if len(c.output) > 0 {
+		res.Output = scrubJSON(red, c.output)
+	}
+	if c.checkpoint != nil {
+		cp := *c.checkpoint
+		cp.Cursor = red.Scrub(cp.Cursor)
+		cp.Stage = red.Scrub(cp.Stage)
+		cp.Completed = slices.Clone(cp.Completed)
+		for i := range cp.Completed {
+			cp.Completed[i] = red.Scrub(cp.Completed[i])
+		}
+		if len(cp.State) > 0 {
+			cp.State = scrubJSON(red, cp.State)
+		}
+		res.Checkpoint = &cp
+	}
+}
+
+// scrubJSON scrubs a JSON text; if scrubbing broke it, the scrubbed text
+// is returned as a JSON string.
+func scrubJSON(red *kairos.Redactor, js json.RawMessage) json.RawMessage {
+	s := red.Scrub(string(js))
+	if s == string(js) || json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func secretValues(m map[string]string) []string {
+	vs := make([]string, 0, len(m))
+	for _, v := range m {
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// newID returns a random UUID (version 4).
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// attach hands the instance's WASI side to a cell.
+func (o *instanceIO) attach(c *cell, start, epoch time.Time) {
+	o.mu.Lock()
+	o.cell, o.start, o.epoch = c, start, epoch
+	o.mu.Unlock()
+}
