@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -23,6 +24,8 @@ type cell struct {
 	task     *kairos.CellTask
 	budget   kairos.Budget
 	deadline time.Time
+	start    time.Time
+	halt     atomic.Bool     // set once stopCat is set
 	ctx      context.Context // cancelled when the cell is stopped
 	client   *http.Client
 	in       *instance
@@ -49,41 +52,33 @@ type cell struct {
 // been stopped; wazero turns the panic into an error of the eval call.
 var errStopped = errors.New("cell stopped")
 
-// stop records why the cell must end (first reason wins), interrupts the
-// engine and wakes any blocking host call.
+// stop records why the cell must end (first reason wins); the engine
+// unwinds at its next interrupt poll or host call, and blocking host calls
+// wake up.
 func (c *cell) stop(cat, msg string) {
 	c.mu.Lock()
 	if c.stopCat == "" && !c.done {
 		c.stopCat, c.stopMsg = cat, msg
+		c.halt.Store(true)
 	}
-	done := c.done
 	c.mu.Unlock()
 	if c.cancel != nil {
 		c.cancel()
 	}
-	if !done {
-		c.interrupt()
+}
+
+// poll is called from QuickJS's interrupt poll (see pollListener): it
+// stops the cell at its deadline and unwinds a stopped cell.
+func (c *cell) poll() {
+	if !c.halt.Load() && time.Now().After(c.deadline) {
+		c.stop(kairos.CatTimeout, fmt.Sprintf("time budget of %s exhausted", c.deadline.Sub(c.start).Round(time.Millisecond)))
+	}
+	if c.halt.Load() {
+		panic(errStopped)
 	}
 }
 
-// interrupt makes QuickJS's next interrupt poll trap, and repeats until the
-// cell has returned (a memory.grow may move the buffer under a write).
-func (c *cell) interrupt() {
-	c.mu.Lock()
-	done := c.done
-	c.mu.Unlock()
-	if done {
-		return
-	}
-	c.eng.poke(c.in)
-	time.AfterFunc(5*time.Millisecond, c.interrupt)
-}
-
-func (c *cell) stopped() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stopCat != ""
-}
+func (c *cell) stopped() bool { return c.halt.Load() }
 
 // writeStd receives the module's WASI stdout and stderr (print and
 // std.out.puts bypass console); both count against MaxOutputBytes.
@@ -361,16 +356,16 @@ func (c *cell) remaining() map[string]any {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return map[string]any{
-		"ms":               time.Until(c.deadline).Milliseconds(),
-		"tool_calls":       c.budget.MaxToolCalls - c.toolCalls,
-		"network_calls":    c.budget.MaxNetworkCalls - c.networkCalls,
-		"bytes_read":       c.budget.MaxBytesRead - c.bytesRead,
-		"bytes_written":    c.budget.MaxBytesWritten - c.bytesWritten,
-		"output_bytes":     c.budget.MaxOutputBytes - c.outBytes,
-		"memory_bytes":     c.budget.MemoryLimit,
-		"risk_tier":        c.budget.RiskTier,
-		"network":          c.task.Network.Enabled,
-		"continuation_id":  c.task.ContinuationID,
+		"ms":              time.Until(c.deadline).Milliseconds(),
+		"tool_calls":      c.budget.MaxToolCalls - c.toolCalls,
+		"network_calls":   c.budget.MaxNetworkCalls - c.networkCalls,
+		"bytes_read":      c.budget.MaxBytesRead - c.bytesRead,
+		"bytes_written":   c.budget.MaxBytesWritten - c.bytesWritten,
+		"output_bytes":    c.budget.MaxOutputBytes - c.outBytes,
+		"memory_bytes":    c.budget.MemoryLimit,
+		"risk_tier":       c.budget.RiskTier,
+		"network":         c.task.Network.Enabled,
+		"continuation_id": c.task.ContinuationID,
 	}
 }
 

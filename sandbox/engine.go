@@ -8,14 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -44,14 +43,15 @@ type engine struct {
 	// The C stack occupies [stackLow, stackTop) after patchLayout.
 	stackLow, stackTop uint32
 
-	// Offsets from the JSRuntime pointer of malloc_limit and
-	// interrupt_handler, found by calibrate; -1 if unknown.
+	// limitOffset is the offset of malloc_limit from the JSRuntime pointer,
+	// found by calibrate; -1 if unknown.
 	limitOffset int32
-	irqOffset   int32
+	// pollFunc is the function index of QuickJS's interrupt poll.
+	pollFunc uint32
 
 	// snapshot is the linear memory of an instance with QuickJS and the
 	// prelude initialised; fresh instances start as a copy of it.
-	snapshot []byte
+	snapshot        []byte
 	snapQJS, snapRT uint32 // QJSRuntime* and JSRuntime* in the snapshot
 	snapCtx         uint32 // JSContext* in the snapshot
 }
@@ -82,7 +82,7 @@ func newEngine(ctx context.Context, cacheDir string, maxPages, stackPages uint32
 		WithMemoryLimitPages(maxPages).
 		WithDebugInfoEnabled(false)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	e := &engine{rt: rt, cache: cache, limitOffset: -1, irqOffset: -1}
+	e := &engine{rt: rt, cache: cache, limitOffset: -1}
 	oldMin, err := memoryMin(qjsWasm)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,13 @@ func newEngine(ctx context.Context, cacheDir string, maxPages, stackPages uint32
 		e.close(ctx)
 		return nil, fmt.Errorf("instantiate host module: %w", err)
 	}
-	e.compiled, err = rt.CompileModule(ctx, wasm)
+	e.pollFunc, err = findPollFunction(wasm)
+	if err != nil {
+		e.close(ctx)
+		return nil, err
+	}
+	cctx := experimental.WithFunctionListenerFactory(ctx, pollFactory{index: e.pollFunc})
+	e.compiled, err = rt.CompileModule(cctx, wasm)
 	if err != nil {
 		e.close(ctx)
 		return nil, fmt.Errorf("compile quickjs: %w", err)
@@ -366,26 +372,6 @@ func (e *engine) clone(ctx context.Context, rand io.Reader) (*instance, error) {
 		fns: make(map[string]api.Function, 24)}, nil
 }
 
-// irqIndex is a function table index far out of range: when QuickJS calls
-// it as its interrupt handler the call traps, which ends the eval at once.
-const irqIndex = 0xFFFFFFF0
-
-// poke installs the trapping interrupt handler. QuickJS polls its handler
-// every few thousand bytecodes and in the regexp engine, so this stops
-// running JavaScript within microseconds at no cost while nothing is
-// installed (wazero's WithCloseOnContextDone costs about 4-5x on tight
-// loops here). Safe to call from another goroutine.
-func (e *engine) poke(in *instance) {
-	if e.irqOffset < 0 {
-		return
-	}
-	b, ok := in.mem.Read(in.rt+uint32(e.irqOffset), 4)
-	if !ok {
-		return
-	}
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&b[0])), irqIndex)
-}
-
 func (in *instance) close(ctx context.Context) {
 	if in.mod != nil {
 		_ = in.mod.Close(ctx)
@@ -602,70 +588,166 @@ func (e *engine) setMemLimit(in *instance, limit uint32) bool {
 	return in.mem.WriteUint32Le(in.rt+uint32(e.limitOffset), limit)
 }
 
-// calibrate finds two fields inside QuickJS's JSRuntime, whose layout is
-// private: malloc_limit (so a snapshot instance can be given a per-cell
-// memory limit) and interrupt_handler (so a running cell can be stopped,
-// see poke). Two runtimes created with different memory and stack limits
-// are compared to find malloc_limit and stack_size; interrupt_handler
-// follows stack_size within a few words, and the candidate that makes a
-// loop trap with an invalid table access while leaving a short script
-// alone is it.
+// calibrate finds JSRuntime.malloc_limit, whose offset is private to
+// QuickJS, by comparing two runtimes created with different limits, so that
+// a snapshot instance can be given a per-cell memory limit. It then checks
+// that the interrupt poll function was identified: a loop must call it.
 func (e *engine) calibrate(ctx context.Context, rand io.Reader) error {
 	const la, lb = 0x3A5A5000, 0x3A5A6000
-	const sa, sb = 0x51230, 0x51240
-	ia, err := e.newInstance(ctx, la, sa, rand)
+	ia, err := e.newInstance(ctx, la, 0, rand)
 	if err != nil {
 		return err
 	}
 	defer ia.close(ctx)
-	ib, err := e.newInstance(ctx, lb, sb, rand)
+	ib, err := e.newInstance(ctx, lb, 0, rand)
 	if err != nil {
 		return err
 	}
 	defer ib.close(ctx)
 	ra, _ := ia.mem.Read(ia.rt, 512)
 	rb, _ := ib.mem.Read(ib.rt, 512)
-	stackOff := -1
 	for off := 0; off+4 <= len(ra) && off+4 <= len(rb); off += 4 {
-		a, b := binary.LittleEndian.Uint32(ra[off:]), binary.LittleEndian.Uint32(rb[off:])
-		if a == la && b == lb && e.limitOffset < 0 {
+		if binary.LittleEndian.Uint32(ra[off:]) == la && binary.LittleEndian.Uint32(rb[off:]) == lb {
 			e.limitOffset = int32(off)
-		}
-		if a == sa && b == sb && stackOff < 0 {
-			stackOff = off
+			break
 		}
 	}
-	if e.limitOffset < 0 || stackOff < 0 {
-		return errors.New("calibrate: quickjs runtime fields not found")
+	if e.limitOffset < 0 {
+		return errors.New("calibrate: quickjs memory limit field not found")
 	}
-	for off := stackOff + 12; off <= stackOff+64 && off+4 <= len(ra); off += 4 {
-		if binary.LittleEndian.Uint32(ra[off:]) != 0 {
-			continue
-		}
-		ok, err := e.tryIRQ(ctx, off, rand)
-		if err != nil {
-			return err
-		}
-		if ok {
-			e.irqOffset = int32(off)
-			return nil
-		}
+	var polls atomic.Int64
+	pctx := context.WithValue(ctx, pollCountKey{}, &polls)
+	if exc, err := ia.eval(pctx, "<calibrate>", "for (let i = 0; i < 100000; i++) {}", evalGlobal); err != nil || exc != "" {
+		return fmt.Errorf("calibrate: loop failed: %v %s", err, exc)
 	}
-	return errors.New("calibrate: quickjs interrupt handler not found")
+	if polls.Load() < 10 {
+		return fmt.Errorf("calibrate: interrupt poll function %d not called (%d calls)", e.pollFunc, polls.Load())
+	}
+	return nil
 }
 
-func (e *engine) tryIRQ(ctx context.Context, off int, rand io.Reader) (bool, error) {
-	in, err := e.newInstance(ctx, 0, 0, rand)
-	if err != nil {
-		return false, err
+// pollCountKey carries a call counter for calibration.
+type pollCountKey struct{}
+
+// pollListener runs on every call of QuickJS's interrupt poll function
+// (__js_poll_interrupts), which the interpreter calls every 10000
+// bytecodes and the regexp engine calls while matching. This is how a
+// running cell is stopped: if its cell has been stopped (deadline, budget,
+// cancellation) the listener panics, which unwinds the WASM stack and ends
+// the eval with an error. It is also what keeps the process healthy:
+// wazero's compiled code cannot be preempted by the Go scheduler, so
+// without a regular exit into Go a long loop would hold up every
+// stop-the-world (garbage collection) in the process. The cost is one exit
+// into Go per 10000 bytecodes, where wazero's WithCloseOnContextDone pays
+// one per loop iteration (about 4-5x on tight loops here).
+type pollListener struct{}
+
+func (pollListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if c, ok := ctx.Value(hostKey{}).(*cell); ok {
+		c.poll()
+		return
 	}
-	defer in.close(ctx)
-	if !in.mem.WriteUint32Le(in.rt+uint32(off), irqIndex) {
-		return false, nil
+	if n, ok := ctx.Value(pollCountKey{}).(*atomic.Int64); ok {
+		n.Add(1)
 	}
-	if exc, err := in.eval(ctx, "<calibrate>", "1+1", evalGlobal); err != nil || exc != "" {
-		return false, nil
+}
+
+func (pollListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+
+func (pollListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
+
+type pollFactory struct{ index uint32 }
+
+func (f pollFactory) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
+	if def.Index() == f.index {
+		return pollListener{}
 	}
-	_, err = in.eval(ctx, "<calibrate>", "for (let i = 0; i < 100000; i++) {}", evalGlobal)
-	return err != nil && strings.Contains(err.Error(), "invalid table access"), nil
+	return nil
+}
+
+// findPollFunction finds __js_poll_interrupts in the module (which has no
+// name section): the only function of type (i32) -> i32 whose short body
+// resets the interrupt counter (i32.const 10000) and calls the interrupt
+// handler through the table (call_indirect). calibrate checks the guess.
+func findPollFunction(mod []byte) (uint32, error) {
+	secs := map[byte][]byte{}
+	for i := 8; i < len(mod); {
+		id := mod[i]
+		size, n := uleb(mod[i+1:])
+		if n == 0 {
+			return 0, errors.New("bad section")
+		}
+		start := i + 1 + n
+		end := start + int(size)
+		if end > len(mod) {
+			return 0, errors.New("truncated section")
+		}
+		if _, ok := secs[id]; !ok {
+			secs[id] = mod[start:end]
+		}
+		i = end
+	}
+	// Types: which indices are (i32) -> i32.
+	tsec := secs[1]
+	cnt, j := uleb(tsec)
+	want := map[uint64]bool{}
+	for k := uint64(0); k < cnt; k++ {
+		if j >= len(tsec) || tsec[j] != 0x60 {
+			return 0, errors.New("bad type section")
+		}
+		j++
+		np, n := uleb(tsec[j:])
+		j += n
+		ps := tsec[j : j+int(np)]
+		j += int(np)
+		nr, n := uleb(tsec[j:])
+		j += n
+		rs := tsec[j : j+int(nr)]
+		j += int(nr)
+		want[k] = string(ps) == "\x7f" && string(rs) == "\x7f"
+	}
+	// Imported functions come first in the index space.
+	isec := secs[2]
+	cnt, j = uleb(isec)
+	var nimp uint32
+	for k := uint64(0); k < cnt; k++ {
+		for f := 0; f < 2; f++ {
+			l, n := uleb(isec[j:])
+			j += n + int(l)
+		}
+		kind := isec[j]
+		j++
+		if kind != 0 {
+			return 0, errors.New("unexpected non-function import")
+		}
+		_, n := uleb(isec[j:])
+		j += n
+		nimp++
+	}
+	fsec := secs[3]
+	cnt, j = uleb(fsec)
+	ftypes := make([]uint64, cnt)
+	for k := range ftypes {
+		t, n := uleb(fsec[j:])
+		j += n
+		ftypes[k] = t
+	}
+	csec := secs[10]
+	cnt, j = uleb(csec)
+	found, index := 0, uint32(0)
+	for k := uint64(0); k < cnt && int(k) < len(ftypes); k++ {
+		size, n := uleb(csec[j:])
+		j += n
+		body := csec[j : j+int(size)]
+		j += int(size)
+		if want[ftypes[k]] && len(body) < 400 &&
+			bytes.Contains(body, []byte{0x41, 0x90, 0xce, 0x00}) && bytes.IndexByte(body, 0x11) >= 0 {
+			found++
+			index = nimp + uint32(k)
+		}
+	}
+	if found != 1 {
+		return 0, fmt.Errorf("interrupt poll function not identified (%d candidates)", found)
+	}
+	return index, nil
 }

@@ -285,6 +285,7 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		task:     task,
 		budget:   b,
 		deadline: deadline,
+		start:    start,
 		ctx:      cctx,
 		cancel:   cancel,
 		client:   cellClient(r.client, &task.Network),
