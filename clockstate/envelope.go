@@ -146,10 +146,12 @@ func (w *Wrapper) render(t *turn, env *kairos.ClockEnvelope, out CheckinOutcome,
 		if t.res.Source == TZFromFallback {
 			b.WriteString(" The user's timezone is unknown: say you assume UTC and ask for it before scheduling.")
 		}
-		if cp.Inference.RequireConfirmationForImpactfulActions {
-			b.WriteString(" Confirm before reminders, calendar changes, messages to others, purchases or deletions.")
-		}
 		w.renderZones(&b, t, pr, timeRef)
+	}
+	// §8.2: impactful actions wait for the user's yes (light mode: "ask
+	// before any impactful action").
+	if cp.Inference.RequireConfirmationForImpactfulActions && (timeRelated || env.TemporalAwareness) {
+		b.WriteString("\nConfirm before reminders, calendar changes, messages to others, purchases, deploys or deletions.")
 	}
 	return b.String()
 }

@@ -921,3 +921,74 @@ func BenchmarkOnUserMessage(b *testing.B) {
 		}
 	}
 }
+
+// §0: "If policy is missing, agents MUST default to the above block."
+func TestSection0_MissingPolicyDefaults(t *testing.T) {
+	h := newHarness(t, nil)
+	for i, cfg := range []clockstate.Config{
+		{Now: func() time.Time { return t0 }},
+		{Now: func() time.Time { return t0 }, Policy: func() *kairos.Policy { return nil }},
+	} {
+		w := clockstate.New(h.cs, cfg)
+		p := w.Policy()
+		if !p.Clock.Enabled || p.Clock.Mode != "light" || p.Clock.Store.LatestActions.MaxItems != 25 || len(p.Clock.Checkins.Rules) != 3 ||
+			p.Clock.AmbiguityThresholdHours != 4 || p.Clock.Store.LatestActions.StoreQuotes {
+			t.Errorf("defaults %+v", p.Clock)
+		}
+		in := dm(int64(10+i), "clock: kind project", t0)
+		if _, err := w.OnUserMessage(h.ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		env, err := w.OnUserMessage(h.ctx, dm(int64(10+i), "status?", t0.Add(26*time.Hour)))
+		if err != nil || strings.Join(env.CheckinActions, ",") != "ask_for_updates" {
+			t.Errorf("default rules not applied: %v %v", env.CheckinActions, err)
+		}
+	}
+}
+
+// §6.4: all actions expire, whatever stored them.
+func TestSection6_4_AllActionsExpire(t *testing.T) {
+	h := newHarness(t, nil)
+	for i, text := range []string{"clock it: renew the passport", "clock: paid invoice", "going to sleep", "brb",
+		"heading to the gym", "about to call mom", "clock: kind project", "clock it: ship the beta by next month", "I'm going to write the spec"} {
+		h.send(dm(1, text, t0.Add(time.Duration(i)*time.Minute)))
+	}
+	st := h.state("telegram:1", "agent:main:telegram:dm:1")
+	if len(st.Actions) < 7 {
+		t.Fatalf("only %d actions", len(st.Actions))
+	}
+	for _, a := range st.Actions {
+		ttl := a.ExpiresAt.Sub(a.RecordedAt)
+		if ttl <= 0 || ttl > clockstate.TTLMaxHorizon {
+			t.Errorf("%q expires after %v", a.Label, ttl)
+		}
+		if clockstate.IsOpen(a, a.ExpiresAt) {
+			t.Errorf("%q still open at its expiry", a.Label)
+		}
+	}
+}
+
+// §7.2: thread keys identify agent, channel and thread.
+func TestSection7_2_ThreadKeys(t *testing.T) {
+	h := newHarness(t, nil)
+	keys := map[string]bool{}
+	for _, in := range []*kairos.Inbound{
+		dm(1, "hi", t0), dm(2, "hi", t0), grp(-5, 1, "hi", t0),
+		{Channel: kairos.ChannelTelegram, ChatID: -5, ChatKind: kairos.ChatGroup, TopicID: 3, UserID: 1, Text: "hi", Date: t0},
+		{Channel: kairos.ChannelCLI, ChatID: 1, ChatKind: kairos.ChatDM, UserID: 1, Text: "hi", Date: t0},
+	} {
+		env := h.send(in)
+		if !strings.HasPrefix(env.ThreadKey, "agent:main:"+in.Channel+":") || keys[env.ThreadKey] {
+			t.Errorf("thread key %q", env.ThreadKey)
+		}
+		keys[env.ThreadKey] = true
+	}
+}
+
+// §11: inferred completion is hedged and open to correction.
+func TestSection11_HedgedReferences(t *testing.T) {
+	h := newHarness(t, nil)
+	h.send(dm(1, "about to eat dinner", t0))
+	env := h.send(dm(1, "hey", t0.Add(3*time.Hour)))
+	mustContain(t, env.Text, `"if", "sounds like", "hope"`, "accept correction at once", "unconfirmed", "Confirm before")
+}
