@@ -35,7 +35,6 @@ func (m *Main) runChat(ctx context.Context) error {
 		}
 	}()
 	out := &terminal{w: m.Stdout, lines: lines}
-	uid := int64(os.Getuid())
 	cmds := m.commands(c)
 	fmt.Fprintln(m.Stdout, "Kairos: type a message, /help for commands, Ctrl-D to quit.")
 	for {
@@ -54,8 +53,7 @@ func (m *Main) runChat(ctx context.Context) error {
 		if line == "" {
 			continue
 		}
-		in := &kairos.Inbound{Channel: kairos.ChannelCLI, ChatID: uid, ChatKind: kairos.ChatDM, UserID: uid,
-			UserName: os.Getenv("USER"), Text: line, Date: time.Now().UTC()}
+		in := cliMessage(line, time.Now().UTC())
 		if strings.HasPrefix(line, "/") {
 			name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 			cmd, ok := cmds[name]
@@ -124,4 +122,12 @@ func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (ka
 	case <-ctx.Done():
 		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
 	}
+}
+
+// cliMessage is a terminal line as an Inbound: channel cli, a DM with the
+// local user (their uid).
+func cliMessage(text string, at time.Time) *kairos.Inbound {
+	uid := int64(os.Getuid())
+	return &kairos.Inbound{Channel: kairos.ChannelCLI, ChatID: uid, ChatKind: kairos.ChatDM, UserID: uid,
+		UserName: os.Getenv("USER"), Text: text, Date: at}
 }
