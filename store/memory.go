@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/kairos-agent/kairos"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // MemoryStore implements kairos.MemoryStore: the memory tool's user_memory
@@ -145,7 +146,9 @@ func (s *MemoryStore) upsert(ctx context.Context, row memoryRow) (memoryRow, boo
 	)
 	err := s.gdb(ctx).Transaction(func(tx *gorm.DB) error {
 		var old memoryRow
-		err := tx.Table("memories AS m").Select(memoryCols).
+		// FOR UPDATE serialises merges of one memory on PostgreSQL
+		// (SQLite's write transactions are serial already).
+		err := tx.Table("memories AS m").Select(memoryCols).Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate}).
 			Where("m.user_key = ? AND m.merge_key = ?", row.UserKey, row.MergeKey).Take(&old).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			out = row
@@ -184,7 +187,8 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 	if m == nil || m.UserKey == "" {
 		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "a memory needs its user")
 	}
-	content := strings.TrimSpace(m.Content)
+	// PostgreSQL text cannot hold NUL; it carries no meaning anyway.
+	content := strings.TrimSpace(dropNUL(m.Content))
 	if content == "" || !utf8.ValidString(content) {
 		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "a memory needs content (valid UTF-8)")
 	}
@@ -197,7 +201,7 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 	}
 	row := memoryRow{
 		ID: uuid.NewString(), UserKey: m.UserKey, Store: m.Store, Type: m.Type, Content: content,
-		Tags: encodeTags(unionTags(nil, m.Tags)), PursuingPriority: m.PursuingPriority,
+		Tags: encodeTags(unionTags(nil, dropNULs(m.Tags))), PursuingPriority: m.PursuingPriority,
 		CreatedAt: ms(at), UpdatedAt: ms(at),
 	}
 	switch m.Store {
@@ -211,7 +215,7 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 		norm := normalizeContent(content)
 		sum := sha256.Sum256([]byte(norm))
 		row.MergeKey = "m:" + hex.EncodeToString(sum[:16])
-		row.ChatID = m.ChatID
+		row.ChatID = dropNUL(m.ChatID)
 		row.SpanStart, row.SpanEnd = row.CreatedAt, row.CreatedAt
 	case kairos.StoreSummaries:
 		if !contains(kairos.SummaryTypes, m.Type) {
@@ -221,13 +225,23 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 		if err != nil {
 			return memoryRow{}, err
 		}
-		row.PeriodKey, row.ChatID = m.PeriodKey, m.ChatID
-		row.MergeKey = "s:" + m.Type + "\x1f" + m.PeriodKey + "\x1f" + m.ChatID
+		row.PeriodKey, row.ChatID = m.PeriodKey, dropNUL(m.ChatID)
+		row.MergeKey = "s:" + m.Type + "\x1f" + row.PeriodKey + "\x1f" + row.ChatID
 		row.SpanStart, row.SpanEnd = start, end
 	default:
 		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "unknown memory store %q", m.Store)
 	}
 	return row, nil
+}
+
+func dropNUL(s string) string { return strings.ReplaceAll(s, "\x00", "") }
+
+func dropNULs(in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = dropNUL(s)
+	}
+	return out
 }
 
 // normalizeContent is the text two memories must share to be "the same":
@@ -472,9 +486,9 @@ func filterSQL(f kairos.MemoryFilter) (string, []any) {
 		where = append(where, "m.span_start <= ?")
 		args = append(args, ms(*f.To))
 	}
-	if f.PeriodKeyPrefix != "" {
+	if p := dropNUL(f.PeriodKeyPrefix); p != "" {
 		where = append(where, `m.period_key LIKE ? ESCAPE '\'`)
-		args = append(args, likeEscaper.Replace(f.PeriodKeyPrefix)+"%")
+		args = append(args, likeEscaper.Replace(p)+"%")
 	}
 	return strings.Join(where, " AND "), args
 }
@@ -520,7 +534,9 @@ func (s *MemoryStore) RecallMemories(ctx context.Context, f kairos.MemoryFilter)
 		n := max(4*limit, 40)
 		var err error
 		if s.db.dialect == DialectPostgres {
-			q := "SELECT " + cols + ", ts_rank(m.tsv, q.q) AS lex FROM memories AS m, to_tsquery('english', ?) AS q(q)" +
+			// Weights {D, C, B, A}: tags (A) count twice as much as
+			// content (B), as in the SQLite ranking.
+			q := "SELECT " + cols + ", ts_rank('{0.1, 0.2, 0.5, 1.0}', m.tsv, q.q) AS lex FROM memories AS m, to_tsquery('english', ?) AS q(q)" +
 				" WHERE m.tsv @@ q.q AND " + where + " ORDER BY lex DESC, m.updated_at DESC LIMIT ?"
 			err = g.Raw(q, append(append([]any{PostgresTSQuery(terms)}, args...), n)...).Scan(&cands).Error
 		} else {
