@@ -40,9 +40,23 @@ type Config struct {
 	// exponential from 500 ms with jitter, honouring Retry-After.
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
 
+	// Observer receives tool and model call outcomes (metrics); optional.
+	Observer Observer
+
 	Now    func() time.Time
 	Logger *slog.Logger
 }
+
+// Observer is told about tool and model calls (for metrics).
+type Observer interface {
+	ToolCall(tool, outcome string, d time.Duration)
+	ModelCall(model, outcome string, promptTokens, completionTokens int, d time.Duration)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) ToolCall(string, string, time.Duration)            {}
+func (nopObserver) ModelCall(string, string, int, int, time.Duration) {}
 
 // Agent runs turns.
 type Agent struct {
@@ -64,6 +78,9 @@ func New(cfg Config) *Agent {
 	}
 	if cfg.Backoff == nil {
 		cfg.Backoff = defaultBackoff
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
 	}
 	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent")}
 }
@@ -235,7 +252,13 @@ func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kai
 					return nil, err
 				}
 			}
+			start := time.Now()
 			resp, err := a.cfg.Model.Chat(ctx, req, func(text string) { t.out.Partial(ctx, text) })
+			if err != nil {
+				a.cfg.Observer.ModelCall(model, "error", 0, 0, time.Since(start))
+			} else {
+				a.cfg.Observer.ModelCall(model, "ok", resp.Usage.PromptTokens, resp.Usage.CompletionTokens, time.Since(start))
+			}
 			if err == nil {
 				t.tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 				if rerr := a.cfg.Sessions.RecordUsage(ctx, &kairos.UsageRecord{SessionID: t.sess.ID, UserKey: t.in.UserKey(),
@@ -418,6 +441,7 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 		if out[j.i].tainted {
 			t.tainted = true
 		}
+		a.cfg.Observer.ToolCall(j.inv.Name, j.rec.Outcome, time.Duration(j.rec.DurationMS)*time.Millisecond)
 		a.journal(ctx, j.rec)
 	}
 	return out

@@ -141,6 +141,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		Model: c.model, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
 		SecretNames: m.Config.SecretNames(), Logger: c.log,
+		Modes: store.NewModeStore(c.db), Observer: c.metrics,
 	})
 	return c, nil
 }
