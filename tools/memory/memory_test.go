@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -440,9 +441,17 @@ func TestSpec(t *testing.T) {
 }
 
 func ExampleTool_Call() {
-	// In a program the store is store.NewMemoryStore(db).
-	s := store.NewMemoryStore(storetest.MustOpenSQLite(&testing.T{}))
-	tool := memory.New(s, memory.Config{})
+	dir, err := os.MkdirTemp("", "kairos-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := store.Open(context.Background(), store.Config{DataDir: dir})
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	tool := memory.New(store.NewMemoryStore(db), memory.Config{})
 	call := func(args string) {
 		res, err := tool.Call(context.Background(), &kairos.ToolInvocation{UserKey: "telegram:42", Now: time.Date(2026, 3, 9, 10, 0, 0, 0, time.UTC), Arguments: json.RawMessage(args)})
 		if err != nil {
@@ -465,4 +474,36 @@ func ExampleTool_Call() {
 	// true health allergic to Penicillin <nil>
 	// <nil> health allergic to Penicillin 1
 	// error: argument "pursuingPriority": 300 is out of range 0..100
+}
+
+// FuzzArguments: whatever the model sends, the tool answers with a result
+// or an error the model can read — never a panic or an internal error.
+func FuzzArguments(f *testing.F) {
+	for _, s := range []string{
+		`{"action":"store","content":"x","summary_type":"weekly-summary","period_key":"2026-W53"}`,
+		`{"action":"recall","query":"\"a\" OR b*","from":"2026-01-01","to":"2026-01-02T00:00:00Z","period_key_prefix":"2026-Q"}`,
+		`{"action":"list","categories":["fact"],"limit":50}`,
+		`{"action":"forget","memory_id":"' OR 1=1"}`,
+		`{"action":"store","content":"__NEW_SESSION__","layer":"session"}`,
+		`{"action":"store","content":"\u0000","tags":["\u0000"],"chat_id":"\u0000"}`,
+	} {
+		f.Add(s)
+	}
+	s := store.NewMemoryStore(storetest.MustOpenSQLite(f))
+	tool := memory.New(s, memory.Config{})
+	f.Fuzz(func(t *testing.T, args string) {
+		i := inv(alice, args)
+		_, aerr := tool.Action(i)
+		res, err := tool.Call(context.Background(), i)
+		for _, e := range []error{aerr, err} {
+			switch kairos.ErrorCode(e) {
+			case "", kairos.EINVALID, kairos.ENOTFOUND:
+			default:
+				t.Fatalf("%s: %v", args, e)
+			}
+		}
+		if err == nil && !json.Valid(res.Content) {
+			t.Fatalf("%s: invalid JSON %s", args, res.Content)
+		}
+	})
 }
