@@ -342,7 +342,13 @@ func TestProviderFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
 			defer srv.Close()
-			tool := mustNew(t, search.Config{BaseURL: srv.URL, Timeout: 50 * time.Millisecond})
+			// Only the timeout case needs a short timeout; the others must
+			// not hit it on a loaded machine under -race.
+			timeout := 10 * time.Second
+			if tc.name == "timeout" {
+				timeout = 50 * time.Millisecond
+			}
+			tool := mustNew(t, search.Config{BaseURL: srv.URL, Timeout: timeout})
 			_, err := call(t, tool, `{"query":"secret-query-text"}`)
 			assertSafeError(t, err, tc.wantMsg, srv.URL, "secret-query-text")
 		})
