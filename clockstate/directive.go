@@ -204,6 +204,20 @@ var (
 	reTail  = regexp.MustCompile(`(?i)\s+(?:now|right now|real quick|quickly|soon|for a bit|for a while|rn|lol|haha)\s*$`)
 )
 
+// actionWords: without one of them no pattern below can match.
+var actionWords = []string{"sleep", "bed", "night", "nap", "brb", "right back", "back in", "head", "off", "on my way",
+	"going", "goin", "gonna", "out", "about to", "after", "once", "eating", "having", "cooking", "making", "grabbing",
+	"turning in", "sack", "hay", "driving", "walking", "running", "popping", "leaving", "stepping"}
+
+func mayBeAction(lower string) bool {
+	for _, w := range actionWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // nonActions are "going to" phrases that are not actions.
 var nonActions = []string{"be ", "have to", "need", "try", "think", "say", "ask", "tell you", "let ", "get back to you", "answer", "reply", "explain", "send you"}
 
@@ -215,7 +229,11 @@ func DetectTemporalAction(text string) (Detected, bool) {
 		text = text[:maxDirectiveText]
 	}
 	orig := strings.Join(strings.Fields(text), " ")
-	t := " " + strings.ToLower(orig) + " "
+	lo := strings.ToLower(orig)
+	if !mayBeAction(lo) {
+		return Detected{}, false
+	}
+	t := " " + lo + " "
 	t = contractions.Replace(t)
 	cased := func(phrase string) string { return restoreCase(phrase, orig) }
 	switch {

@@ -185,6 +185,29 @@ func parseAnchored(text, tz string, extraKnown []string, ref time.Time) ParseRes
 	return r
 }
 
+// timeWords are the words without which (and without a digit) no rule
+// can match; checking them first keeps ordinary messages cheap.
+var timeWords = []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "night", "morning", "afternoon", "evening",
+	"noon", "midnight", "midday", "week", "month", "year", "mon", "tue", "wed", "thu", "fri", "sat", "sun",
+	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "first", "second", "third",
+	"fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "teenth", "tieth",
+	"hour", "minute", "day", "ago", "later", "few", "couple", "half", "o'clock", "oclock"}
+
+func mayHaveTime(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= '0' && text[i] <= '9' {
+			return true
+		}
+	}
+	lo := strings.ToLower(text)
+	for _, w := range timeWords {
+		if strings.Contains(lo, w) {
+			return true
+		}
+	}
+	return false
+}
+
 func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) ParseResult {
 	if len(text) > maxParseInput {
 		text = text[:maxParseInput]
@@ -200,7 +223,7 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 		}
 		anchor, anchorName = loc, tz
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" || !mayHaveTime(text) {
 		return ParseResult{Kind: KindInvalid}
 	}
 	masked := []byte(text)

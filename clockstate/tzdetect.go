@@ -176,6 +176,9 @@ func splitWords(text string) []word {
 // placeAt tries the longest place name starting at words[i]; titled
 // requires each significant word to start with an upper-case letter.
 func placeAt(words []word, i int, titled bool) (tz string, n int) {
+	if titled && !isTitled(words[i].text, false) {
+		return "", 0
+	}
 	for n = maxPlaceWords; n >= 1; n-- {
 		if i+n > len(words) {
 			continue
