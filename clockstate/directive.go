@@ -91,7 +91,7 @@ var acknowledgements = map[string]bool{
 	"noted": true, "cool": true, "great": true, "nice": true, "alright": true, "all right": true, "np": true,
 	"no problem": true, "you're welcome": true, "youre welcome": true, "welcome": true, "sounds good": true,
 	"will do": true, "understood": true, "roger": true, "roger that": true, "yep": true, "yup": true,
-	"fine": true, "perfect": true, "done": true, "ack": true, "i see": true, "right": true, "mhm": true,
+	"fine": true, "perfect": true, "ack": true, "i see": true, "right": true, "mhm": true,
 	"lol": true, "haha": true, "no worries": true, "anytime": true, "my pleasure": true, "glad to help": true,
 	"glad i could help": true, "happy to help": true, "you are welcome": true, "ok thanks": true,
 }

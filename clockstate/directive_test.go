@@ -80,7 +80,7 @@ func TestSection10_3_Acknowledgements(t *testing.T) {
 			t.Errorf("IsAcknowledgement(%q) = false", s)
 		}
 	}
-	for _, s := range []string{"ok, the meeting is at 3pm", "Here is the plan: first…", "I scheduled it for tomorrow", "no", "got it — I will deploy at 5", "Done. I sent the email to Bob."} {
+	for _, s := range []string{"ok, the meeting is at 3pm", "Here is the plan: first…", "I scheduled it for tomorrow", "no", "got it — I will deploy at 5", "Done. I sent the email to Bob.", "Done."} {
 		if IsAcknowledgement(s) {
 			t.Errorf("IsAcknowledgement(%q) = true", s)
 		}

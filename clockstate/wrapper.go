@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -394,10 +395,29 @@ func (w *Wrapper) storeAction(ctx context.Context, t *turn, label, activity, sta
 	if la.StoreQuotes {
 		a.Quote = quoteOf(quote)
 	}
-	if err := w.store.AddClockAction(ctx, a, la.MaxItems); err != nil {
+	if err := w.store.AddClockAction(ctx, a, maxItems(la)); err != nil {
 		return nil, fmt.Errorf("clock: store action: %w", err)
 	}
 	return a, nil
+}
+
+// humanMinutes renders minutes for people: "45 min", "2 h", "1 h 15 min".
+func humanMinutes(m int) string {
+	switch {
+	case m < 60:
+		return strconv.Itoa(m) + " min"
+	case m%60 == 0:
+		return strconv.Itoa(m/60) + " h"
+	}
+	return strconv.Itoa(m/60) + " h " + strconv.Itoa(m%60) + " min"
+}
+
+// maxItems is latest_actions.max_items, 25 (§0) when unset.
+func maxItems(la kairos.LatestActionsPolicy) int {
+	if la.MaxItems <= 0 {
+		return kairos.DefaultPolicy().Clock.Store.LatestActions.MaxItems
+	}
+	return la.MaxItems
 }
 
 var rePast = regexp.MustCompile(`(?i)^(?:paid|sent|finished|completed|submitted|called|emailed|bought|booked|fixed|done|did|went|ate|had|took|made|got|signed|shipped|deployed|cleaned|cancel(?:l)?ed|returned|delivered|renewed|filed|posted|published|wrote|read|watched|met)\b`)
@@ -426,7 +446,7 @@ func (w *Wrapper) clockIt(ctx context.Context, t *turn, dir Directive) (string, 
 	}
 	reply := "Clocked: " + a.Label
 	if a.ExpectedTypicalMinutes > 0 {
-		reply += " (usually about " + FormatElapsed(time.Duration(a.ExpectedTypicalMinutes)*time.Minute) + ")"
+		reply += " (usually about " + humanMinutes(a.ExpectedTypicalMinutes) + ")"
 	}
 	return reply + ".", nil
 }

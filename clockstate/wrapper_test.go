@@ -448,7 +448,7 @@ func TestSection6_2_ExplicitClockIt(t *testing.T) {
 	h := newHarness(t, nil)
 	in := dm(1, "clock it: I'm going to eat dinner", t0)
 	env := h.send(in)
-	if !strings.HasPrefix(env.Reply, "Clocked: Eat dinner") {
+	if env.Reply != "Clocked: Eat dinner (usually about 1 h 15 min)." {
 		t.Errorf("reply %q", env.Reply)
 	}
 	st := h.state(in.UserKey(), in.ThreadKey())
