@@ -1,0 +1,100 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sosodev/duration"
+)
+
+// pruneCode deletes code executions older than the policy's
+// sessions.code_executions_retention (ISO-8601, e.g. P30D); an empty
+// retention keeps them all.
+func (s *Scheduler) pruneCode(ctx context.Context, now time.Time) (string, error) {
+	ret := strings.TrimSpace(s.cfg.Policy().Sessions.CodeExecutionsRetention)
+	if ret == "" {
+		return "no retention set", ErrSkip
+	}
+	d, err := duration.Parse(ret)
+	if err != nil || d.Negative {
+		return "", fmt.Errorf("sessions.code_executions_retention %q is not an ISO-8601 duration", ret)
+	}
+	keep := d.ToTimeDuration()
+	if keep <= 0 {
+		return "", fmt.Errorf("sessions.code_executions_retention %q is not positive", ret)
+	}
+	before := now.Add(-keep)
+	n, err := s.cfg.Code.PruneExecutions(ctx, before)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("deleted %d executions before %s", n, before.UTC().Format(time.RFC3339)), nil
+}
+
+// Backup file names: kairos-<UTC stamp>.db in Config.BackupDir.
+const (
+	backupPrefix = "kairos-"
+	backupSuffix = ".db"
+	backupStamp  = "20060102T150405Z"
+)
+
+// BackupPath returns the scheduled backup file for now in dir.
+func BackupPath(dir string, now time.Time) string {
+	return filepath.Join(dir, backupPrefix+now.UTC().Format(backupStamp)+backupSuffix)
+}
+
+// backup writes a scheduled backup and keeps the newest BackupKeep ones.
+func (s *Scheduler) backup(ctx context.Context, now time.Time) (string, error) {
+	dir := s.cfg.BackupDir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("backup dir: %w", err)
+	}
+	path := BackupPath(dir, now)
+	if _, err := os.Stat(path); err == nil {
+		return path + " exists", ErrSkip
+	}
+	if err := s.cfg.Backup(ctx, path); err != nil {
+		return "", err
+	}
+	removed, err := pruneBackups(dir, s.cfg.BackupKeep)
+	detail := fmt.Sprintf("wrote %s", filepath.Base(path))
+	if removed > 0 {
+		detail += fmt.Sprintf(", removed %d old backups", removed)
+	}
+	return detail, err
+}
+
+// pruneBackups deletes all but the newest keep scheduled backups in dir
+// (only files named like BackupPath's; an operator's own files stay).
+func pruneBackups(dir string, keep int) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("list backups: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(n, backupPrefix) || !strings.HasSuffix(n, backupSuffix) {
+			continue
+		}
+		if _, err := time.Parse(backupStamp, strings.TrimSuffix(strings.TrimPrefix(n, backupPrefix), backupSuffix)); err != nil {
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names) // the stamp sorts by time
+	removed := 0
+	for len(names) > keep {
+		if err := os.Remove(filepath.Join(dir, names[0])); err != nil {
+			return removed, fmt.Errorf("remove old backup: %w", err)
+		}
+		names = names[1:]
+		removed++
+	}
+	return removed, nil
+}
