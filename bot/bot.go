@@ -86,6 +86,12 @@ type Bot struct {
 	queued   int
 
 	approvals sync.Map // callback id → chan decision
+
+	// work is the context turns run under: it outlives the intake
+	// context so SIGTERM lets turns in flight finish (Shutdown cancels it
+	// after the drain deadline).
+	work       context.Context
+	cancelWork context.CancelFunc
 }
 
 type chatQueue struct {
@@ -140,6 +146,7 @@ func New(cfg Config) (*Bot, error) {
 		chats: map[int64]*chatQueue{},
 		sem:   make(chan struct{}, cfg.Workers),
 	}
+	b.work, b.cancelWork = context.WithCancel(context.Background())
 	return b, nil
 }
 
@@ -195,7 +202,7 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 	if err := b.api.call(ctx, "deleteWebhook", map[string]any{"drop_pending_updates": false}, nil); err != nil {
 		b.log.Warn("deleteWebhook failed", "err", err)
 	}
-	if err := b.resume(ctx); err != nil {
+	if err := b.resume(); err != nil {
 		return err
 	}
 	offset, err := b.cfg.Updates.MaxUpdateID(ctx)
@@ -242,20 +249,13 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 		}
 		offset = last + 1
 	}
-	b.Drain(drain)
+	b.Shutdown(drain)
 	return nil
 }
 
 // Ingest stores raw updates (JSON) and schedules the new ones. It returns
 // the highest update id seen. Webhook and polling share it.
 func (b *Bot) Ingest(ctx context.Context, raws []json.RawMessage) (int64, error) {
-	return b.ingestWith(ctx, ctx, raws)
-}
-
-// ingestWith stores under storeCtx and runs the turns under runCtx (a
-// webhook request's context ends before its turns do).
-func (b *Bot) ingestWith(storeCtx, runCtx context.Context, raws []json.RawMessage) (int64, error) {
-	ctx := storeCtx
 	var last int64
 	batch := make([]*kairos.RawUpdate, 0, len(raws))
 	now := b.cfg.Now()
@@ -303,14 +303,14 @@ func (b *Bot) ingestWith(storeCtx, runCtx context.Context, raws []json.RawMessag
 	}
 	for _, u := range fresh {
 		b.cfg.Metrics.UpdateReceived()
-		b.schedule(runCtx, u)
+		b.schedule(u)
 	}
 	return last, nil
 }
 
 // resume schedules updates stored before a restart but never finished.
-func (b *Bot) resume(ctx context.Context) error {
-	pending, err := b.cfg.Updates.PendingUpdates(ctx, 0)
+func (b *Bot) resume() error {
+	pending, err := b.cfg.Updates.PendingUpdates(b.work, 0)
 	if err != nil {
 		return fmt.Errorf("load pending updates: %w", err)
 	}
@@ -318,7 +318,7 @@ func (b *Bot) resume(ctx context.Context) error {
 		b.log.Info("resuming unfinished updates", "count", len(pending))
 	}
 	for _, u := range pending {
-		b.schedule(ctx, u)
+		b.schedule(u)
 	}
 	return nil
 }
@@ -326,7 +326,8 @@ func (b *Bot) resume(ctx context.Context) error {
 // schedule queues an update behind its chat's earlier ones. Callback
 // queries (approval answers) skip the queue: the turn they unblock is
 // running in that very chat.
-func (b *Bot) schedule(ctx context.Context, u *kairos.RawUpdate) {
+func (b *Bot) schedule(u *kairos.RawUpdate) {
+	ctx := b.work
 	if isCallback(u.Payload) {
 		b.inflight.Add(1)
 		go func() {
@@ -383,6 +384,14 @@ func (b *Bot) runChat(ctx context.Context, chat int64, q *chatQueue) {
 		b.process(ctx, u)
 		<-b.sem
 	}
+}
+
+// Shutdown waits up to d for the turns in flight, then cancels the rest
+// (they stay pending and resume at the next start).
+func (b *Bot) Shutdown(d time.Duration) bool {
+	ok := b.Drain(d)
+	b.cancelWork()
+	return ok
 }
 
 // Drain waits up to d for the turns in flight.

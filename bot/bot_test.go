@@ -282,7 +282,7 @@ func TestWebhookSecret(t *testing.T) {
 		Access: ul, Updates: ul, Settings: ul})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := httptest.NewServer(b.WebhookHandler(ctx, "s3cret-token"))
+	srv := httptest.NewServer(b.WebhookHandler("s3cret-token"))
 	defer srv.Close()
 	if err := b.StartWebhook(ctx, srv.URL, "s3cret-token"); err != nil {
 		t.Fatal(err)
@@ -349,5 +349,35 @@ func waitText(t *testing.T, tg *testkit.FakeTelegram, chat int64, want string) [
 			t.Fatalf("chat %d never read %q: %+v", chat, want, sent)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// SIGTERM (the intake context ending) lets the turn in flight finish
+// within the drain deadline.
+func TestShutdownFinishesTurnsInFlight(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	f := start(t, handler{func(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error {
+		close(started)
+		<-release
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return out.Final(ctx, "finished after shutdown began")
+	}}, nil)
+	f.tg.PushText(1, 1, "long job", time.Now())
+	<-started
+	f.cancel() // SIGTERM
+	close(release)
+	select {
+	case <-f.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	if got := f.tg.SentTo(1); len(got) != 1 || got[0].LastText() != "finished after shutdown began" {
+		t.Fatalf("sent %+v", got)
+	}
+	if pending, _ := f.updates.PendingUpdates(context.Background(), 0); len(pending) != 0 {
+		t.Fatalf("%d updates still pending", len(pending))
 	}
 }

@@ -22,14 +22,14 @@ func (b *Bot) StartWebhook(ctx context.Context, url, secret string) error {
 	if err := b.api.call(ctx, "setWebhook", params, nil); err != nil {
 		return err
 	}
-	return b.resume(ctx)
+	return b.resume()
 }
 
 // WebhookHandler accepts Telegram's webhook posts. A request whose
 // X-Telegram-Bot-Api-Secret-Token is missing or wrong gets 401 (compared in
 // constant time). The update is stored before the 200 goes back, and
 // processed asynchronously, so Telegram never waits on the model.
-func (b *Bot) WebhookHandler(ctx context.Context, secret string) http.Handler {
+func (b *Bot) WebhookHandler(secret string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -50,7 +50,7 @@ func (b *Bot) WebhookHandler(ctx context.Context, secret string) http.Handler {
 		}
 		sctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		defer cancel()
-		if _, err := b.ingestWith(sctx, ctx, []json.RawMessage{body}); err != nil {
+		if _, err := b.Ingest(sctx, []json.RawMessage{body}); err != nil {
 			b.log.Error("store webhook update", "err", err)
 			// 500 makes Telegram retry later: nothing is lost.
 			http.Error(w, "try again", http.StatusInternalServerError)

@@ -41,7 +41,7 @@ func (m *Main) runBot(ctx context.Context) error {
 
 	mux := c.adminMux()
 	if m.Config.WebhookURL != "" {
-		mux.Handle("POST "+bot.WebhookPath, b.WebhookHandler(ctx, m.Config.WebhookSecret))
+		mux.Handle("POST "+bot.WebhookPath, b.WebhookHandler(m.Config.WebhookSecret))
 	}
 	ln, err := net.Listen("tcp", m.Config.HTTPAddr)
 	if err != nil {
@@ -64,7 +64,7 @@ func (m *Main) runBot(ctx context.Context) error {
 			return fmt.Errorf("webhook: %w", err)
 		}
 		<-ctx.Done()
-		b.Drain(drainTimeout)
+		b.Shutdown(drainTimeout)
 		return nil
 	}
 	if err := b.Run(ctx, drainTimeout); err != nil && !errors.Is(err, context.Canceled) {
