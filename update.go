@@ -66,3 +66,13 @@ type SettingStore interface {
 	// value in force afterwards.
 	SetSettingIfAbsent(ctx context.Context, key, value string) (string, error)
 }
+
+// ChatLocker serialises turns of one chat across processes sharing a
+// database (replicas in webhook mode): a replica holds the chat's lock
+// while it works through the chat's pending updates in update_id order.
+type ChatLocker interface {
+	// LockChat blocks until the chat's lock is held; unlock releases it.
+	LockChat(ctx context.Context, chatID int64) (unlock func(), err error)
+	// PendingForChat returns the chat's unprocessed updates, oldest first.
+	PendingForChat(ctx context.Context, chatID int64) ([]*RawUpdate, error)
+}

@@ -55,6 +55,11 @@ type Config struct {
 	EditInterval time.Duration
 	// MaxAttempts gives up an update that crashed the process this often.
 	MaxAttempts int
+	// SharedOrder keeps per-chat order across replicas sharing one
+	// database: a turn holds the chat's lock (Updates must implement
+	// kairos.ChatLocker) and first works through the chat's earlier
+	// pending updates, whichever replica stored them.
+	SharedOrder bool
 
 	Metrics Metrics
 	Now     func() time.Time
@@ -381,7 +386,7 @@ func (b *Bot) runChat(ctx context.Context, chat int64, q *chatQueue) {
 		case <-ctx.Done():
 			return
 		}
-		b.process(ctx, u)
+		b.processInOrder(ctx, u)
 		<-b.sem
 	}
 }
@@ -404,6 +409,34 @@ func (b *Bot) Drain(d time.Duration) bool {
 	case <-time.After(d):
 		b.log.Warn("shutdown: turns still running; they resume at next start")
 		return false
+	}
+}
+
+// processInOrder processes u; with SharedOrder it first takes the chat's
+// cross-replica lock and handles the chat's pending updates up to u in
+// update_id order.
+func (b *Bot) processInOrder(ctx context.Context, u *kairos.RawUpdate) {
+	locker, ok := b.cfg.Updates.(kairos.ChatLocker)
+	if !b.cfg.SharedOrder || !ok {
+		b.process(ctx, u)
+		return
+	}
+	unlock, err := locker.LockChat(ctx, u.ChatID)
+	if err != nil {
+		b.log.Error("lock chat", "err", err)
+		return // stays pending; resumed at the next start
+	}
+	defer unlock()
+	pending, err := locker.PendingForChat(ctx, u.ChatID)
+	if err != nil {
+		b.log.Error("pending updates of chat", "err", err)
+		return
+	}
+	for _, p := range pending {
+		if p.UpdateID > u.UpdateID {
+			break
+		}
+		b.process(ctx, p)
 	}
 }
 

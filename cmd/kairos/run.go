@@ -31,6 +31,7 @@ func (m *Main) runBot(ctx context.Context) error {
 		Handler: c.agent, Commands: m.commands(c), Policy: c.policy,
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
+		SharedOrder: m.Config.DatabaseURL != "",
 	})
 	if err != nil {
 		return usagef("%s", kairos.ErrorMessage(err))
