@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -54,7 +55,7 @@ const (
 	MemoryMaxLimit     = 100
 	// MemoryVectorScan bounds how many embedded memories a recall with a
 	// query vector compares beyond the full-text candidates.
-	MemoryVectorScan = 2000
+	MemoryVectorScan = 1000
 	// MemoryMinCosine is the similarity a semantic-only candidate needs.
 	MemoryMinCosine = 0.25
 	// MemoryMaxTerms bounds the terms taken from a query.
@@ -546,33 +547,23 @@ func (s *MemoryStore) RecallMemories(ctx context.Context, f kairos.MemoryFilter)
 			return nil, fmt.Errorf("recall memories: %w", err)
 		}
 	}
+	var qnorm float64
+	for _, x := range f.QueryVector {
+		qnorm += float64(x) * float64(x)
+	}
+	qnorm = math.Sqrt(qnorm)
 	if withVec {
-		var recent []memoryRow
-		err := g.Raw("SELECT "+cols+" FROM memories AS m WHERE "+where+" AND m.embedding IS NOT NULL"+
-			" ORDER BY m.updated_at DESC LIMIT ?", append(args, MemoryVectorScan)...).Scan(&recent).Error
+		semantic, err := s.vectorCandidates(ctx, f, qnorm, where, args, cands, max(4*limit, 40))
 		if err != nil {
 			return nil, fmt.Errorf("recall memories by vector: %w", err)
 		}
-		have := make(map[int64]bool, len(cands))
-		for _, c := range cands {
-			have[c.Seq] = true
-		}
-		for _, r := range recent {
-			if !have[r.Seq] {
-				cands = append(cands, r)
-			}
-		}
+		cands = append(cands, semantic...)
 	}
 
 	maxLex := 0.0
 	for _, c := range cands {
 		maxLex = max(maxLex, c.Lex)
 	}
-	var qnorm float64
-	for _, x := range f.QueryVector {
-		qnorm += float64(x) * float64(x)
-	}
-	qnorm = math.Sqrt(qnorm)
 	type ranked struct {
 		row *memoryRow
 		rel float64
@@ -615,6 +606,60 @@ func (s *MemoryStore) RecallMemories(ctx context.Context, f kairos.MemoryFilter)
 		mems[i].Relevance = r.rel
 	}
 	return mems, nil
+}
+
+// vectorCandidates streams the embeddings of the MemoryVectorScan most
+// recently updated memories that match the filter (without copying them),
+// keeps the n most similar ones that reach MemoryMinCosine and are not in
+// have already, and loads their rows (with the embedding, for ranking).
+func (s *MemoryStore) vectorCandidates(ctx context.Context, f kairos.MemoryFilter, qnorm float64, where string, args []any, have []memoryRow, n int) ([]memoryRow, error) {
+	seen := make(map[int64]bool, len(have))
+	for _, c := range have {
+		seen[c.Seq] = true
+	}
+	rows, err := s.gdb(ctx).Raw("SELECT m.seq, m.embedding FROM memories AS m WHERE "+where+
+		" AND m.embedding IS NOT NULL ORDER BY m.updated_at DESC LIMIT ?", append(args, MemoryVectorScan)...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type hit struct {
+		seq int64
+		cos float64
+	}
+	var hits []hit
+	for rows.Next() {
+		var (
+			seq int64
+			emb sql.RawBytes
+		)
+		if err := rows.Scan(&seq, &emb); err != nil {
+			return nil, err
+		}
+		if seen[seq] {
+			continue
+		}
+		if cos, ok := cosine(f.QueryVector, qnorm, emb); ok && cos >= MemoryMinCosine {
+			hits = append(hits, hit{seq, cos})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sort.Slice(hits, func(i, j int) bool { return hits[i].cos > hits[j].cos })
+	if len(hits) > n {
+		hits = hits[:n]
+	}
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	seqs := make([]int64, len(hits))
+	for i, h := range hits {
+		seqs[i] = h.seq
+	}
+	var out []memoryRow
+	err = s.gdb(ctx).Raw("SELECT "+memoryCols+", m.embedding FROM memories AS m WHERE m.user_key = ? AND m.seq IN ?", f.UserKey, seqs).Scan(&out).Error
+	return out, err
 }
 
 // MemoryFTSBudget bounds how many full-text matches one SQLite recall

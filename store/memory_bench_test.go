@@ -136,7 +136,8 @@ func BenchmarkRecall100k(b *testing.B) {
 }
 
 // BenchmarkRecallVectors blends full text with 1536-dimension embeddings
-// (text-embedding-3-small's size) on 5,000 embedded memories.
+// (text-embedding-3-small's size) on 5,000 embedded memories; each recall
+// compares the MemoryVectorScan most recent ones.
 func BenchmarkRecallVectors(b *testing.B) {
 	db := storetest.MustOpenSQLite(b)
 	const user = "telegram:1"
