@@ -318,18 +318,17 @@ func (s *ClockStore) RecordUserMessage(ctx context.Context, m kairos.ClockMark) 
 			m.ThreadKey, m.UserKey, at).Error; err != nil {
 			return err
 		}
-		if !m.AnyChannel {
-			return clockEnsureUser(tx, m.UserKey)
-		}
-		if err := tx.Exec(`INSERT INTO clock_users (user_key, last_interaction_any_channel) VALUES (?, ?)
-			ON CONFLICT (user_key) DO UPDATE SET `+clockRaise("clock_users", "last_interaction_any_channel"),
-			m.UserKey, at).Error; err != nil {
+		if err := clockEnsureUser(tx, m.UserKey); err != nil {
 			return err
 		}
-		// Linked identities share the cross-channel timestamp (§7.0).
+		if !m.AnyChannel {
+			return nil
+		}
+		// One statement raises the user and their linked identities
+		// (§7.0), so concurrent linked writers cannot deadlock.
 		return tx.Exec(`UPDATE clock_users SET last_interaction_any_channel = ?
-			WHERE last_interaction_any_channel < ? AND link_group <> ''
-			AND link_group = (SELECT link_group FROM clock_users WHERE user_key = ?)`, at, at, m.UserKey).Error
+			WHERE last_interaction_any_channel < ? AND (user_key = ? OR (link_group <> ''
+			AND link_group = (SELECT g.link_group FROM clock_users g WHERE g.user_key = ?)))`, at, at, m.UserKey, m.UserKey).Error
 	})
 	if err != nil {
 		return fmt.Errorf("record user message: %w", err)
@@ -404,7 +403,7 @@ func compactClockActions(tx *gorm.DB, userKey string, now int64, maxItems int) e
 	}
 	if err := tx.Exec(`UPDATE clock_actions SET status = ?, updated_at = ?
 		WHERE user_key = ? AND status IN ? AND expected_max_minutes > 0
-		AND recorded_at + expected_max_minutes * 60000 <= ?`,
+		AND recorded_at + expected_max_minutes * CAST(60000 AS BIGINT) <= ?`,
 		kairos.ActionLikelyDone, now, userKey, []string{kairos.ActionPlanned, kairos.ActionInProgress}, now).Error; err != nil {
 		return err
 	}
