@@ -17,6 +17,27 @@
 // (Config.Now) and RunDue runs a tick deterministically, so tests never
 // sleep.
 //
+// Decisions where the spec is silent:
+//
+//   - A session is divided when a boundary lies after its first message
+//     (not merely after its start): an empty session just goes on, so idle
+//     threads collect no empty sessions and the previous summary stays one
+//     hop away. The old session ends at the boundary instant itself.
+//   - A conversation summary is filed under the local day of the session's
+//     first message under daily division (a night owl's 04:00 division
+//     keeps the night with its evening), of its last message otherwise.
+//   - A period is rolled up once it has ended and, unless auto_divide is
+//     none, no open session of the user holds messages from before its
+//     end. Months roll up from dailies (ISO weeks straddle months),
+//     quarters from months, years from quarters. The look-back is the
+//     previous month (quarter, year): longer outages lose older roll-ups.
+//   - When no model answers, a session still ends, with a marked excerpt
+//     of its transcript as summary; a roll-up instead fails, is journaled
+//     as error and is retried on the next run (higher levels wait).
+//   - A user's roll-ups use the Session TZ of their DM thread, else of
+//     their first thread; group conversations count for the session's
+//     opener.
+//
 // It must not import adapters (store, bot, openai, sandbox) or clockstate:
 // timezones, clock compaction and backups come in as functions from
 // cmd/kairos, the stores as root interfaces. It never sends messages.

@@ -61,7 +61,7 @@ func (m *fakeModel) requests(s string) []kairos.ChatRequest {
 
 // env is a scheduler over a real SQLite database.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	db       *store.DB
 	sessions *store.SessionStore
 	memories *store.MemoryStore
@@ -74,7 +74,7 @@ type env struct {
 	sched    *jobs.Scheduler
 }
 
-func newEnv(t *testing.T, mutate ...func(*jobs.Config)) *env {
+func newEnv(t testing.TB, mutate ...func(*jobs.Config)) *env {
 	t.Helper()
 	db := storetest.MustOpenDB(t)
 	e := &env{t: t, db: db, sessions: store.NewSessionStore(db), memories: store.NewMemoryStore(db),
