@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -491,7 +492,7 @@ func filterSQL(f kairos.MemoryFilter) (string, []any) {
 		where = append(where, `m.period_key LIKE ? ESCAPE '\'`)
 		args = append(args, likeEscaper.Replace(p)+"%")
 	}
-	return strings.Join(where, " AND "), args
+	return strings.Join(where, " AND "), slices.Clip(args)
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -144,11 +143,6 @@ func BenchmarkRecallVectors(b *testing.B) {
 	benchCorpus(b, db, user, 5_000)
 	s := store.NewMemoryStore(db)
 	ctx := context.Background()
-	ms, err := s.RecallMemories(ctx, kairos.MemoryFilter{UserKey: user, Limit: store.MemoryMaxLimit})
-	if err != nil {
-		b.Fatal(err)
-	}
-	_ = ms
 	rng := rand.New(rand.NewPCG(5, 6))
 	vec := func() []float32 {
 		v := make([]float32, 1536)
@@ -194,5 +188,3 @@ func reportPercentiles(b *testing.B, durs []time.Duration) {
 	b.ReportMetric(ms(durs[len(durs)/2]), "p50-ms")
 	b.ReportMetric(ms(durs[len(durs)*95/100]), "p95-ms")
 }
-
-var _ = fmt.Sprint
