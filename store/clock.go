@@ -17,10 +17,15 @@ import (
 // timestamp is raised monotonically inside the upsert itself (CASE WHEN
 // new > old), so concurrent writers never lower one another's marks and no
 // read-modify-write is needed; multi-row changes run in one transaction.
-type ClockStore struct{ db *DB }
+type ClockStore struct {
+	db *DB
+	g  *gorm.DB // with prepared statements: the per-turn queries are few and hot
+}
 
 // NewClockStore returns the clock store of db.
-func NewClockStore(db *DB) *ClockStore { return &ClockStore{db: db} }
+func NewClockStore(db *DB) *ClockStore {
+	return &ClockStore{db: db, g: db.gdb.Session(&gorm.Session{PrepareStmt: true})}
+}
 
 var _ kairos.ClockStore = (*ClockStore)(nil)
 
@@ -102,7 +107,7 @@ func clockRaise(table, col string) string {
 		" THEN excluded." + col + " ELSE " + table + "." + col + " END"
 }
 
-func (s *ClockStore) gdb(ctx context.Context) *gorm.DB { return s.db.gdb.WithContext(ctx) }
+func (s *ClockStore) gdb(ctx context.Context) *gorm.DB { return s.g.WithContext(ctx) }
 
 // LoadClockState implements kairos.ClockStore.
 func (s *ClockStore) LoadClockState(ctx context.Context, userKey, threadKey string) (*kairos.ClockState, error) {
