@@ -31,6 +31,7 @@ type telegram struct {
 	idOf       map[string]int64    // pushed text → update id
 	pushedAt   map[int64]time.Time // update id → push time
 	deliverAt  map[int64]time.Time // update id → first handed to kairos
+	firstCall  time.Time           // the first Bot API request (getMe)
 	firstPoll  time.Time
 	nextMsg    map[int64]int64        // chat → last message id
 	msgs       map[msgKey]*botMessage // the bot's messages
@@ -121,6 +122,9 @@ func (tg *telegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	tg.mu.Lock()
 	tg.calls[method]++
+	if tg.firstCall.IsZero() {
+		tg.firstCall = time.Now()
+	}
 	tg.mu.Unlock()
 	switch method {
 	case "getMe":
