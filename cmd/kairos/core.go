@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/kairos-agent/kairos/agent"
 	"github.com/kairos-agent/kairos/clockstate"
 	"github.com/kairos-agent/kairos/internal/obs"
+	"github.com/kairos-agent/kairos/jobs"
 	"github.com/kairos-agent/kairos/openai"
 	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/sandbox"
@@ -40,6 +40,7 @@ type core struct {
 	runner   *lazyRunner
 	agent    *agent.Agent
 	registry *tools.Registry
+	jobs     *jobs.Scheduler
 	now      func() time.Time
 
 	// onPolicyError tells the operators about a bad policy edit (the bot
@@ -114,7 +115,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.updates = store.NewUpdateLog(c.db)
 	c.memories = store.NewMemoryStore(c.db)
 	c.code = store.NewCodeStore(c.db)
-	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log})
+	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log, Now: c.now})
 	c.model = openai.New(openai.Config{BaseURL: m.Config.OpenAIBaseURL, APIKey: m.Config.OpenAIKey,
 		EmbeddingModel: m.Config.EmbeddingModel, Logger: c.log})
 	c.runner = &lazyRunner{cfg: sandbox.Config{CacheDir: filepath.Join(m.Config.DataDir, "wazero-cache"), Logger: c.log}, metrics: c.metrics}
@@ -129,9 +130,31 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	if m.Config.EmbeddingModel != "" {
 		embedder = c.model
 	}
+	clocks := store.NewClockStore(c.db)
+	provider := clockstate.NewProvider(clocks, c.now, "")
+	jcfg := jobs.Config{
+		Sessions: c.sessions, Memories: c.memories, Model: c.model, Policy: c.policy,
+		Models:  func() []string { return append(m.models(c.policy()), m.Config.FallbackModels...) },
+		Journal: store.NewJobStore(c.db), Code: c.code, Logger: c.log,
+		Timezone: func(ctx context.Context, thread, _ string) *time.Location {
+			tz, err := provider.SessionTimezone(ctx, thread)
+			if err != nil {
+				return nil
+			}
+			loc, _ := clockstate.LoadTZ(tz)
+			return loc
+		},
+		CompactClock: func(ctx context.Context, now time.Time) error {
+			return clocks.CompactAllClockActions(ctx, now, c.policy().Clock.Store.LatestActions.MaxItems)
+		},
+	}
+	if c.db.Dialect() == store.DialectSQLite {
+		jcfg.Backup, jcfg.BackupDir = c.db.Backup, filepath.Join(m.Config.DataDir, "backups")
+	}
+	c.jobs = jobs.New(jcfg)
 	memory := memorytool.New(c.memories, memorytool.Config{Embedder: embedder, Logger: c.log,
 		OnNewSession: func(ctx context.Context, inv *kairos.ToolInvocation) (string, error) {
-			return c.endSession(ctx, inv.ThreadKey, inv.UserKey, "", inv.Now)
+			return c.jobs.Sessions().End(ctx, inv.ThreadKey, inv.UserKey, "", inv.Now)
 		}})
 	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.model, Policy: c.policy,
 		CoderModel: func() string { return m.models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
@@ -141,7 +164,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		Model: c.model, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
 		SecretNames: m.Config.SecretNames(), Logger: c.log,
-		Modes: store.NewModeStore(c.db), Observer: c.metrics,
+		Modes: store.NewModeStore(c.db), Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
 	})
 	return c, nil
 }
@@ -192,63 +215,6 @@ func (l *lazyRunner) Close(ctx context.Context) error {
 		return nil
 	}
 	return l.r.Close(ctx)
-}
-
-// endSession writes the session's conversation summary (a model call) as
-// a memory and on the session, then opens the next session.
-func (c *core) endSession(ctx context.Context, threadKey, userKey, name string, at time.Time) (string, error) {
-	sess, err := c.sessions.OpenSession(ctx, threadKey, userKey, at)
-	if err != nil {
-		return "", err
-	}
-	msgs, err := c.sessions.Messages(ctx, sess.ID, 0, 0)
-	if err != nil {
-		return "", err
-	}
-	summary := ""
-	if len(msgs) > 0 {
-		summary, err = c.summarize(ctx, sess, msgs)
-		if err != nil {
-			return "", err
-		}
-		_, _, err = c.memories.StoreMemory(ctx, &kairos.Memory{UserKey: userKey, Store: kairos.StoreSummaries,
-			Type: kairos.SummaryConversation, Content: summary, PeriodKey: memorytool.PeriodKey(kairos.SummaryConversation, at),
-			ChatID: sess.ID, CreatedAt: at, UpdatedAt: at})
-		if err != nil {
-			return "", err
-		}
-	}
-	if name == "" {
-		name = "Session " + at.UTC().Format("2006-01-02 15:04")
-	}
-	if _, err := c.sessions.EndSession(ctx, sess.ID, summary, at, name); err != nil {
-		return "", err
-	}
-	return name, nil
-}
-
-func (c *core) summarize(ctx context.Context, sess *kairos.Session, msgs []*kairos.Message) (string, error) {
-	var b strings.Builder
-	if sess.RunningSummary != "" {
-		b.WriteString("Earlier: " + sess.RunningSummary + "\n")
-	}
-	for _, m := range msgs {
-		if (m.Role == kairos.RoleUser || m.Role == kairos.RoleAssistant) && m.Content != "" {
-			fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
-		}
-	}
-	text := b.String()
-	if len(text) > 24000 {
-		text = text[len(text)-24000:]
-	}
-	resp, err := c.model.Chat(ctx, kairos.ChatRequest{Model: "", MaxTokens: 400, Messages: []kairos.ChatMessage{
-		{Role: kairos.RoleSystem, Content: "Summarize this conversation for your own later reference: facts learned, decisions, open loops, dates. At most 150 words. Reply with the summary only."},
-		{Role: kairos.RoleUser, Content: text},
-	}}, nil)
-	if err != nil {
-		return "", fmt.Errorf("summarize session: %w", err)
-	}
-	return strings.TrimSpace(resp.Message.Content), nil
 }
 
 // readiness checks the database and the model endpoint.

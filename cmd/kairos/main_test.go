@@ -333,3 +333,29 @@ func waitReply(t *testing.T, tg *testkit.FakeTelegram, chat int64, n int, want s
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestNewSessionCarriesSummaryNotMessages(t *testing.T) {
+	e := newEnv(t)
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		if len(r.Tools) == 0 && strings.Contains(strings.ToLower(r.SystemPrompt()), "summar") {
+			return testkit.TextReply("SUMMARY: the user planned a trip to Porto.")
+		}
+		return testkit.TextReply("ack " + r.LastUserMessage())
+	})
+	e.start()
+	e.tg.PushText(2002, 2002, "I am planning a trip to Porto", time.Now())
+	waitReply(t, e.tg, 2002, 1, "ack")
+	e.tg.PushText(2002, 2002, "/newsession Lisbon plans", time.Now())
+	waitReply(t, e.tg, 2002, 2, "Lisbon plans")
+	e.tg.PushText(2002, 2002, "where was I going?", time.Now())
+	waitReply(t, e.tg, 2002, 3, "ack where was I going?")
+	last := e.llm.LastRequest()
+	if !strings.Contains(last.SystemPrompt(), "SUMMARY: the user planned a trip to Porto.") {
+		t.Fatalf("the new session lacks the previous summary:\n%s", last.SystemPrompt())
+	}
+	for _, m := range last.Messages[1:] {
+		if strings.Contains(m.Content, "planning a trip to Porto") {
+			t.Fatalf("the previous session's messages were carried over: %+v", last.Messages)
+		}
+	}
+}

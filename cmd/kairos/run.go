@@ -41,6 +41,14 @@ func (m *Main) runBot(ctx context.Context) error {
 	c.onPolicyError = func(perr error) { m.notifyOperators(ctx, c, b, perr) }
 	c.mu.Unlock()
 
+	if err := c.jobs.Start(ctx); err != nil {
+		return fmt.Errorf("start scheduler: %w", err)
+	}
+	m.onClose(func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return c.jobs.Stop(sctx)
+	})
 	mux := c.adminMux()
 	if m.Config.WebhookURL != "" {
 		mux.Handle("POST "+bot.WebhookPath, b.WebhookHandler(m.Config.WebhookSecret))
@@ -90,7 +98,7 @@ func (m *Main) notifyOperators(ctx context.Context, c *core, b *bot.Bot, perr er
 func (m *Main) commands(c *core) map[string]bot.Command {
 	return map[string]bot.Command{
 		"newsession": {Description: "End this session (its summary carries over) and start a new one", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			name, err := c.endSession(ctx, in.ThreadKey(), in.UserKey(), strings.TrimSpace(args), in.Date)
+			name, err := c.jobs.Sessions().End(ctx, in.ThreadKey(), in.UserKey(), strings.TrimSpace(args), in.Date)
 			if err != nil {
 				return "", err
 			}
