@@ -673,7 +673,7 @@ func (t *Tool) respond(id string, o *outcome) *response {
 	}
 	if !res.Success {
 		r.ErrorCategory = res.ErrorCategory
-		r.Error = clipTail(firstNonEmpty(res.Error, res.Stderr, "the cell failed"), maxSideBytes)
+		r.Error = clipTail(strings.TrimSpace(firstNonEmpty(res.Error, res.Stderr, "the cell failed")), maxSideBytes)
 	}
 	if cp := res.Checkpoint; cp != nil {
 		r.Checkpoint = &checkpointView{
