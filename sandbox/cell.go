@@ -67,11 +67,18 @@ func (c *cell) stop(cat, msg string) {
 	}
 }
 
-// poll is called from QuickJS's interrupt poll (see pollListener): it
-// stops the cell at its deadline and unwinds a stopped cell.
-func (c *cell) poll() {
-	if !c.halt.Load() && time.Now().After(c.deadline) {
-		c.stop(kairos.CatTimeout, fmt.Sprintf("time budget of %s exhausted", c.deadline.Sub(c.start).Round(time.Millisecond)))
+// poll is called from QuickJS's interrupt poll and interrupt handler (see
+// pollListener): it stops the cell at its deadline or when its linear
+// memory outgrows Budget.MemoryLimit, and unwinds a stopped cell.
+// (QuickJS's own malloc limit is useless in this build: without
+// malloc_usable_size under WASI it counts 8 bytes per allocation.)
+func (c *cell) poll(mod api.Module) {
+	if !c.halt.Load() {
+		if time.Now().After(c.deadline) {
+			c.stop(kairos.CatTimeout, fmt.Sprintf("time budget of %s exhausted", c.deadline.Sub(c.start).Round(time.Millisecond)))
+		} else if int64(mod.Memory().Size()) > c.budget.MemoryLimit {
+			c.stop(kairos.CatMemory, fmt.Sprintf("memory limit of %d MiB reached", c.budget.MemoryLimit>>20))
+		}
 	}
 	if c.halt.Load() {
 		panic(errStopped)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,12 @@ type engine struct {
 	limitOffset int32
 	// pollFunc is the function index of QuickJS's interrupt poll.
 	pollFunc uint32
+	// handlerSlot (table index) and handlerFunc (function index) name the
+	// no-op function installed as QuickJS's interrupt handler.
+	handlerSlot, handlerFunc uint32
+	// irqOffset is the offset of interrupt_handler from the JSRuntime
+	// pointer, found by calibrate; -1 if unknown.
+	irqOffset int32
 
 	// snapshot is the linear memory of an instance with QuickJS and the
 	// prelude initialised; fresh instances start as a copy of it.
@@ -82,7 +89,7 @@ func newEngine(ctx context.Context, cacheDir string, maxPages, stackPages uint32
 		WithMemoryLimitPages(maxPages).
 		WithDebugInfoEnabled(false)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	e := &engine{rt: rt, cache: cache, limitOffset: -1}
+	e := &engine{rt: rt, cache: cache, limitOffset: -1, irqOffset: -1}
 	oldMin, err := memoryMin(qjsWasm)
 	if err != nil {
 		return nil, err
@@ -109,7 +116,12 @@ func newEngine(ctx context.Context, cacheDir string, maxPages, stackPages uint32
 		e.close(ctx)
 		return nil, err
 	}
-	cctx := experimental.WithFunctionListenerFactory(ctx, pollFactory{index: e.pollFunc})
+	e.handlerSlot, e.handlerFunc, err = findHandler(wasm)
+	if err != nil {
+		e.close(ctx)
+		return nil, err
+	}
+	cctx := experimental.WithFunctionListenerFactory(ctx, pollFactory{poll: e.pollFunc, handler: e.handlerFunc})
 	e.compiled, err = rt.CompileModule(cctx, wasm)
 	if err != nil {
 		e.close(ctx)
@@ -330,6 +342,9 @@ func (e *engine) prepare(ctx context.Context, prelude string, memLimit uint32, r
 		return err
 	}
 	defer in.close(ctx)
+	if !e.setHandler(in) {
+		return errors.New("install interrupt handler")
+	}
 	if err := in.installHost(ctx, "__kairos_host", 1); err != nil {
 		return fmt.Errorf("install host function: %w", err)
 	}
@@ -580,40 +595,37 @@ func (in *instance) installHost(ctx context.Context, name string, id uint64) err
 	return nil
 }
 
-// setMemLimit writes JSRuntime.malloc_limit (see calibrate).
-func (e *engine) setMemLimit(in *instance, limit uint32) bool {
-	if e.limitOffset < 0 {
-		return false
-	}
-	return in.mem.WriteUint32Le(in.rt+uint32(e.limitOffset), limit)
-}
-
 // calibrate finds JSRuntime.malloc_limit, whose offset is private to
 // QuickJS, by comparing two runtimes created with different limits, so that
 // a snapshot instance can be given a per-cell memory limit. It then checks
 // that the interrupt poll function was identified: a loop must call it.
 func (e *engine) calibrate(ctx context.Context, rand io.Reader) error {
 	const la, lb = 0x3A5A5000, 0x3A5A6000
-	ia, err := e.newInstance(ctx, la, 0, rand)
+	const sa, sb = 0x51230, 0x51240
+	ia, err := e.newInstance(ctx, la, sa, rand)
 	if err != nil {
 		return err
 	}
 	defer ia.close(ctx)
-	ib, err := e.newInstance(ctx, lb, 0, rand)
+	ib, err := e.newInstance(ctx, lb, sb, rand)
 	if err != nil {
 		return err
 	}
 	defer ib.close(ctx)
 	ra, _ := ia.mem.Read(ia.rt, 512)
 	rb, _ := ib.mem.Read(ib.rt, 512)
+	stackOff := -1
 	for off := 0; off+4 <= len(ra) && off+4 <= len(rb); off += 4 {
-		if binary.LittleEndian.Uint32(ra[off:]) == la && binary.LittleEndian.Uint32(rb[off:]) == lb {
+		a, b := binary.LittleEndian.Uint32(ra[off:]), binary.LittleEndian.Uint32(rb[off:])
+		if a == la && b == lb && e.limitOffset < 0 {
 			e.limitOffset = int32(off)
-			break
+		}
+		if a == sa && b == sb && stackOff < 0 {
+			stackOff = off
 		}
 	}
-	if e.limitOffset < 0 {
-		return errors.New("calibrate: quickjs memory limit field not found")
+	if e.limitOffset < 0 || stackOff < 0 {
+		return errors.New("calibrate: quickjs runtime fields not found")
 	}
 	var polls atomic.Int64
 	pctx := context.WithValue(ctx, pollCountKey{}, &polls)
@@ -623,8 +635,77 @@ func (e *engine) calibrate(ctx context.Context, rand io.Reader) error {
 	if polls.Load() < 10 {
 		return fmt.Errorf("calibrate: interrupt poll function %d not called (%d calls)", e.pollFunc, polls.Load())
 	}
+	// interrupt_handler follows stack_size within a few words: the
+	// candidate that makes a regexp with heavy backtracking trap, while a
+	// short script runs, is it.
+	for off := stackOff + 12; off <= stackOff+64 && off+4 <= len(ra); off += 4 {
+		if binary.LittleEndian.Uint32(ra[off:]) != 0 {
+			continue
+		}
+		ok, err := e.tryIRQ(ctx, off, rand)
+		if err != nil {
+			return err
+		}
+		if ok {
+			e.irqOffset = int32(off)
+			return e.checkHandler(ctx, rand)
+		}
+	}
+	return errors.New("calibrate: quickjs interrupt handler not found")
+}
+
+// checkHandler installs the no-op interrupt handler and checks that a
+// regexp with heavy backtracking and a loop run to the end while the
+// listener sees the calls.
+func (e *engine) checkHandler(ctx context.Context, rand io.Reader) error {
+	in, err := e.newInstance(ctx, 0, 0, rand)
+	if err != nil {
+		return err
+	}
+	defer in.close(ctx)
+	if !e.setHandler(in) {
+		return errors.New("calibrate: cannot install interrupt handler")
+	}
+	var polls atomic.Int64
+	pctx := context.WithValue(ctx, pollCountKey{}, &polls)
+	exc, err := in.eval(pctx, "<calibrate>", `if (/(a+)+$/.test("a".repeat(16) + "b")) throw new Error("match")`, evalGlobal)
+	if err != nil || exc != "" {
+		return fmt.Errorf("calibrate: interrupt handler %d misbehaves: %v %s", e.handlerSlot, err, exc)
+	}
+	if polls.Load() == 0 {
+		return errors.New("calibrate: interrupt handler not called by the regexp engine")
+	}
 	return nil
 }
+
+// setHandler installs the no-op interrupt handler (see findHandler).
+func (e *engine) setHandler(in *instance) bool {
+	if e.irqOffset < 0 {
+		return false
+	}
+	return in.mem.WriteUint32Le(in.rt+uint32(e.irqOffset), e.handlerSlot) &&
+		in.mem.WriteUint32Le(in.rt+uint32(e.irqOffset)+4, 0)
+}
+
+func (e *engine) tryIRQ(ctx context.Context, off int, rand io.Reader) (bool, error) {
+	in, err := e.newInstance(ctx, 0, 0, rand)
+	if err != nil {
+		return false, err
+	}
+	defer in.close(ctx)
+	if !in.mem.WriteUint32Le(in.rt+uint32(off), irqIndex) {
+		return false, nil
+	}
+	if exc, err := in.eval(ctx, "<calibrate>", "1+1", evalGlobal); err != nil || exc != "" {
+		return false, nil
+	}
+	_, err = in.eval(ctx, "<calibrate>", `/(a+)+$/.test("a".repeat(16) + "b")`, evalGlobal)
+	return err != nil && strings.Contains(err.Error(), "invalid table access"), nil
+}
+
+// irqIndex is a function table index far out of range: when QuickJS calls
+// it as its interrupt handler the call traps (used to find the field).
+const irqIndex = 0xFFFFFFF0
 
 // pollCountKey carries a call counter for calibration.
 type pollCountKey struct{}
@@ -642,9 +723,9 @@ type pollCountKey struct{}
 // one per loop iteration (about 4-5x on tight loops here).
 type pollListener struct{}
 
-func (pollListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+func (pollListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
 	if c, ok := ctx.Value(hostKey{}).(*cell); ok {
-		c.poll()
+		c.poll(mod)
 		return
 	}
 	if n, ok := ctx.Value(pollCountKey{}).(*atomic.Int64); ok {
@@ -656,13 +737,150 @@ func (pollListener) After(context.Context, api.Module, api.FunctionDefinition, [
 
 func (pollListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
 
-type pollFactory struct{ index uint32 }
+type pollFactory struct{ poll, handler uint32 }
 
 func (f pollFactory) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
-	if def.Index() == f.index {
+	if def.Index() == f.poll || def.Index() == f.handler {
 		return pollListener{}
 	}
 	return nil
+}
+
+// wasmModule is the little of a module's structure the engine needs.
+type wasmModule struct {
+	nimp   uint32   // imported functions (they come first in the index space)
+	sig    []bool   // per defined function: is it (i32) -> i32
+	sig2   []bool   // per defined function: is it (i32, i32) -> i32
+	bodies [][]byte // per defined function
+	table  [][2]uint32
+}
+
+func parseModule(mod []byte) (*wasmModule, error) {
+	bad := errors.New("unexpected wasm module structure")
+	if len(mod) < 8 {
+		return nil, bad
+	}
+	secs := map[byte][]byte{}
+	for i := 8; i < len(mod); {
+		id := mod[i]
+		size, n := uleb(mod[i+1:])
+		if n == 0 {
+			return nil, bad
+		}
+		start := i + 1 + n
+		end := start + int(size)
+		if end > len(mod) || end < start {
+			return nil, bad
+		}
+		if _, ok := secs[id]; !ok {
+			secs[id] = mod[start:end]
+		}
+		i = end
+	}
+	r := &reader{}
+	m := &wasmModule{}
+	// Types.
+	r.b = secs[1]
+	var one, two []bool
+	for k, cnt := uint64(0), r.u(); k < cnt && r.ok(); k++ {
+		if r.byte() != 0x60 {
+			return nil, bad
+		}
+		ps := r.bytes(int(r.u()))
+		rs := r.bytes(int(r.u()))
+		one = append(one, string(ps) == "\x7f" && string(rs) == "\x7f")
+		two = append(two, string(ps) == "\x7f\x7f" && string(rs) == "\x7f")
+	}
+	// Imports: functions only.
+	r.b = secs[2]
+	for k, cnt := uint64(0), r.u(); k < cnt && r.ok(); k++ {
+		r.bytes(int(r.u()))
+		r.bytes(int(r.u()))
+		if r.byte() != 0 {
+			return nil, bad
+		}
+		r.u()
+		m.nimp++
+	}
+	// Functions.
+	r.b = secs[3]
+	for k, cnt := uint64(0), r.u(); k < cnt && r.ok(); k++ {
+		t := r.u()
+		if t >= uint64(len(one)) {
+			return nil, bad
+		}
+		m.sig = append(m.sig, one[t])
+		m.sig2 = append(m.sig2, two[t])
+	}
+	// Code.
+	r.b = secs[10]
+	for k, cnt := uint64(0), r.u(); k < cnt && r.ok(); k++ {
+		m.bodies = append(m.bodies, r.bytes(int(r.u())))
+	}
+	// Elements: active segments of function indices at i32.const offsets.
+	r.b = secs[9]
+	for k, cnt := uint64(0), r.u(); k < cnt && r.ok(); k++ {
+		if r.u() != 0 || r.byte() != 0x41 {
+			return nil, bad
+		}
+		off := r.s()
+		if r.byte() != 0x0b {
+			return nil, bad
+		}
+		for q, n := uint64(0), r.u(); q < n && r.ok(); q++ {
+			m.table = append(m.table, [2]uint32{uint32(off) + uint32(q), uint32(r.u())})
+		}
+	}
+	if r.err || len(m.bodies) != len(m.sig) {
+		return nil, bad
+	}
+	return m, nil
+}
+
+// reader reads LEB128 numbers and bytes, remembering any overrun.
+type reader struct {
+	b   []byte
+	err bool
+}
+
+func (r *reader) ok() bool { return !r.err }
+
+func (r *reader) u() uint64 {
+	v, n := uleb(r.b)
+	if n == 0 {
+		r.err, r.b = true, nil
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) s() int64 {
+	v, n := sleb(r.b)
+	if n == 0 {
+		r.err, r.b = true, nil
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) == 0 {
+		r.err = true
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) bytes(n int) []byte {
+	if n < 0 || n > len(r.b) {
+		r.err, r.b = true, nil
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
 }
 
 // findPollFunction finds __js_poll_interrupts in the module (which has no
@@ -670,84 +888,46 @@ func (f pollFactory) NewFunctionListener(def api.FunctionDefinition) experimenta
 // resets the interrupt counter (i32.const 10000) and calls the interrupt
 // handler through the table (call_indirect). calibrate checks the guess.
 func findPollFunction(mod []byte) (uint32, error) {
-	secs := map[byte][]byte{}
-	for i := 8; i < len(mod); {
-		id := mod[i]
-		size, n := uleb(mod[i+1:])
-		if n == 0 {
-			return 0, errors.New("bad section")
-		}
-		start := i + 1 + n
-		end := start + int(size)
-		if end > len(mod) {
-			return 0, errors.New("truncated section")
-		}
-		if _, ok := secs[id]; !ok {
-			secs[id] = mod[start:end]
-		}
-		i = end
+	m, err := parseModule(mod)
+	if err != nil {
+		return 0, err
 	}
-	// Types: which indices are (i32) -> i32.
-	tsec := secs[1]
-	cnt, j := uleb(tsec)
-	want := map[uint64]bool{}
-	for k := uint64(0); k < cnt; k++ {
-		if j >= len(tsec) || tsec[j] != 0x60 {
-			return 0, errors.New("bad type section")
-		}
-		j++
-		np, n := uleb(tsec[j:])
-		j += n
-		ps := tsec[j : j+int(np)]
-		j += int(np)
-		nr, n := uleb(tsec[j:])
-		j += n
-		rs := tsec[j : j+int(nr)]
-		j += int(nr)
-		want[k] = string(ps) == "\x7f" && string(rs) == "\x7f"
-	}
-	// Imported functions come first in the index space.
-	isec := secs[2]
-	cnt, j = uleb(isec)
-	var nimp uint32
-	for k := uint64(0); k < cnt; k++ {
-		for f := 0; f < 2; f++ {
-			l, n := uleb(isec[j:])
-			j += n + int(l)
-		}
-		kind := isec[j]
-		j++
-		if kind != 0 {
-			return 0, errors.New("unexpected non-function import")
-		}
-		_, n := uleb(isec[j:])
-		j += n
-		nimp++
-	}
-	fsec := secs[3]
-	cnt, j = uleb(fsec)
-	ftypes := make([]uint64, cnt)
-	for k := range ftypes {
-		t, n := uleb(fsec[j:])
-		j += n
-		ftypes[k] = t
-	}
-	csec := secs[10]
-	cnt, j = uleb(csec)
 	found, index := 0, uint32(0)
-	for k := uint64(0); k < cnt && int(k) < len(ftypes); k++ {
-		size, n := uleb(csec[j:])
-		j += n
-		body := csec[j : j+int(size)]
-		j += int(size)
-		if want[ftypes[k]] && len(body) < 400 &&
+	for k, body := range m.bodies {
+		if m.sig[k] && len(body) < 400 &&
 			bytes.Contains(body, []byte{0x41, 0x90, 0xce, 0x00}) && bytes.IndexByte(body, 0x11) >= 0 {
 			found++
-			index = nimp + uint32(k)
+			index = m.nimp + uint32(k)
 		}
 	}
 	if found != 1 {
 		return 0, fmt.Errorf("interrupt poll function not identified (%d candidates)", found)
 	}
 	return index, nil
+}
+
+// findHandler finds a function to install as QuickJS's interrupt handler:
+// one in the function table, of type (i32, i32) -> i32, tiny and pure (no
+// calls, stores, global writes or memory growth). QuickJS's regexp engine
+// calls the handler directly rather than through the interrupt poll, so the
+// listener on this function is what stops a runaway regexp and lets the Go
+// scheduler in. calibrate checks that it returns 0 ("go on").
+func findHandler(mod []byte) (slot, index uint32, err error) {
+	m, err := parseModule(mod)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range m.table {
+		f := e[1]
+		if f < m.nimp || int(f-m.nimp) >= len(m.bodies) {
+			continue
+		}
+		k := f - m.nimp
+		body := m.bodies[k]
+		if !m.sig2[k] || len(body) > 48 || bytes.ContainsAny(body, "\x10\x11\x24\x36\x37\x38\x39\x3a\x3b\x3c\x3d\x3e\x40") {
+			continue
+		}
+		return e[0], f, nil
+	}
+	return 0, 0, errors.New("no interrupt handler candidate in the function table")
 }

@@ -49,15 +49,16 @@ const (
 	DefaultMemoryLimit     = 64 << 20
 	DefaultMaxOutputBytes  = 64 << 10
 
-	// MaxMemoryLimit caps Budget.MemoryLimit; MinMemoryLimit floors it
-	// (QuickJS needs some room of its own).
+	// Budget.MemoryLimit bounds the cell's whole linear memory (the engine
+	// itself and its 1 MiB stack take about 1.4 MiB). MaxMemoryLimit caps
+	// it; MinMemoryLimit floors it.
 	MaxMemoryLimit = 512 << 20
-	MinMemoryLimit = 2 << 20
+	MinMemoryLimit = 4 << 20
 )
 
 const (
-	stackPages = 16     // 1 MiB C stack, about 5000 JavaScript frames
-	maxPages   = 12_288 // 768 MiB: the wazero backstop per instance
+	stackPages = 16                                // 1 MiB C stack, about 5000 JavaScript frames
+	maxPages   = (MaxMemoryLimit + 64<<20) / 65536 // the wazero backstop per instance
 )
 
 // Runner runs JavaScript cells. It implements kairos.CodeRunner and is
@@ -305,7 +306,6 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	if now.IsZero() {
 		now = r.cfg.Now()
 	}
-	eng.setMemLimit(in, uint32(b.MemoryLimit))
 	in.io.attach(c, start, now)
 
 	var seed [4]byte
@@ -328,6 +328,9 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	c.mu.Unlock()
 	res.Duration = time.Since(start)
 	r.finish(c, res, exc, evalErr, red)
+	if res.ErrorCategory == kairos.CatSyntax && reStaticImport.MatchString(task.Code) {
+		res.ErrorCategory = kairos.CatImport
+	}
 	r.log.Debug("cell finished", "id", res.ID, "verb", task.Verb, "risk_tier", b.RiskTier,
 		"success", res.Success, "category", res.ErrorCategory, "duration", res.Duration)
 	return res, nil

@@ -8,8 +8,11 @@ import (
 )
 
 var (
-	reSecretsEnv   = regexp.MustCompile(`process\.env\.__SECRETS__|__SECRETS__`)
-	reLogToString  = regexp.MustCompile(`(console\.(log|error|warn|info|debug)|\bprint)\(.*\.toString\(\)`)
+	reSecretsEnv  = regexp.MustCompile(`process\.env\.__SECRETS__|__SECRETS__`)
+	reLogToString = regexp.MustCompile(`(console\.(log|error|warn|info|debug)|\bprint)\(.*\.toString\(\)`)
+	// reStaticImport finds import statements, a syntax error in a cell
+	// (a global script) that is reported as category import.
+	reStaticImport = regexp.MustCompile(`(?m)^\s*import\s+(\S.*\sfrom\s|['"])`)
 	reLogGetSecret = regexp.MustCompile(`(console\.(log|error|warn|info|debug)|\bprint)\(.*getSecret\(\s*['"\x60]([^'"\x60]*)['"\x60]\s*\)`)
 )
 

@@ -1,0 +1,75 @@
+package kairos_test
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/kairos-agent/kairos"
+)
+
+func TestRedactorScrub(t *testing.T) {
+	const secret = "ghp_A1b2C3d4E5f6G7h8I9j0"
+	r := kairos.NewRedactor([]string{secret, "abc"})
+	b := []byte(secret)
+	tests := []struct {
+		name, in string
+		leak     []string
+	}{
+		{"raw", "token=" + secret + ".", []string{secret}},
+		{"base64 std", base64.StdEncoding.EncodeToString(b), nil},
+		{"base64 url raw", base64.RawURLEncoding.EncodeToString(b), nil},
+		{"base64 inside", base64.StdEncoding.EncodeToString([]byte("Bearer " + secret)), nil},
+		{"hex", hex.EncodeToString(b), nil},
+		{"HEX", strings.ToUpper(hex.EncodeToString(b)), nil},
+		{"url", url.QueryEscape(secret + "&x"), nil},
+		{"lines", secret[:9] + "\n" + secret[9:18] + "\n" + secret[18:], nil},
+		{"chunk", "part " + secret[3:14] + " end", []string{secret[3:14]}},
+		{"spaced", strings.Join(strings.Split(secret, ""), " "), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := r.Scrub(tc.in)
+			if !strings.Contains(out, kairos.Redacted) {
+				t.Fatalf("Scrub(%q) = %q: nothing redacted", tc.in, out)
+			}
+			for _, l := range append(tc.leak, secret) {
+				if strings.Contains(out, l) {
+					t.Fatalf("Scrub(%q) = %q leaks %q", tc.in, out, l)
+				}
+			}
+		})
+	}
+	for _, clean := range []string{"", "hello world", "abc is short and ignored", "ghp_ alone"} {
+		if got := r.Scrub(clean); got != clean {
+			t.Errorf("Scrub(%q) = %q, want unchanged", clean, got)
+		}
+	}
+	if got := kairos.NewRedactor(nil).Scrub("x"); got != "x" {
+		t.Errorf("empty redactor changed text: %q", got)
+	}
+}
+
+func ExampleRedactor_Scrub() {
+	r := kairos.NewRedactor([]string{"s3cr3t-token-value"})
+	fmt.Println(r.Scrub("Authorization: Bearer s3cr3t-token-value"))
+	fmt.Println(r.Scrub("czNjcjN0LXRva2VuLXZhbHVl is its base64"))
+	// Output:
+	// Authorization: Bearer [REDACTED]
+	// [REDACTED] is its base64
+}
+
+func FuzzRedactorScrub(f *testing.F) {
+	f.Add("s3cr3t-token-value", "x s3cr3t-token-value y")
+	f.Add("abcdefghij", "abcde\nfghij")
+	f.Fuzz(func(t *testing.T, secret, text string) {
+		r := kairos.NewRedactor([]string{secret})
+		out := r.Scrub(text)
+		if len(secret) >= kairos.MinSecretLen && strings.Contains(out, secret) {
+			t.Fatalf("secret %q survives in %q", secret, out)
+		}
+	})
+}
