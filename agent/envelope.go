@@ -97,12 +97,13 @@ const (
 	ActionCodeGenerate     = "code.generate"
 	ActionCodeStatus       = "code.status"
 	ActionCodeNetworkWrite = "code.network_write" // capability: cells may write to the network
+	ActionCodeSecrets      = "code.secrets"       // a cell that reads secrets (always approved by a human)
 )
 
 // Actions lists every action an envelope can grant.
 var Actions = []string{
 	ActionSearch, ActionMemoryStore, ActionMemoryRecall, ActionMemoryList, ActionMemoryForget,
-	ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeNetworkWrite,
+	ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeNetworkWrite, ActionCodeSecrets,
 }
 
 // Hop context keys.
@@ -156,7 +157,7 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 	case EnvTest:
 		return Envelope{
 			ID:      EnvTest,
-			Actions: setOf(ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus),
+			Actions: setOf(ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeSecrets),
 			Entry:   setOf("from-edit", "user-request"),
 			Exit:    setOf("pass", "fail", "flaky", "hop-edit", "hop-deploy", "hop-reflect"),
 			Scope:   "sandboxed code cells without network writes",
@@ -164,7 +165,7 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 	case EnvDeploy:
 		return Envelope{
 			ID:      EnvDeploy,
-			Actions: setOf(ActionCodeExecute, ActionCodeStatus, ActionCodeNetworkWrite),
+			Actions: setOf(ActionCodeExecute, ActionCodeStatus, ActionCodeNetworkWrite, ActionCodeSecrets),
 			Entry:   setOf("from-test", "tests-passed"),
 			Exit:    setOf("deployed", "blocked", "hop-reflect"),
 			Scope:   "external effects: code cells that write to the network (EXECUTE only, approvals apply)",

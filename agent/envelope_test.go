@@ -17,8 +17,8 @@ func TestEnvelopeActions(t *testing.T) {
 	want := map[EnvelopeID][]string{
 		EnvExplore: {"code.execute", "code.status", "memory.list", "memory.recall", "search"},
 		EnvEdit:    {"memory.forget", "memory.list", "memory.recall", "memory.store"},
-		EnvTest:    {"code.execute", "code.generate", "code.status"},
-		EnvDeploy:  {"code.execute", "code.network_write", "code.status"},
+		EnvTest:    {"code.execute", "code.generate", "code.secrets", "code.status"},
+		EnvDeploy:  {"code.execute", "code.network_write", "code.secrets", "code.status"},
 		EnvReflect: {"memory.list", "memory.recall", "memory.store"},
 	}
 	envs := Envelopes()
@@ -131,9 +131,9 @@ func TestOfferedTools(t *testing.T) {
 	}{
 		{ModeDiscuss, EnvExplore, map[string][]string{"search": {}, "code": {"execute", "status"}, "memory": {"list", "recall"}}},
 		{ModeDiscuss, EnvReflect, map[string][]string{"memory": {"list", "recall", "store"}}},
-		{ModeDiagnose, EnvTest, map[string][]string{"code": {"execute", "generate", "status"}}},
+		{ModeDiagnose, EnvTest, map[string][]string{"code": {"execute", "generate", "secrets", "status"}}},
 		{ModeExecute, EnvEdit, map[string][]string{"memory": {"forget", "list", "recall", "store"}}},
-		{ModeExecute, EnvDeploy, map[string][]string{"code": {"execute", "status"}}},
+		{ModeExecute, EnvDeploy, map[string][]string{"code": {"execute", "secrets", "status"}}},
 		{ModeDiscuss, EnvDeploy, map[string][]string{}},
 	}
 	for _, tc := range tests {
@@ -290,5 +290,5 @@ func ExampleHop() {
 	// Output:
 	// hop: deploy needs tests-passed (context tests=pass)
 	// test → deploy s-1
-	// map[code:[execute status]]
+	// map[code:[execute secrets status]]
 }

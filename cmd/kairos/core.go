@@ -158,6 +158,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		}})
 	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.model, Policy: c.policy,
 		CoderModel: func() string { return m.models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
+	m.onClose(code.Close)
 	c.registry = tools.NewRegistry(search, code, memory)
 
 	c.agent = agent.New(agent.Config{
