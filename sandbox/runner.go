@@ -252,15 +252,6 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		return res, nil
 	}
 
-	b := withDefaults(task.Budget)
-	deadline := start.Add(b.TimeBudget)
-	if b.TimeBudget <= 0 || (!b.DeadlineAt.IsZero() && b.DeadlineAt.Before(deadline)) {
-		deadline = b.DeadlineAt
-	}
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -279,6 +270,18 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		return nil, fmt.Errorf("cell instance: %w", err)
 	}
 	defer in.close(context.Background())
+
+	// The budget starts now: compiling the engine or waiting for an
+	// instance is not the cell's time.
+	start = time.Now()
+	b := withDefaults(task.Budget)
+	deadline := start.Add(b.TimeBudget)
+	if b.TimeBudget <= 0 || (!b.DeadlineAt.IsZero() && b.DeadlineAt.Before(deadline)) {
+		deadline = b.DeadlineAt
+	}
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
 
 	cctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()

@@ -408,7 +408,11 @@ func TestAbuseContained(t *testing.T) {
 				tk := task(tc.code)
 				tk.Secrets = map[string]string{"S": "hunter2-very-secret"}
 				tk.Budget = tc.budget
-				tk.Budget.TimeBudget = time.Second
+				if tk.Budget.MemoryLimit > 0 {
+					tk.Budget.TimeBudget = 10 * time.Second // must end on memory first
+				} else {
+					tk.Budget.TimeBudget = time.Second
+				}
 				res := run(t, tk)
 				if res.ErrorCategory != tc.category {
 					t.Fatalf("category %q, want %q (error %q, output %s)", res.ErrorCategory, tc.category, res.Error, res.Output)
