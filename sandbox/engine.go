@@ -69,7 +69,21 @@ type hostKey struct{}
 
 // newEngine creates the runtime and compiles the module. cacheDir may be
 // empty (an in-memory compilation cache is used then).
+// engineMode selects the interruption mechanism; only benchmarks use
+// anything but modeListener.
+type engineMode int
+
+const (
+	modeListener    engineMode = iota // the poll listener (production)
+	modeNone                          // no interruption at all (baseline)
+	modeCloseOnDone                   // wazero's WithCloseOnContextDone
+)
+
 func newEngine(ctx context.Context, cacheDir string, maxPages, stackPages uint32) (*engine, error) {
+	return newEngineMode(ctx, cacheDir, maxPages, stackPages, modeListener)
+}
+
+func newEngineMode(ctx context.Context, cacheDir string, maxPages, stackPages uint32, mode engineMode) (*engine, error) {
 	wasm, err := patchLayout(qjsWasm, stackPages)
 	if err != nil {
 		return nil, fmt.Errorf("patch quickjs module: %w", err)
@@ -85,7 +99,7 @@ func newEngine(ctx context.Context, cacheDir string, maxPages, stackPages uint32
 	}
 	cfg := wazero.NewRuntimeConfig().
 		WithCompilationCache(cache).
-		WithCloseOnContextDone(false). // interruption: see poke
+		WithCloseOnContextDone(mode == modeCloseOnDone). // interruption: see pollListener
 		WithMemoryLimitPages(maxPages).
 		WithDebugInfoEnabled(false)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
@@ -121,7 +135,10 @@ func newEngine(ctx context.Context, cacheDir string, maxPages, stackPages uint32
 		e.close(ctx)
 		return nil, err
 	}
-	cctx := experimental.WithFunctionListenerFactory(ctx, pollFactory{poll: e.pollFunc, handler: e.handlerFunc})
+	cctx := ctx
+	if mode == modeListener {
+		cctx = experimental.WithFunctionListenerFactory(ctx, pollFactory{poll: e.pollFunc, handler: e.handlerFunc})
+	}
 	e.compiled, err = rt.CompileModule(cctx, wasm)
 	if err != nil {
 		e.close(ctx)
