@@ -359,3 +359,43 @@ func TestNewSessionCarriesSummaryNotMessages(t *testing.T) {
 		}
 	}
 }
+
+// A bad policy edit keeps the last good policy and the operators are told
+// in Telegram; a good edit takes effect without a restart.
+func TestPolicyHotReload(t *testing.T) {
+	e := newEnv(t)
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply { return testkit.TextReply("hi " + r.LastUserMessage()) })
+	e.start()
+	os.WriteFile(e.vars["KAIROS_POLICY"], []byte("access:\n  operators: [1001]\n  alowed_users: [2002]\n"), 0o600)
+	msg := waitReply(t, e.tg, operatorID, 1, "Policy reload rejected")
+	if !strings.Contains(msg, ":3:3:") || !strings.Contains(msg, "alowed_users") {
+		t.Fatalf("notice lacks the position: %q", msg)
+	}
+	// The last good policy still admits user 2002.
+	e.tg.PushText(2002, 2002, "still here", time.Now())
+	waitReply(t, e.tg, 2002, 1, "hi still here")
+	// A good edit that admits 3003 applies live.
+	os.WriteFile(e.vars["KAIROS_POLICY"], []byte("access:\n  operators: [1001]\n  allowed_users: [2002, 3003]\n"), 0o600)
+	deadline := time.Now().Add(20 * time.Second)
+	for n := 1; ; n++ {
+		e.tg.PushText(3003, 3003, "let me in", time.Now())
+		var last string
+		for {
+			sent := e.tg.SentTo(3003)
+			if len(sent) >= n {
+				last = sent[n-1].LastText()
+				if strings.Contains(last, "pairing code") || strings.Contains(last, "hi let me in") {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no final reply to message %d: %q", n, last)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if strings.Contains(last, "hi let me in") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
