@@ -23,7 +23,11 @@ func (l *UpdateLog) LockChat(ctx context.Context, chatID int64) (func(), error) 
 		mu.Lock()
 		return mu.Unlock, nil
 	}
-	conn, err := l.db.sqlDB.Conn(ctx)
+	pool, err := l.db.lockPool()
+	if err != nil {
+		return nil, fmt.Errorf("lock chat: %w", err)
+	}
+	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lock chat: %w", err)
 	}

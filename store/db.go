@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -16,6 +17,8 @@ import (
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for the lock pool
 )
 
 // Dialects.
@@ -39,7 +42,12 @@ type DB struct {
 	sqlDB   *sql.DB
 	dialect string
 	path    string // SQLite file, "" for PostgreSQL
+	dsn     string // PostgreSQL URL, for the chat-lock pool
 	log     *slog.Logger
+
+	lockOnce sync.Once
+	lockDB   *sql.DB // PostgreSQL: connections that only hold chat locks
+	lockErr  error
 
 	// Now is the clock used for bookkeeping timestamps (tests inject it).
 	Now func() time.Time
@@ -64,6 +72,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			return nil, kairos.Errorf(kairos.EINVALID, "KAIROS_DATABASE_URL must be a postgres:// URL")
 		}
 		db.dialect = DialectPostgres
+		db.dsn = cfg.DatabaseURL
 		db.gdb, err = gorm.Open(postgres.Open(cfg.DatabaseURL), gcfg)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres %s: %w", redactURL(cfg.DatabaseURL), scrubErr(err, cfg.DatabaseURL))
@@ -132,8 +141,25 @@ func (db *DB) Path() string { return db.path }
 // Ping checks the database is reachable (for /readyz).
 func (db *DB) Ping(ctx context.Context) error { return db.sqlDB.PingContext(ctx) }
 
+// lockPool returns a separate pool for chat locks: a held advisory lock
+// pins its connection for a whole turn, and taking those from the main
+// pool could starve the turns themselves.
+func (db *DB) lockPool() (*sql.DB, error) {
+	db.lockOnce.Do(func() {
+		db.lockDB, db.lockErr = sql.Open("pgx", db.dsn)
+		if db.lockErr == nil {
+			db.lockDB.SetMaxOpenConns(256)
+			db.lockDB.SetMaxIdleConns(16)
+		}
+	})
+	return db.lockDB, db.lockErr
+}
+
 // Close closes the database.
 func (db *DB) Close() error {
+	if db.lockDB != nil {
+		db.lockDB.Close()
+	}
 	if db.dialect == DialectSQLite {
 		// Fold the WAL back so the file is self-contained at rest.
 		_, _ = db.sqlDB.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
