@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/internal/testkit"
+	"github.com/kairos-agent/kairos/store/storetest"
+)
+
+// roundRobin is a load balancer in front of the replicas' webhook
+// endpoints: request n goes to replica n mod len(targets).
+type roundRobin struct {
+	mu      sync.Mutex
+	targets []string // base URLs, filled in as replicas come up
+	n       int
+	served  map[string]int
+}
+
+func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rr.mu.Lock()
+	if len(rr.targets) < 2 {
+		rr.mu.Unlock()
+		http.Error(w, "replicas starting", http.StatusServiceUnavailable) // Telegram retries
+		return
+	}
+	target := rr.targets[rr.n%len(rr.targets)]
+	rr.n++
+	rr.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, target+r.URL.Path, bytes.NewReader(body))
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		rr.mu.Lock()
+		rr.served[target]++
+		rr.mu.Unlock()
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+var startedAddr = regexp.MustCompile(`msg="[^"]*started" .*http=(127\.0\.0\.1:\d+)`)
+
+// waitAddr returns the admin HTTP address a replica logged at start.
+func (p *proc) waitAddr(t *testing.T) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := startedAddr.FindStringSubmatch(p.logs.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-p.done:
+			t.Fatalf("replica exited (%v):\n%s", err, p.logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("replica did not start:\n%s", p.logs.String())
+	return ""
+}
+
+// TestReplicasShareOnePostgreSQLInWebhookMode runs two `kairos run`
+// processes in webhook mode on one PostgreSQL database behind a
+// round-robin balancer, so consecutive messages of a chat reach different
+// replicas while the model takes a while to answer: every message is
+// answered once, and each chat's answers come in the order of its
+// messages.
+func TestReplicasShareOnePostgreSQLInWebhookMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess replicas test")
+	}
+	base := os.Getenv(storetest.EnvURL)
+	if base == "" {
+		t.Skip(storetest.EnvURL + " not set: no PostgreSQL server")
+	}
+	const chats, perChat = 5, 8
+	bin := kairosBinary(t)
+	tg := testkit.NewFakeTelegram(t, "")
+	llm := testkit.NewFakeOpenAI(t)
+	llm.SetHandler(func(req testkit.ChatRequest) testkit.Reply {
+		text := "echo: " + req.LastUserMessage()
+		// Slow enough that a chat's next message reaches the other
+		// replica while this turn still runs.
+		return testkit.Reply{Text: text, Chunks: []string{text}, Delay: 40 * time.Millisecond}
+	})
+	rr := &roundRobin{served: map[string]int{}}
+	lb := httptest.NewServer(rr)
+	t.Cleanup(lb.Close)
+
+	dir := t.TempDir()
+	var users []string
+	for c := 0; c < chats; c++ {
+		users = append(users, fmt.Sprint(4001+c))
+	}
+	policy := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(policy, []byte("access:\n  allowed_users: ["+strings.Join(users, ", ")+"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := storetest.FreshSchemaURL(t, base)
+	var replicas []*proc
+	for r := 0; r < 2; r++ {
+		vars := map[string]string{
+			"TELEGRAM_BOT_TOKEN":    tg.Token(),
+			"TELEGRAM_API_URL":      tg.URL(),
+			"OPENAI_BASE_URL":       llm.URL(),
+			"OPENAI_API_KEY":        "sk-test-replicas",
+			"KAIROS_MODEL":          "test-model",
+			"KAIROS_DATA_DIR":       filepath.Join(dir, fmt.Sprint("data", r)),
+			"KAIROS_DATABASE_URL":   url,
+			"KAIROS_POLICY":         policy,
+			"KAIROS_HTTP_ADDR":      "127.0.0.1:0",
+			"KAIROS_SEARCH_URL":     "http://127.0.0.1:1",
+			"KAIROS_WEBHOOK_URL":    lb.URL + bot.WebhookPath,
+			"KAIROS_WEBHOOK_SECRET": "replica-shared-secret",
+			"KAIROS_SEND_LIMITS":    "off",
+		}
+		p := startProc(t, bin, vars)
+		replicas = append(replicas, p)
+		addr := p.waitAddr(t)
+		rr.mu.Lock()
+		rr.targets = append(rr.targets, "http://"+addr)
+		rr.mu.Unlock()
+	}
+	// Both replicas registered the webhook before the first push.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := tg.WaitCalls(ctx, "setWebhook", 2); err != nil {
+		t.Fatalf("setWebhook: %v\n%s\n%s", err, replicas[0].logs.String(), replicas[1].logs.String())
+	}
+
+	want := map[int64][]string{}
+	var texts []string
+	for i := 0; i < perChat; i++ {
+		for c := 0; c < chats; c++ {
+			chat := int64(4001 + c)
+			text := fmt.Sprintf("replica order %d message %02d", chat, i)
+			want[chat] = append(want[chat], "echo: "+text)
+			texts = append(texts, text)
+			tg.PushText(chat, chat, text, time.Now())
+		}
+	}
+	reply := func(s string) string { return "echo: " + s }
+	deadline := time.Now().Add(40 * time.Second)
+	for len(countReplies(tg, texts, reply).complete) < len(texts) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, p := range replicas {
+		p.stop(t, syscall.SIGTERM, 30*time.Second)
+	}
+
+	tl := countReplies(tg, texts, reply)
+	for _, s := range texts {
+		if n := tl.complete[s]; n != 1 {
+			t.Errorf("%q answered %d times", s, n)
+		}
+	}
+	if len(tl.other) > 0 {
+		t.Errorf("unexpected bot messages: %q", tl.other)
+	}
+	for chat, w := range want {
+		var got []string
+		for _, m := range tg.SentTo(chat) {
+			got = append(got, strings.TrimSpace(m.LastText()))
+		}
+		if strings.Join(got, "\n") != strings.Join(w, "\n") {
+			t.Errorf("chat %d answered out of order:\n got %q\nwant %q", chat, got, w)
+		}
+	}
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	t.Logf("webhook posts accepted per replica: %v", rr.served)
+	if len(rr.served) != 2 {
+		t.Errorf("updates reached %d replicas, want both: %v", len(rr.served), rr.served)
+	}
+	if t.Failed() {
+		for i, p := range replicas {
+			t.Logf("replica %d log:\n%s", i, p.logs.String())
+		}
+	}
+}
