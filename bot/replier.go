@@ -120,23 +120,33 @@ func (r *replier) key(part string) string {
 // already attempted. An attempt whose outcome is unknown (the process died
 // mid-send) is not repeated: a lost part is better than a doubled one.
 func (r *replier) sendOnce(ctx context.Context, part, html string) (int64, error) {
-	if r.upd != 0 && r.b.cfg.Updates != nil {
-		state, id, err := r.b.cfg.Updates.BeginSend(ctx, r.key(part), r.in.ChatID)
-		if err != nil {
-			return 0, err
-		}
-		if state != kairos.OutboxNew {
-			return id, nil
-		}
+	if r.upd == 0 || r.b.cfg.Updates == nil {
+		return r.b.send(ctx, r.in, html, nil)
 	}
-	id, err := r.b.send(ctx, r.in, html, nil)
+	key := r.key(part)
+	if state, id, err := r.b.cfg.Updates.OutboxState(ctx, key); err != nil {
+		return 0, err
+	} else if state != kairos.OutboxNew {
+		return id, nil
+	}
+	// Take the rate-limit slot first: the intent must be recorded right
+	// before the request leaves, not before a wait that a crash could cut.
+	if err := r.b.waitSlot(ctx, r.in); err != nil {
+		return 0, err
+	}
+	state, id, err := r.b.cfg.Updates.BeginSend(ctx, key, r.in.ChatID)
 	if err != nil {
 		return 0, err
 	}
-	if r.upd != 0 && r.b.cfg.Updates != nil {
-		if err := r.b.cfg.Updates.MarkSent(context.WithoutCancel(ctx), r.key(part), id); err != nil {
-			r.b.log.Error("record sent message", "err", err)
-		}
+	if state != kairos.OutboxNew {
+		return id, nil
+	}
+	id, err = r.b.sendReserved(ctx, r.in, html, nil)
+	if err != nil {
+		return 0, err
+	}
+	if err := r.b.cfg.Updates.MarkSent(context.WithoutCancel(ctx), key, id); err != nil {
+		r.b.log.Error("record sent message", "err", err)
 	}
 	return id, nil
 }
@@ -237,6 +247,23 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 // Telegram cannot parse the HTML the text goes out plain rather than not
 // at all.
 func (b *Bot) send(ctx context.Context, in *kairos.Inbound, html string, markup any) (int64, error) {
+	if err := b.waitSlot(ctx, in); err != nil {
+		return 0, err
+	}
+	return b.sendReserved(ctx, in, html, markup)
+}
+
+// waitSlot waits for the chat's next outbound slot.
+func (b *Bot) waitSlot(ctx context.Context, in *kairos.Inbound) error {
+	if b.cfg.Limits.PerChat < 0 {
+		return nil
+	}
+	return b.lim.wait(ctx, in.ChatID, in.ChatKind == kairos.ChatGroup)
+}
+
+// sendReserved sends once a slot is held (the first attempt does not wait
+// again; retries do).
+func (b *Bot) sendReserved(ctx context.Context, in *kairos.Inbound, html string, markup any) (int64, error) {
 	params := map[string]any{"chat_id": in.ChatID, "text": html, "parse_mode": "HTML",
 		"link_preview_options": map[string]any{"is_disabled": true}}
 	if in.TopicID != 0 {
@@ -248,11 +275,11 @@ func (b *Bot) send(ctx context.Context, in *kairos.Inbound, html string, markup 
 	var msg struct {
 		ID int64 `json:"message_id"`
 	}
-	err := b.withRetry(ctx, in, "sendMessage", params, &msg)
+	err := b.withRetry(ctx, in, "sendMessage", params, &msg, true)
 	if isParseError(err) {
 		params["text"] = plainText(html)
 		delete(params, "parse_mode")
-		err = b.withRetry(ctx, in, "sendMessage", params, &msg)
+		err = b.withRetry(ctx, in, "sendMessage", params, &msg, false)
 	}
 	if err != nil {
 		return 0, err
@@ -267,11 +294,11 @@ func (b *Bot) edit(ctx context.Context, in *kairos.Inbound, msgID int64, html st
 	if markup != nil {
 		params["reply_markup"] = markup
 	}
-	err := b.withRetry(ctx, in, "editMessageText", params, nil)
+	err := b.withRetry(ctx, in, "editMessageText", params, nil, false)
 	if isParseError(err) {
 		params["text"] = plainText(html)
 		delete(params, "parse_mode")
-		err = b.withRetry(ctx, in, "editMessageText", params, nil)
+		err = b.withRetry(ctx, in, "editMessageText", params, nil, false)
 	}
 	var ae *APIError
 	if errors.As(err, &ae) && strings.Contains(ae.Description, "message is not modified") {
@@ -283,11 +310,11 @@ func (b *Bot) edit(ctx context.Context, in *kairos.Inbound, msgID int64, html st
 	return err
 }
 
-func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, params map[string]any, out any) error {
+func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, params map[string]any, out any, reserved bool) error {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		if b.cfg.Limits.PerChat >= 0 {
-			if werr := b.lim.wait(ctx, in.ChatID, in.ChatKind == kairos.ChatGroup); werr != nil {
+		if !(reserved && attempt == 0) {
+			if werr := b.waitSlot(ctx, in); werr != nil {
 				return werr
 			}
 		}

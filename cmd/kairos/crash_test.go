@@ -161,8 +161,6 @@ func TestCrashMidFloodAnswersEachUpdateOnce(t *testing.T) {
 			name:  "command answers",
 			text:  func(chat int64, i int) string { return fmt.Sprintf("/flood%dn%02d", chat, i) },
 			reply: func(text string) string { return "I don't know the command " + text + ". Send /help for the list." },
-			knownBug: "bot/replier.go sendOnce records a part 'sending' before the send waits for its rate-limit slot, " +
-				"so every part queued on the limiter at the kill is never sent",
 		},
 	}
 	bin := kairosBinary(t)
