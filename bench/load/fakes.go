@@ -22,7 +22,6 @@ const placeholderSuffix = " …"
 type telegram struct {
 	srv   *httptest.Server
 	token string
-	start time.Time // when the kairos process was started
 
 	mu         sync.Mutex
 	changed    chan struct{}

@@ -152,7 +152,6 @@ func run(o options) error {
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	started := time.Now()
-	tg.start = started
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -444,6 +443,12 @@ func report(o options, tg *telegram, llm *model, load []msg, migrated time.Durat
 		tg.calls["sendMessage"], tg.calls["editMessageText"], tg.calls["sendChatAction"], tg.calls["getUpdates"], llm.requests)
 	fmt.Printf("RSS: idle %.1f MB (VmRSS after %v), peak %.1f MB (VmHWM); CPU %.2f s over the run; threads %d\n",
 		float64(idle.rssKB)/1024, o.settle, float64(peak.hwmKB)/1024, peak.cpu.Seconds(), peak.threads)
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	fmt.Printf("harness (fakes and this program) CPU: %.2f s\n", time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds())
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average at the end: %s\n", strings.Join(strings.Fields(string(la))[:3], " "))
+	}
 	if len(llm.other) > 0 {
 		fmt.Printf("model: unexpected paths %v\n", llm.other)
 	}
