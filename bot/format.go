@@ -85,9 +85,9 @@ func openFence(line string) (fence, lang string, ok bool) {
 	return "", "", false
 }
 
-func escape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+func escape(s string) string { return htmlEscaper.Replace(s) }
 
 // inline renders one line's inline Markdown.
 func inline(s string) string {

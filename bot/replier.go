@@ -28,12 +28,13 @@ type replier struct {
 	last       time.Time
 	shown      string
 	lastTyping time.Time
+	start      time.Time // when the turn began
 }
 
 var _ kairos.Replier = (*replier)(nil)
 
 func (b *Bot) replier(updateID int64, in *kairos.Inbound) *replier {
-	return &replier{b: b, in: in, upd: updateID}
+	return &replier{b: b, in: in, upd: updateID, start: time.Now()}
 }
 
 // Typing shows "typing…" (at most every 4 s; Telegram shows it for 5).
@@ -60,6 +61,12 @@ func (r *replier) Partial(ctx context.Context, text string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if strings.TrimSpace(text) == "" || time.Since(r.last) < r.b.cfg.EditInterval {
+		return
+	}
+	// A quick answer goes out whole: no placeholder (and so no second
+	// rate-limited call) unless the answer is still streaming after one
+	// edit interval.
+	if r.ph == 0 && time.Since(r.start) < r.b.cfg.EditInterval {
 		return
 	}
 	html := RenderHTML(text)
