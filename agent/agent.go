@@ -106,6 +106,7 @@ type turn struct {
 	tokens    int
 	mode      string
 	tm        *kairos.ThreadMode
+	modeDirty bool              // the mode or envelope changed in this turn
 	pending   []*kairos.Message // persisted together at the end
 }
 

@@ -57,6 +57,7 @@ func (a *Agent) transition(ctx context.Context, t *turn, tm *kairos.ThreadMode, 
 	tm.Envelope = string(FitEnvelope(to, EnvelopeID(tm.Envelope)))
 	tm.UpdatedAt = in.At
 	t.mode = tm.Mode
+	t.modeDirty = true
 	if a.cfg.Modes != nil {
 		rec := &kairos.ModeTransitionRecord{ThreadKey: tm.ThreadKey, From: string(mt.From), To: string(mt.To), Cause: mt.Cause,
 			Actor: mt.Actor, ApprovalToken: mt.ApprovalToken, Summary: truncate(mt.Summary, 500), At: in.At}
@@ -71,6 +72,11 @@ func (a *Agent) transition(ctx context.Context, t *turn, tm *kairos.ThreadMode, 
 // the last turn) and records the envelope in force.
 func (a *Agent) touchMode(ctx context.Context, t *turn) {
 	if a.cfg.Modes == nil || t.tm == nil {
+		return
+	}
+	// DISCUSS has no timeout to refresh: skip the write unless this turn
+	// changed the envelope or the mode.
+	if Mode(t.tm.Mode) == ModeDiscuss && !t.modeDirty {
 		return
 	}
 	t.tm.UpdatedAt = t.in.Date
@@ -157,6 +163,7 @@ func (a *Agent) gate(ctx context.Context, t *turn, call kairos.ToolCall, act kai
 	}
 	if env := envelopeFor(mode, EnvelopeID(t.tm.Envelope), act.Name); env != "" && env != EnvelopeID(t.tm.Envelope) {
 		cur, _ := LookupEnvelope(EnvelopeID(t.tm.Envelope))
+		t.modeDirty = true
 		if res, err := Hop(cur, HopRequest{To: env, Reason: "agent-request", SessionID: t.sess.ID, Mode: mode, At: t.in.Date}); err == nil {
 			t.tm.Envelope, t.tm.SessionID = string(res.To), res.SessionID
 		} else {

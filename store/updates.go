@@ -101,12 +101,10 @@ func (l *UpdateLog) MarkUpdateDone(ctx context.Context, updateID int64) error {
 
 // BumpAttempts counts one processing attempt and returns the new count.
 func (l *UpdateLog) BumpAttempts(ctx context.Context, updateID int64) (int, error) {
-	g := l.db.gdb.WithContext(ctx)
-	if err := g.Model(&updateRow{}).Where("update_id = ?", updateID).UpdateColumn("attempts", gorm.Expr("attempts + 1")).Error; err != nil {
-		return 0, fmt.Errorf("bump attempts: %w", err)
-	}
 	var n int
-	if err := g.Model(&updateRow{}).Where("update_id = ?", updateID).Select("attempts").Scan(&n).Error; err != nil {
+	// One statement (RETURNING: SQLite 3.35+, PostgreSQL).
+	err := l.db.gdb.WithContext(ctx).Raw("UPDATE updates SET attempts = attempts + 1 WHERE update_id = ? RETURNING attempts", updateID).Scan(&n).Error
+	if err != nil {
 		return 0, fmt.Errorf("bump attempts: %w", err)
 	}
 	return n, nil
