@@ -49,9 +49,5 @@ func (l *UpdateLog) PendingForChat(ctx context.Context, chatID int64) ([]*kairos
 	if err := l.db.gdb.WithContext(ctx).Where("chat_id = ? AND status = ?", chatID, "pending").Order("update_id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("pending updates of chat: %w", err)
 	}
-	out := make([]*kairos.RawUpdate, len(rows))
-	for i, r := range rows {
-		out[i] = &kairos.RawUpdate{UpdateID: r.UpdateID, ChatID: r.ChatID, Payload: []byte(r.Payload), ReceivedAt: fromMS(r.ReceivedAt), Attempts: r.Attempts}
-	}
-	return out, nil
+	return rawUpdates(rows), nil
 }

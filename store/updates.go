@@ -68,11 +68,15 @@ func (l *UpdateLog) PendingUpdates(ctx context.Context, limit int) ([]*kairos.Ra
 	if err := q.Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("pending updates: %w", err)
 	}
+	return rawUpdates(rows), nil
+}
+
+func rawUpdates(rows []updateRow) []*kairos.RawUpdate {
 	out := make([]*kairos.RawUpdate, len(rows))
 	for i, r := range rows {
 		out[i] = &kairos.RawUpdate{UpdateID: r.UpdateID, ChatID: r.ChatID, Payload: []byte(r.Payload), ReceivedAt: fromMS(r.ReceivedAt), Attempts: r.Attempts}
 	}
-	return out, nil
+	return out
 }
 
 // MaxUpdateID returns the highest stored update id.
