@@ -180,15 +180,6 @@ func (db *DB) SQLiteVersion(ctx context.Context) (string, error) {
 // ms converts a time to stored unix milliseconds.
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
-// msp converts an optional time.
-func msp(t *time.Time) *int64 {
-	if t == nil {
-		return nil
-	}
-	v := t.UnixMilli()
-	return &v
-}
-
 // fromMS converts stored unix milliseconds to a UTC time.
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 

@@ -404,13 +404,11 @@ type pushConfig struct {
 	replyToBot  bool
 	entities    []Entity
 	setEntities bool
-	from        *User
 	firstName   string
 	lastName    string
 	username    string
 	language    string
 	edited      bool
-	chatName    string
 }
 
 // AsGroup pushes into a supergroup with the given title.
