@@ -1,5 +1,7 @@
 package kairos
 
+import "slices"
+
 // Policy is the operator's policy file (KAIROS_POLICY). Every section and key
 // is optional; DefaultPolicy supplies what is missing. The policy package
 // parses and validates it; ISO-8601 durations are kept as text here and
@@ -240,18 +242,9 @@ func DefaultPolicy() *Policy {
 }
 
 // IsOperator reports whether the Telegram user id is an operator.
-func (p *Policy) IsOperator(id int64) bool { return containsID(p.Access.Operators, id) }
+func (p *Policy) IsOperator(id int64) bool { return slices.Contains(p.Access.Operators, id) }
 
 // IsAllowed reports whether the user may reach the agent.
 func (p *Policy) IsAllowed(id int64) bool {
-	return p.IsOperator(id) || containsID(p.Access.AllowedUsers, id)
-}
-
-func containsID(ids []int64, id int64) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
+	return p.IsOperator(id) || slices.Contains(p.Access.AllowedUsers, id)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -294,7 +295,7 @@ func (a *Agent) models(p *kairos.Policy) []string {
 		fb = a.cfg.Models[1:]
 	}
 	for _, m := range fb {
-		if m != "" && !contains(ms, m) {
+		if m != "" && !slices.Contains(ms, m) {
 			ms = append(ms, m)
 		}
 	}
@@ -459,7 +460,7 @@ func (a *Agent) journal(ctx context.Context, rec *kairos.ToolCallRecord) {
 // actions the policy lists, and impactful actions once untrusted content
 // is in the turn (seed 004 taint).
 func (a *Agent) needsApproval(t *turn, act kairos.ToolAction) (bool, string) {
-	if contains(t.pol.Approvals.Required, act.Name) {
+	if slices.Contains(t.pol.Approvals.Required, act.Name) {
 		return true, "the policy requires approval for " + act.Name
 	}
 	if act.Impactful && t.tainted {
@@ -559,12 +560,3 @@ func truncate(s string, n int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}

@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,7 +187,7 @@ func (b *Bot) registerCommands(ctx context.Context) {
 		Description string `json:"description"`
 	}
 	list := []cmd{{"start", "Start talking to Kairos"}, {"help", "What Kairos can do"}}
-	for _, name := range sortedKeys(b.cfg.Commands) {
+	for _, name := range slices.Sorted(maps.Keys(b.cfg.Commands)) {
 		c := b.cfg.Commands[name]
 		if !c.OperatorOnly {
 			list = append(list, cmd{name, c.Description})
@@ -652,7 +654,7 @@ func (b *Bot) runCommand(ctx context.Context, in *kairos.Inbound, out *replier, 
 func (b *Bot) helpText(operator bool) string {
 	var sb strings.Builder
 	sb.WriteString("I'm Kairos, your personal assistant. Just write to me. I can search the web, run code in a sandbox and remember things for you.\n\nCommands:\n/help: this list\n")
-	for _, name := range sortedKeys(b.cfg.Commands) {
+	for _, name := range slices.Sorted(maps.Keys(b.cfg.Commands)) {
 		c := b.cfg.Commands[name]
 		if c.OperatorOnly && !operator {
 			continue
@@ -673,19 +675,6 @@ func (nopMetrics) ReplySent(string)                   {}
 func (nopMetrics) TooManyRequests()                   {}
 func (nopMetrics) QueueDepth(int)                     {}
 func (nopMetrics) StageLatency(string, time.Duration) {}
-
-func sortedKeys(m map[string]Command) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
-}
 
 func sleepCtx(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)

@@ -1,6 +1,10 @@
 package tools
 
-import "github.com/kairos-agent/kairos"
+import (
+	"slices"
+
+	"github.com/kairos-agent/kairos"
+)
 
 // Registry offers the tools the policy enables, in a fixed order.
 type Registry struct {
@@ -28,18 +32,9 @@ func (r *Registry) Tools(p *kairos.Policy) []kairos.Tool {
 	}
 	out := make([]kairos.Tool, 0, len(r.tools))
 	for _, t := range r.tools {
-		if !contains(p.Agent.DisabledTools, t.Spec().Name) {
+		if !slices.Contains(p.Agent.DisabledTools, t.Spec().Name) {
 			out = append(out, t)
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
