@@ -390,29 +390,23 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 			continue
 		}
 		rec.Action = act.Name
-		ok, approved, why := a.gate(ctx, t, call, act)
-		rec.Mode = t.mode
+		ok, approval, why := a.gate(ctx, t, call, act)
+		rec.Mode, rec.Approval = t.mode, approval
 		if t.tm != nil {
 			rec.Envelope = t.tm.Envelope
 		}
 		if !ok {
-			rec.Approval = map[bool]string{true: kairos.DecisionDenied}[strings.Contains(why, "approve")]
 			fail("denied", why)
 			continue
 		}
-		if approved {
-			rec.Approval = kairos.DecisionApproved
-		} else if need, why := a.needsApproval(t, act); need {
-			dec, err := t.out.Approve(ctx, &kairos.ApprovalRequest{ID: call.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(),
-				Action: act.Name, Summary: describeCall(call), Reason: why, ExpiresAt: a.cfg.Now().Add(approvalTimeout(t.pol))})
-			if err != nil {
-				dec = kairos.Decision{Outcome: kairos.DecisionDenied}
-				a.log.Warn("approval request failed", "err", err)
-			}
-			rec.Approval = dec.Outcome
-			if dec.Outcome != kairos.DecisionApproved {
-				fail("denied", fmt.Sprintf("a human did not approve %s (%s); do not retry it, tell the user", act.Name, dec.Outcome))
-				continue
+		if approval == "" {
+			if need, why := a.needsApproval(t, act); need {
+				dec := a.ask(ctx, t, call, act, why)
+				rec.Approval = dec.Outcome
+				if dec.Outcome != kairos.DecisionApproved {
+					fail("denied", notApproved(act.Name, dec.Outcome))
+					continue
+				}
 			}
 		}
 		jobs = append(jobs, job{i: i, tool: tool, inv: inv, rec: rec})
@@ -474,6 +468,25 @@ func (a *Agent) needsApproval(t *turn, act kairos.ToolAction) (bool, string) {
 		return true, reason
 	}
 	return false, ""
+}
+
+// ask sends an approval request and waits for the human's decision; a
+// failure to ask counts as a denial.
+func (a *Agent) ask(ctx context.Context, t *turn, call kairos.ToolCall, act kairos.ToolAction, reason string) kairos.Decision {
+	dec, err := t.out.Approve(ctx, &kairos.ApprovalRequest{ID: call.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(),
+		Action: act.Name, Summary: describeCall(call), Reason: reason, ExpiresAt: a.cfg.Now().Add(approvalTimeout(t.pol))})
+	if err != nil || dec.Outcome == "" {
+		if err != nil {
+			a.log.Warn("approval request failed", "err", err)
+		}
+		dec.Outcome = kairos.DecisionDenied
+	}
+	return dec
+}
+
+// notApproved is the result the model reads after a human said no.
+func notApproved(action, outcome string) string {
+	return fmt.Sprintf("a human did not approve %s (%s); do not retry it, tell the user", action, outcome)
 }
 
 func approvalTimeout(p *kairos.Policy) time.Duration {

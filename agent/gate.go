@@ -122,42 +122,36 @@ func toolOffered(allowed map[string]bool, tool string) bool {
 }
 
 // gate checks a call's action against the mode machine. It returns
-// whether the call may run and, when a human approved it on the way
-// (entering EXECUTE), the decision.
-func (a *Agent) gate(ctx context.Context, t *turn, call kairos.ToolCall, act kairos.ToolAction) (ok bool, approved bool, why string) {
+// whether the call may run, the outcome of the approval a human was asked
+// for on the way (entering EXECUTE; "" when none was asked) and, when the
+// call may not run, why.
+func (a *Agent) gate(ctx context.Context, t *turn, call kairos.ToolCall, act kairos.ToolAction) (ok bool, approval, why string) {
 	if a.cfg.Modes == nil || t.tm == nil {
-		return true, false, ""
+		return true, "", ""
 	}
 	mode := Mode(t.tm.Mode)
 	if !allowedActions(mode)[act.Name] {
 		switch {
 		case mode == ModeDiscuss && allowedActions(ModeDiagnose)[act.Name]:
 			if err := a.transition(ctx, t, t.tm, ModeDiagnose, TransitionInput{Actor: "agent", At: t.in.Date}); err != nil {
-				return false, false, kairos.ErrorMessage(err)
+				return false, "", kairos.ErrorMessage(err)
 			}
 		case allowedActions(ModeExecute)[act.Name]:
 			if mode == ModeDiscuss {
 				if err := a.transition(ctx, t, t.tm, ModeDiagnose, TransitionInput{Actor: "agent", At: t.in.Date}); err != nil {
-					return false, false, kairos.ErrorMessage(err)
+					return false, "", kairos.ErrorMessage(err)
 				}
 			}
-			req := &kairos.ApprovalRequest{ID: call.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(), Action: act.Name,
-				Summary: describeCall(call), Reason: "entering EXECUTE mode: " + orDefault(act.Reason, act.Name),
-				ExpiresAt: a.cfg.Now().Add(approvalTimeout(t.pol))}
-			dec, err := t.out.Approve(ctx, req)
-			if err != nil || dec.Outcome != kairos.DecisionApproved {
-				outcome := dec.Outcome
-				if outcome == "" {
-					outcome = kairos.DecisionDenied
-				}
-				return false, false, fmt.Sprintf("a human did not approve entering EXECUTE for %s (%s); do not retry it, tell the user", act.Name, outcome)
+			dec := a.ask(ctx, t, call, act, "entering EXECUTE mode: "+orDefault(act.Reason, act.Name))
+			if dec.Outcome != kairos.DecisionApproved {
+				return false, dec.Outcome, notApproved(act.Name, dec.Outcome)
 			}
-			if err := a.transition(ctx, t, t.tm, ModeExecute, TransitionInput{Actor: dec.By, At: t.in.Date, ApprovalToken: req.ID}); err != nil {
-				return false, false, kairos.ErrorMessage(err)
+			if err := a.transition(ctx, t, t.tm, ModeExecute, TransitionInput{Actor: dec.By, At: t.in.Date, ApprovalToken: call.ID}); err != nil {
+				return false, dec.Outcome, kairos.ErrorMessage(err)
 			}
-			approved = true
+			approval = dec.Outcome
 		default:
-			return false, false, fmt.Sprintf("%s is not available to you", act.Name)
+			return false, "", fmt.Sprintf("%s is not available to you", act.Name)
 		}
 		mode = Mode(t.tm.Mode)
 	}
@@ -172,7 +166,7 @@ func (a *Agent) gate(ctx context.Context, t *turn, call kairos.ToolCall, act kai
 			t.tm.Envelope = string(env)
 		}
 	}
-	return true, approved, ""
+	return true, approval, ""
 }
 
 // leaveExecute ends a turn that entered EXECUTE: the answer's summary is
