@@ -238,7 +238,7 @@ func (a *Agent) run(ctx context.Context, t *turn) (string, error) {
 
 // chat calls the models in order with retries, recording usage.
 func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
-	models := a.models(t.pol)
+	models := a.Models(t.pol)
 	retries := max(t.pol.Agent.Retries, 0)
 	var lastErr error
 	for _, model := range models {
@@ -283,7 +283,11 @@ func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kai
 	return nil, fmt.Errorf("all models failed: %w", lastErr)
 }
 
-func (a *Agent) models(p *kairos.Policy) []string {
+// Models lists the chat models to try in order under p: the policy's
+// agent.model (else the configured primary), then the policy's fallbacks
+// (else the configured ones). Other model users (session summaries, the
+// coding call) follow the same list.
+func (a *Agent) Models(p *kairos.Policy) []string {
 	var ms []string
 	if p.Agent.Model != "" {
 		ms = append(ms, p.Agent.Model)

@@ -134,7 +134,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	provider := clockstate.NewProvider(clocks, c.now, "")
 	jcfg := jobs.Config{
 		Sessions: c.sessions, Memories: c.memories, Model: c.model, Policy: c.policy,
-		Models:  func() []string { return append(m.models(c.policy()), m.Config.FallbackModels...) },
+		Models:  func() []string { return c.agent.Models(c.policy()) },
 		Journal: store.NewJobStore(c.db), Code: c.code, Logger: c.log,
 		Timezone: func(ctx context.Context, thread, _ string) *time.Location {
 			tz, err := provider.SessionTimezone(ctx, thread)
@@ -157,7 +157,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 			return c.jobs.Sessions().End(ctx, inv.ThreadKey, inv.UserKey, "", inv.Now)
 		}})
 	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.model, Policy: c.policy,
-		CoderModel: func() string { return m.models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
+		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
 	m.onClose(code.Close)
 	c.registry = tools.NewRegistry(search, code, memory)
 
@@ -168,13 +168,6 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		Modes: store.NewModeStore(c.db), Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
 	})
 	return c, nil
-}
-
-func (m *Main) models(p *kairos.Policy) []string {
-	if p.Agent.Model != "" {
-		return []string{p.Agent.Model}
-	}
-	return []string{m.Config.Model}
 }
 
 func searchBase(c Config) string {
