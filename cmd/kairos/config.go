@@ -27,6 +27,9 @@ type Config struct {
 	LogFormat      string
 	LogLevel       string
 	Workers        int
+	// SendLimitsOff switches the outbound Telegram limiter off
+	// (KAIROS_SEND_LIMITS=off; load benchmarks against a fake only).
+	SendLimitsOff bool
 	// Secrets are KAIROS_SECRET_<NAME> values by NAME.
 	Secrets map[string]string
 }
@@ -74,6 +77,13 @@ func LoadConfig(getenv func(string) string, environ func() []string) (Config, er
 	case "searxng", "brave", "tavily", "duckduckgo":
 	default:
 		return c, usagef("KAIROS_SEARCH_PROVIDER must be searxng, brave, tavily or duckduckgo, not %q", c.SearchProvider)
+	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv("KAIROS_SEND_LIMITS"))); v {
+	case "", "on":
+	case "off":
+		c.SendLimitsOff = true
+	default:
+		return c, usagef("KAIROS_SEND_LIMITS must be on or off, not %q", v)
 	}
 	if w := getenv("KAIROS_WORKERS"); w != "" {
 		n := 0

@@ -243,6 +243,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, nil, "unknown command"},
 		{[]string{}, nil, "no command"},
 		{[]string{"chat"}, map[string]string{"KAIROS_LOG_FORMAT": "xml"}, "KAIROS_LOG_FORMAT"},
+		{[]string{"chat"}, map[string]string{"KAIROS_SEND_LIMITS": "maybe"}, "KAIROS_SEND_LIMITS"},
 		{[]string{"run"}, map[string]string{"KAIROS_WEBHOOK_URL": "https://x.example/hook"}, "KAIROS_WEBHOOK_SECRET"},
 		{[]string{"clock", "parse", "9am", "--at", "yesterday"}, nil, "--at"},
 	} {

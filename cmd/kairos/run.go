@@ -32,7 +32,7 @@ func (m *Main) runBot(ctx context.Context) error {
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "",
-		Limits:      map[bool]bot.Limits{true: bot.Unlimited}[strings.EqualFold(strings.TrimSpace(m.Getenv("KAIROS_SEND_LIMITS")), "off")], // off: load benchmarks only (bench/load)
+		Limits:      map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
 	})
 	if err != nil {
 		return usagef("%s", kairos.ErrorMessage(err))
