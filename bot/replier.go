@@ -14,8 +14,9 @@ import (
 	"github.com/kairos-agent/kairos"
 )
 
-// replier streams one turn's answer into a chat: a placeholder message on
-// the first streamed text, throttled edits while it grows, and the final
+// replier streams one turn's answer into a chat: an answer still streaming
+// after one edit interval gets a placeholder message, then throttled edits
+// while it grows (a quick answer goes out whole, in one send); the final
 // text rendered as HTML and split at Telegram's limit. Every message it
 // creates is recorded in the outbox first, so a resumed update never sends
 // a part twice.
