@@ -205,6 +205,8 @@ func (l *lazyRunner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.Ce
 }
 
 func (l *lazyRunner) Close(ctx context.Context) error {
+	// Waits for a start in progress; afterwards no cell can start one.
+	l.once.Do(func() { l.err = fmt.Errorf("sandbox closed") })
 	if l.r == nil {
 		return nil
 	}
