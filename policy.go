@@ -235,7 +235,7 @@ func DefaultPolicy() *Policy {
 			CodeExecutionsRetention: "P30D",
 		},
 		Approvals: ApprovalsPolicy{
-			Required: []string{"memory.forget", "code.network_write", "code.secrets"},
+			Required: []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets},
 			Timeout:  "PT10M",
 		},
 	}

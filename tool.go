@@ -17,7 +17,7 @@ type Tool interface {
 	// Action names the action a call performs ("search", "memory.forget",
 	// "code.execute", …) and whether it is impactful (CLOCK.md §8.2) and so
 	// needs a human's approval. It must not perform the action.
-	Action(inv *ToolInvocation) (ToolAction, error)
+	Action(ctx context.Context, inv *ToolInvocation) (ToolAction, error)
 	// Call performs the call.
 	Call(ctx context.Context, inv *ToolInvocation) (*ToolResult, error)
 }

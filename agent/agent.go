@@ -388,7 +388,7 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 			fail("error", "arguments are not valid JSON")
 			continue
 		}
-		act, err := tool.Action(inv)
+		act, err := tool.Action(ctx, inv)
 		if err != nil {
 			fail("error", kairos.ErrorMessage(err))
 			continue

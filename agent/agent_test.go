@@ -85,7 +85,7 @@ type echoTool struct {
 func (e *echoTool) Spec() kairos.ToolSpec {
 	return kairos.ToolSpec{Name: e.name, Description: "echo", Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)}
 }
-func (e *echoTool) Action(inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
+func (e *echoTool) Action(_ context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
 	name := e.name
 	if e.impactful {
 		name = "memory.forget"
@@ -393,7 +393,7 @@ type networkTool struct{ calls atomic.Int32 }
 func (n *networkTool) Spec() kairos.ToolSpec {
 	return kairos.ToolSpec{Name: "code", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
-func (n *networkTool) Action(*kairos.ToolInvocation) (kairos.ToolAction, error) {
+func (n *networkTool) Action(context.Context, *kairos.ToolInvocation) (kairos.ToolAction, error) {
 	return kairos.ToolAction{Name: "code.network_write", Impactful: true, Reason: "writes to the network"}, nil
 }
 func (n *networkTool) Call(context.Context, *kairos.ToolInvocation) (*kairos.ToolResult, error) {

@@ -86,25 +86,23 @@ var EnvelopeIDs = []EnvelopeID{EnvExplore, EnvEdit, EnvTest, EnvDeploy, EnvRefle
 // DefaultEnvelope is where a thread starts (entry condition "default").
 const DefaultEnvelope = EnvExplore
 
-// Action names, as kairos.ToolAction.Name and policy approvals use them.
+// Action names, as kairos.ToolAction.Name and policy approvals use them
+// (the root package holds the one list).
 const (
-	ActionSearch           = "search"
-	ActionMemoryStore      = "memory.store"
-	ActionMemoryRecall     = "memory.recall"
-	ActionMemoryList       = "memory.list"
-	ActionMemoryForget     = "memory.forget"
-	ActionCodeExecute      = "code.execute"
-	ActionCodeGenerate     = "code.generate"
-	ActionCodeStatus       = "code.status"
-	ActionCodeNetworkWrite = "code.network_write" // capability: cells may write to the network
-	ActionCodeSecrets      = "code.secrets"       // a cell that reads secrets (always approved by a human)
+	ActionSearch           = kairos.ActionSearch
+	ActionMemoryStore      = kairos.ActionMemoryStore
+	ActionMemoryRecall     = kairos.ActionMemoryRecall
+	ActionMemoryList       = kairos.ActionMemoryList
+	ActionMemoryForget     = kairos.ActionMemoryForget
+	ActionCodeExecute      = kairos.ActionCodeExecute
+	ActionCodeGenerate     = kairos.ActionCodeGenerate
+	ActionCodeStatus       = kairos.ActionCodeStatus
+	ActionCodeNetworkWrite = kairos.ActionCodeNetworkWrite
+	ActionCodeSecrets      = kairos.ActionCodeSecrets
 )
 
 // Actions lists every action an envelope can grant.
-var Actions = []string{
-	ActionSearch, ActionMemoryStore, ActionMemoryRecall, ActionMemoryList, ActionMemoryForget,
-	ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeNetworkWrite, ActionCodeSecrets,
-}
+var Actions = kairos.Actions
 
 // Hop context keys.
 const (

@@ -28,12 +28,7 @@ var (
 // tools' actions (kairos.ToolAction.Name) and capabilities. A name that is
 // not here is refused, because a misspelt name would silently require no
 // approval. Packages that add actions append to it at init.
-var KnownActions = []string{
-	"search",
-	"memory.store", "memory.recall", "memory.list", "memory.forget",
-	"code.execute", "code.generate", "code.status",
-	"code.network_write", "code.secrets",
-}
+var KnownActions = slices.Clone(kairos.Actions)
 
 // Validate checks a policy built in code (Parse and Load already call it).
 // It returns Errors without positions, each message prefixed with the

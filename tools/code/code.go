@@ -27,17 +27,17 @@ const (
 // Names of the actions a call performs (kairos.ToolAction.Name). The last
 // two are execute calls that need approval under the default policy.
 const (
-	NameExecute      = "code.execute"
-	NameGenerate     = "code.generate"
-	NameStatus       = "code.status"
-	NameNetworkWrite = "code.network_write"
-	NameSecrets      = "code.secrets"
+	NameExecute      = kairos.ActionCodeExecute
+	NameGenerate     = kairos.ActionCodeGenerate
+	NameStatus       = kairos.ActionCodeStatus
+	NameNetworkWrite = kairos.ActionCodeNetworkWrite
+	NameSecrets      = kairos.ActionCodeSecrets
 )
 
 // Capabilities (kairos.ToolAction.Capability).
 const (
-	CapCode    = "code"
-	CapNetwork = "code.network"
+	CapCode    = kairos.CapCode
+	CapNetwork = kairos.CapCodeNetwork
 )
 
 // Limits.
@@ -287,7 +287,7 @@ func (t *Tool) parse(inv *kairos.ToolInvocation) (*args, error) {
 // is not: code it writes that would be impactful is returned, not run.
 // Capability is "code.network" when the code uses the network (and the
 // policy enables it), "code" otherwise.
-func (t *Tool) Action(inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
+func (t *Tool) Action(_ context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
 	a, err := t.parse(inv)
 	if err != nil {
 		return kairos.ToolAction{}, err

@@ -276,7 +276,7 @@ func TestActionClassification(t *testing.T) {
 			runner := okRunner(`null`)
 			tool, _ := newTool(t, code.Config{Runner: runner, Policy: tc.policy, Secrets: tc.secrets})
 			args := `{"action":"execute","code":` + mustJSON(tc.code) + `}`
-			act, err := tool.Action(inv(args))
+			act, err := tool.Action(context.Background(), inv(args))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +308,7 @@ func TestActionOtherActions(t *testing.T) {
 		{`{"action":"generate","task":"add numbers"}`, code.NameGenerate},
 		{`{"action":"status","job_id":"abc"}`, code.NameStatus},
 	} {
-		act, err := tool.Action(inv(tc.args))
+		act, err := tool.Action(context.Background(), inv(tc.args))
 		if err != nil || act.Name != tc.name || act.Impactful || act.Capability != code.CapCode {
 			t.Fatalf("Action(%s) = %+v, %v", tc.args, act, err)
 		}
@@ -335,7 +335,7 @@ func TestArgumentErrors(t *testing.T) {
 			if kairos.ErrorCode(err) != kairos.EINVALID || !strings.Contains(kairos.ErrorMessage(err), tc.want) {
 				t.Fatalf("Call(%.80s) = %v; want EINVALID containing %q", tc.args, err, tc.want)
 			}
-			if _, err := tool.Action(inv(tc.args)); kairos.ErrorCode(err) != kairos.EINVALID {
+			if _, err := tool.Action(context.Background(), inv(tc.args)); kairos.ErrorCode(err) != kairos.EINVALID {
 				t.Fatalf("Action(%.80s) = %v; want EINVALID", tc.args, err)
 			}
 		})

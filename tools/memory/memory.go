@@ -99,25 +99,25 @@ func (t *Tool) Spec() kairos.ToolSpec { return t.spec }
 
 // Action implements kairos.Tool. It validates the arguments; forget is
 // impactful, and its reason quotes the memory it would delete.
-func (t *Tool) Action(inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
+func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
 	c, err := t.parse(inv)
 	if err != nil {
 		return kairos.ToolAction{}, err
 	}
 	switch c.action {
 	case ActionStore:
-		return kairos.ToolAction{Name: "memory.store", Capability: "memory.write"}, nil
+		return kairos.ToolAction{Name: kairos.ActionMemoryStore, Capability: kairos.CapMemoryWrite}, nil
 	case ActionForget:
 		what := "memory " + c.memoryID
-		ctx, cancel := context.WithTimeout(context.Background(), actionLookupTimeout)
+		ctx, cancel := context.WithTimeout(ctx, actionLookupTimeout)
 		defer cancel()
 		if m, err := t.store.FindMemory(ctx, inv.UserKey, c.memoryID); err == nil {
 			what = "the memory “" + clip(m.Content, 120) + "”"
 		}
-		return kairos.ToolAction{Name: "memory.forget", Capability: "memory.write", Impactful: true,
+		return kairos.ToolAction{Name: kairos.ActionMemoryForget, Capability: kairos.CapMemoryWrite, Impactful: true,
 			Reason: "permanently deletes " + what}, nil
 	default:
-		return kairos.ToolAction{Name: "memory." + c.action, Capability: "memory.read"}, nil
+		return kairos.ToolAction{Name: "memory." + c.action, Capability: kairos.CapMemoryRead}, nil
 	}
 }
 

@@ -145,7 +145,7 @@ func TestGroupIsolation(t *testing.T) {
 		}
 	}
 	// Bob cannot forget Alice's memory, nor learn what it says.
-	act, err := f.tool.Action(inv(bob, `{"action":"forget","memory_id":"`+a.ID+`"}`))
+	act, err := f.tool.Action(context.Background(), inv(bob, `{"action":"forget","memory_id":"`+a.ID+`"}`))
 	if err != nil || strings.Contains(act.Reason, "PIN") {
 		t.Errorf("Action as Bob = %+v, %v (must not quote Alice's memory)", act, err)
 	}
@@ -224,7 +224,7 @@ func TestArgumentValidation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.args[:min(len(tc.args), 80)], func(t *testing.T) {
 			for name, err := range map[string]error{
-				"Action": func() error { _, err := f.tool.Action(inv(alice, tc.args)); return err }(),
+				"Action": func() error { _, err := f.tool.Action(context.Background(), inv(alice, tc.args)); return err }(),
 				"Call":   func() error { _, err := f.tool.Call(context.Background(), inv(alice, tc.args)); return err }(),
 			} {
 				if kairos.ErrorCode(err) != kairos.EINVALID || !strings.Contains(kairos.ErrorMessage(err), tc.want) {
@@ -304,7 +304,7 @@ func TestActions(t *testing.T) {
 			Reason: "permanently deletes memory no-such-id"}},
 	}
 	for _, tc := range tests {
-		got, err := f.tool.Action(inv(alice, tc.args))
+		got, err := f.tool.Action(context.Background(), inv(alice, tc.args))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -493,7 +493,7 @@ func FuzzArguments(f *testing.F) {
 	tool := memory.New(s, memory.Config{})
 	f.Fuzz(func(t *testing.T, args string) {
 		i := inv(alice, args)
-		_, aerr := tool.Action(i)
+		_, aerr := tool.Action(context.Background(), i)
 		res, err := tool.Call(context.Background(), i)
 		for _, e := range []error{aerr, err} {
 			switch kairos.ErrorCode(e) {

@@ -220,11 +220,11 @@ func (r Request) normalize() (Request, error) {
 
 // Action implements kairos.Tool: a search reads the web and changes
 // nothing, so it is never impactful.
-func (t *Tool) Action(inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
+func (t *Tool) Action(_ context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
 	if _, err := parseArgs(inv.Arguments); err != nil {
 		return kairos.ToolAction{}, err
 	}
-	return kairos.ToolAction{Name: "search", Capability: "search"}, nil
+	return kairos.ToolAction{Name: kairos.ActionSearch, Capability: kairos.CapSearch}, nil
 }
 
 // Call implements kairos.Tool. The content is

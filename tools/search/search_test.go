@@ -400,7 +400,7 @@ func TestArguments(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.args, func(t *testing.T) {
 			inv := &kairos.ToolInvocation{Arguments: json.RawMessage(tc.args)}
-			act, aerr := tool.Action(inv)
+			act, aerr := tool.Action(context.Background(), inv)
 			_, cerr := tool.Call(context.Background(), inv)
 			if tc.wantErr == "" {
 				if aerr != nil || cerr != nil {

@@ -1,0 +1,33 @@
+package kairos
+
+// Action names: what a tool call does (ToolAction.Name), as the agent's
+// envelopes grant them and the policy's approvals.required lists them.
+// One list, here, so that a misspelt name can never silently need no
+// approval: policy validation refuses names that are not in Actions.
+const (
+	ActionSearch           = "search"
+	ActionMemoryStore      = "memory.store"
+	ActionMemoryRecall     = "memory.recall"
+	ActionMemoryList       = "memory.list"
+	ActionMemoryForget     = "memory.forget"
+	ActionCodeExecute      = "code.execute"
+	ActionCodeGenerate     = "code.generate"
+	ActionCodeStatus       = "code.status"
+	ActionCodeNetworkWrite = "code.network_write" // a cell that writes to the network
+	ActionCodeSecrets      = "code.secrets"       // a cell that reads secrets
+)
+
+// Capabilities a tool action needs (ToolAction.Capability).
+const (
+	CapSearch      = "search"
+	CapMemoryRead  = "memory.read"
+	CapMemoryWrite = "memory.write"
+	CapCode        = "code"
+	CapCodeNetwork = "code.network"
+)
+
+// Actions lists every built-in action name, in a stable order.
+var Actions = []string{
+	ActionSearch, ActionMemoryStore, ActionMemoryRecall, ActionMemoryList, ActionMemoryForget,
+	ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeNetworkWrite, ActionCodeSecrets,
+}
