@@ -36,6 +36,14 @@ type Inbound struct {
 	// Addressed is true when the message is meant for the bot in a group:
 	// it mentions the bot, replies to it or is a command addressed to it.
 	Addressed bool
+
+	// Attachments are the files that came with the message (Text is then
+	// the caption). The media step reads them for this turn only and fills
+	// Images and Documents; a transcribed voice note becomes Text.
+	Attachments []*Attachment
+	Images      []ImagePart    // for a vision model, this turn only
+	Documents   []DocumentPart // untrusted: they taint the turn
+	Heard       string         // the transcript of a voice note or audio, when it became Text
 }
 
 // ThreadKey identifies the conversation the message belongs to (CLOCK.md

@@ -14,6 +14,9 @@ type ChatMessage struct {
 	Name       string
 	ToolCalls  []ToolCall
 	ToolCallID string
+	// Images are data: URLs sent as image_url content parts after the
+	// text (user messages of a vision turn only).
+	Images []string
 }
 
 // ToolCall is the model's request to run one tool.

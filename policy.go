@@ -15,6 +15,7 @@ type Policy struct {
 	Agent     AgentPolicy     `yaml:"agent" json:"agent"`
 	Sessions  SessionsPolicy  `yaml:"sessions" json:"sessions"`
 	Approvals ApprovalsPolicy `yaml:"approvals" json:"approvals"`
+	Media     MediaPolicy     `yaml:"media" json:"media"`
 }
 
 // ClockPolicy is exactly the `clock:` block of CLOCK.md §0.
@@ -238,6 +239,7 @@ func DefaultPolicy() *Policy {
 			Required: []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets},
 			Timeout:  "PT10M",
 		},
+		Media: DefaultMediaPolicy(),
 	}
 }
 

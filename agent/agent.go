@@ -32,6 +32,8 @@ type Config struct {
 	Models []string
 	// SecretNames are the names (never values) of the secrets code may use.
 	SecretNames []string
+	// VisionModel answers turns with images when set (KAIROS_VISION_MODEL).
+	VisionModel string
 
 	// Rollover, when set, runs before each turn with the thread's open
 	// session and returns the session the turn belongs to (lazy rollover).
@@ -143,7 +145,7 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 		}
 	}
 	t.pending = append(t.pending, &kairos.Message{SessionID: sess.ID, ThreadKey: in.ThreadKey(), UserKey: in.UserKey(),
-		Role: kairos.RoleUser, Content: in.Text, Name: in.UserName, CreatedAt: in.Date})
+		Role: kairos.RoleUser, Content: storedText(in), Name: in.UserName, CreatedAt: in.Date})
 
 	answer, err := a.run(ctx, t)
 	if err == nil {
@@ -238,7 +240,7 @@ func (a *Agent) run(ctx context.Context, t *turn) (string, error) {
 
 // chat calls the models in order with retries, recording usage.
 func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
-	models := a.Models(t.pol)
+	models := a.turnModels(t)
 	retries := max(t.pol.Agent.Retries, 0)
 	var lastErr error
 	for _, model := range models {

@@ -36,7 +36,7 @@ func (a *Agent) prompt(ctx context.Context, t *turn) ([]kairos.ChatMessage, erro
 	if t.in.ChatKind == kairos.ChatGroup && t.in.UserName != "" {
 		user.Name = sanitizeName(t.in.UserName)
 	}
-	msgs = append(msgs, user)
+	msgs = append(msgs, withMedia(t, user))
 	return msgs, nil
 }
 

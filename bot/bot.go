@@ -492,10 +492,14 @@ func (b *Bot) markDone(ctx context.Context, u *kairos.RawUpdate) {
 
 // handleMessage turns a Telegram message into an Inbound and routes it.
 func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.Message) error {
-	if m.From == nil || m.From.IsBot || m.Text == "" {
+	atts := b.attachments(m)
+	if m.From == nil || m.From.IsBot || (m.Text == "" && len(atts) == 0) {
 		return nil // service messages, channel posts, stickers: nothing to answer
 	}
 	in := b.inbound(u, m)
+	if len(atts) > 0 {
+		in.Text, in.Attachments = m.Caption, atts
+	}
 	pol := b.cfg.Policy()
 	allowed := pol.IsAllowed(in.UserID)
 	if !allowed && b.cfg.Access != nil {
@@ -516,7 +520,10 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 	if len(in.Text) > kairos.MaxInboundText {
 		return out.Final(ctx, fmt.Sprintf("That message is too long for me (%d bytes; the limit is %d). Please send it in smaller parts.", len(in.Text), kairos.MaxInboundText))
 	}
-	if isCmd {
+	if msg := mediaRefusal(pol, in.Attachments); msg != "" {
+		return out.Final(ctx, msg)
+	}
+	if isCmd && len(in.Attachments) == 0 {
 		return b.runCommand(ctx, in, out, cmd, args)
 	}
 	return b.cfg.Handler.HandleMessage(ctx, in, out)

@@ -38,6 +38,7 @@ type Config struct {
 // kairos.Embedder and is safe for concurrent use.
 type Client struct {
 	api     *goopenai.Client
+	doer    capturingDoer
 	apiKey  string
 	host    string
 	timeout time.Duration
@@ -78,6 +79,7 @@ func New(cfg Config) *Client {
 	}
 	return &Client{
 		api:     goopenai.NewClientWithConfig(oc),
+		doer:    capturingDoer{hc},
 		apiKey:  cfg.APIKey,
 		host:    hostOf(base),
 		timeout: timeout,
@@ -134,6 +136,15 @@ func toRequest(req kairos.ChatRequest) goopenai.ChatCompletionRequest {
 	out := goopenai.ChatCompletionRequest{Model: req.Model}
 	for _, m := range req.Messages {
 		om := goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		if len(m.Images) > 0 {
+			// A vision turn: the text, then each image as an image_url part.
+			om.Content = ""
+			om.MultiContent = append(om.MultiContent, goopenai.ChatMessagePart{Type: goopenai.ChatMessagePartTypeText, Text: m.Content})
+			for _, u := range m.Images {
+				om.MultiContent = append(om.MultiContent, goopenai.ChatMessagePart{Type: goopenai.ChatMessagePartTypeImageURL,
+					ImageURL: &goopenai.ChatMessageImageURL{URL: u, Detail: goopenai.ImageURLDetailAuto}})
+			}
+		}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, goopenai.ToolCall{
 				ID: tc.ID, Type: goopenai.ToolTypeFunction,

@@ -223,6 +223,7 @@ func validate(p *kairos.Policy) []fieldErr {
 		}
 	}
 	c.dur("approvals.timeout", p.Approvals.Timeout, true)
+	validateMedia(c, &p.Media)
 	return c.errs
 }
 

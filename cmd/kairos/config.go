@@ -14,19 +14,23 @@ type Config struct {
 	Model          string
 	FallbackModels []string
 	EmbeddingModel string
-	DataDir        string
-	DatabaseURL    string
-	PolicyPath     string
-	HTTPAddr       string
-	WebhookURL     string
-	WebhookSecret  string
-	SearchProvider string
-	SearchURL      string
-	BraveKey       string
-	TavilyKey      string
-	LogFormat      string
-	LogLevel       string
-	Workers        int
+	// TranscribeModel, TranscribeURL and VisionModel configure media.
+	TranscribeModel string
+	TranscribeURL   string
+	VisionModel     string
+	DataDir         string
+	DatabaseURL     string
+	PolicyPath      string
+	HTTPAddr        string
+	WebhookURL      string
+	WebhookSecret   string
+	SearchProvider  string
+	SearchURL       string
+	BraveKey        string
+	TavilyKey       string
+	LogFormat       string
+	LogLevel        string
+	Workers         int
 	// SendLimitsOff switches the outbound Telegram limiter off
 	// (KAIROS_SEND_LIMITS=off; load benchmarks against a fake only).
 	SendLimitsOff bool
@@ -43,25 +47,28 @@ func LoadConfig(getenv func(string) string, environ func() []string) (Config, er
 		return def
 	}
 	c := Config{
-		TelegramToken:  strings.TrimSpace(getenv("TELEGRAM_BOT_TOKEN")),
-		TelegramAPIURL: get("TELEGRAM_API_URL", "https://api.telegram.org"),
-		OpenAIKey:      strings.TrimSpace(getenv("OPENAI_API_KEY")),
-		OpenAIBaseURL:  get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
-		Model:          get("KAIROS_MODEL", "gpt-4o-mini"),
-		EmbeddingModel: get("KAIROS_EMBEDDING_MODEL", ""),
-		DataDir:        get("KAIROS_DATA_DIR", "./data"),
-		DatabaseURL:    get("KAIROS_DATABASE_URL", ""),
-		PolicyPath:     get("KAIROS_POLICY", "./policy.yaml"),
-		HTTPAddr:       get("KAIROS_HTTP_ADDR", "127.0.0.1:8080"),
-		WebhookURL:     get("KAIROS_WEBHOOK_URL", ""),
-		WebhookSecret:  strings.TrimSpace(getenv("KAIROS_WEBHOOK_SECRET")),
-		SearchProvider: get("KAIROS_SEARCH_PROVIDER", "searxng"),
-		SearchURL:      get("KAIROS_SEARCH_URL", "http://localhost:8888"),
-		BraveKey:       strings.TrimSpace(getenv("BRAVE_API_KEY")),
-		TavilyKey:      strings.TrimSpace(getenv("TAVILY_API_KEY")),
-		LogFormat:      get("KAIROS_LOG_FORMAT", "text"),
-		LogLevel:       get("KAIROS_LOG_LEVEL", "info"),
-		Secrets:        map[string]string{},
+		TelegramToken:   strings.TrimSpace(getenv("TELEGRAM_BOT_TOKEN")),
+		TelegramAPIURL:  get("TELEGRAM_API_URL", "https://api.telegram.org"),
+		OpenAIKey:       strings.TrimSpace(getenv("OPENAI_API_KEY")),
+		OpenAIBaseURL:   get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+		Model:           get("KAIROS_MODEL", "gpt-4o-mini"),
+		EmbeddingModel:  get("KAIROS_EMBEDDING_MODEL", ""),
+		TranscribeModel: get("KAIROS_TRANSCRIBE_MODEL", "whisper-1"),
+		TranscribeURL:   get("KAIROS_TRANSCRIBE_URL", ""),
+		VisionModel:     get("KAIROS_VISION_MODEL", ""),
+		DataDir:         get("KAIROS_DATA_DIR", "./data"),
+		DatabaseURL:     get("KAIROS_DATABASE_URL", ""),
+		PolicyPath:      get("KAIROS_POLICY", "./policy.yaml"),
+		HTTPAddr:        get("KAIROS_HTTP_ADDR", "127.0.0.1:8080"),
+		WebhookURL:      get("KAIROS_WEBHOOK_URL", ""),
+		WebhookSecret:   strings.TrimSpace(getenv("KAIROS_WEBHOOK_SECRET")),
+		SearchProvider:  get("KAIROS_SEARCH_PROVIDER", "searxng"),
+		SearchURL:       get("KAIROS_SEARCH_URL", "http://localhost:8888"),
+		BraveKey:        strings.TrimSpace(getenv("BRAVE_API_KEY")),
+		TavilyKey:       strings.TrimSpace(getenv("TAVILY_API_KEY")),
+		LogFormat:       get("KAIROS_LOG_FORMAT", "text"),
+		LogLevel:        get("KAIROS_LOG_LEVEL", "info"),
+		Secrets:         map[string]string{},
 	}
 	for _, f := range strings.Split(getenv("KAIROS_FALLBACK_MODELS"), ",") {
 		if f = strings.TrimSpace(f); f != "" {

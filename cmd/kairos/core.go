@@ -14,6 +14,7 @@ import (
 	"github.com/kairos-agent/kairos/clockstate"
 	"github.com/kairos-agent/kairos/internal/obs"
 	"github.com/kairos-agent/kairos/jobs"
+	"github.com/kairos-agent/kairos/media"
 	"github.com/kairos-agent/kairos/openai"
 	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/sandbox"
@@ -39,6 +40,7 @@ type core struct {
 	model    *openai.Client
 	runner   *lazyRunner
 	agent    *agent.Agent
+	media    *media.Handler
 	registry *tools.Registry
 	jobs     *jobs.Scheduler
 	now      func() time.Time
@@ -166,7 +168,9 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
 		SecretNames: m.Config.SecretNames(), Logger: c.log,
 		Modes: store.NewModeStore(c.db), Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
+		VisionModel: m.Config.VisionModel,
 	})
+	c.media = m.newMedia(c)
 	return c, nil
 }
 

@@ -28,7 +28,7 @@ func (m *Main) runBot(ctx context.Context) error {
 	}
 	b, err := bot.New(bot.Config{
 		Token: m.Config.TelegramToken, APIURL: m.Config.TelegramAPIURL,
-		Handler: c.agent, Commands: m.commands(c), Policy: c.policy,
+		Handler: c.media, Commands: m.commands(c), Policy: c.policy,
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "",

@@ -36,6 +36,7 @@ type ChatMessage struct {
 	Name       string
 	ToolCalls  []ToolCall
 	ToolCallID string
+	Images     []string // image_url parts' URLs (data: URLs for uploads)
 }
 
 // ToolDef is a function tool offered in a request.
@@ -215,6 +216,7 @@ type FakeOpenAI struct {
 	requests      []ChatRequest
 	embeds        []EmbeddingRequest
 	seq           int
+	audio         audioState // openai_audio.go
 }
 
 // NewFakeOpenAI starts a fake OpenAI-compatible server that stops when the
@@ -494,6 +496,16 @@ func (f *FakeOpenAI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.embeddings(w, r)
+	case path == "/audio/transcriptions" && r.Method == http.MethodPost:
+		if f.injected(w, "audio/transcriptions") {
+			return
+		}
+		f.transcriptions(w, r)
+	case path == "/audio/speech" && r.Method == http.MethodPost:
+		if f.injected(w, "audio/speech") {
+			return
+		}
+		f.speech(w, r)
 	case path == "/models" && r.Method == http.MethodGet:
 		if f.injected(w, "models") {
 			return
@@ -690,7 +702,7 @@ func decodeChat(w wireRequest, raw []byte) ChatRequest {
 		req.IncludeUsage = w.StreamOptions.IncludeUsage
 	}
 	for _, m := range w.Messages {
-		cm := ChatMessage{Role: m.Role, Content: contentText(m.Content), Name: m.Name, ToolCallID: m.ToolCallID}
+		cm := ChatMessage{Role: m.Role, Content: contentText(m.Content), Name: m.Name, ToolCallID: m.ToolCallID, Images: contentImages(m.Content)}
 		for _, tc := range m.ToolCalls {
 			cm.ToolCalls = append(cm.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}

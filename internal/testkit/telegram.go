@@ -242,6 +242,7 @@ type FakeTelegram struct {
 	rateLimit  time.Duration
 	rateRetry  int
 	lastSend   map[int64]time.Time
+	files      *fileStore // getFile and downloads (telegram_files.go)
 }
 
 // NewFakeTelegram starts a fake Bot API server for token (DefaultBotToken
@@ -1010,6 +1011,10 @@ func (f *FakeTelegram) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	now := f.now()
 	f.mu.Unlock()
+	if strings.HasPrefix(r.URL.Path, "/file/bot") {
+		f.serveFile(w, r)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	token, method, ok2 := strings.Cut(rest, "/")
 	method = strings.TrimPrefix(method, "test/")
@@ -1202,6 +1207,8 @@ func (f *FakeTelegram) dispatch(ctx context.Context, method string, p map[string
 		return f.deleteWebhook(p)
 	case "getwebhookinfo":
 		return f.getWebhookInfo(), nil
+	case "getfile":
+		return f.getFile(p)
 	}
 	return nil, &APIError{Code: 404, Description: "Not Found"}
 }

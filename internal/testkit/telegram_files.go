@@ -1,0 +1,207 @@
+package testkit
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxBotDownload is the Bot API's limit on files a bot may download.
+const MaxBotDownload = 20 << 20
+
+// FileRef is a file the fake holds, as a message refers to it.
+type FileRef struct {
+	FileID       string
+	FileUniqueID string
+	FilePath     string // "voice/file_3.oga"; served at /file/bot<token>/<FilePath>
+	Size         int64
+	Name         string
+	MIME         string
+}
+
+type fakeFile struct {
+	ref  FileRef
+	data []byte // nil for a file over the download limit
+}
+
+type fileStore struct {
+	byID      map[string]*fakeFile
+	byPath    map[string]*fakeFile
+	seq       int
+	downloads []string
+}
+
+func (f *FakeTelegram) filesLocked() *fileStore {
+	if f.files == nil {
+		f.files = &fileStore{byID: map[string]*fakeFile{}, byPath: map[string]*fakeFile{}}
+	}
+	return f.files
+}
+
+// AddFile stores a file as if a user had uploaded it: folder is the Bot
+// API's file_path folder ("voice", "music", "video_notes", "photos",
+// "documents").
+func (f *FakeTelegram) AddFile(folder, name, mime string, data []byte) FileRef {
+	return f.addFile(folder, name, mime, int64(len(data)), data)
+}
+
+// AddLargeFile stores a file of size bytes without content: over 20 MB,
+// getFile refuses it as Telegram does ("file is too big").
+func (f *FakeTelegram) AddLargeFile(folder, name, mime string, size int64) FileRef {
+	return f.addFile(folder, name, mime, size, nil)
+}
+
+func (f *FakeTelegram) addFile(folder, name, mime string, size int64, data []byte) FileRef {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fs := f.filesLocked()
+	fs.seq++
+	n := strconv.Itoa(fs.seq)
+	ext := ""
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		ext = name[i:]
+	}
+	ref := FileRef{
+		FileID:       "BQACAgIAAxkBAAI" + n + "fake" + strings.Repeat("x", 8),
+		FileUniqueID: "AgAD" + n,
+		FilePath:     folder + "/file_" + n + ext,
+		Size:         size,
+		Name:         name,
+		MIME:         mime,
+	}
+	ff := &fakeFile{ref: ref, data: data}
+	fs.byID[ref.FileID] = ff
+	fs.byPath[ref.FilePath] = ff
+	return ref
+}
+
+// Downloads lists the file paths downloaded so far, in order.
+func (f *FakeTelegram) Downloads() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.files == nil {
+		return nil
+	}
+	return append([]string(nil), f.files.downloads...)
+}
+
+// getFile answers as the Bot API does: a File with file_path, or 400 for
+// an unknown id or a file over 20 MB.
+func (f *FakeTelegram) getFile(p map[string]string) (any, *APIError) {
+	id := p["file_id"]
+	if id == "" {
+		return nil, badRequest("file_id is empty")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ff := f.filesLocked().byID[id]
+	if ff == nil {
+		return nil, badRequest("invalid file_id")
+	}
+	if ff.ref.Size > MaxBotDownload {
+		return nil, badRequest("file is too big")
+	}
+	return map[string]any{"file_id": ff.ref.FileID, "file_unique_id": ff.ref.FileUniqueID,
+		"file_size": ff.ref.Size, "file_path": ff.ref.FilePath}, nil
+}
+
+// serveFile serves GET /file/bot<token>/<file_path>.
+func (f *FakeTelegram) serveFile(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/file/bot")
+	token, path, ok := strings.Cut(rest, "/")
+	f.mu.Lock()
+	var ff *fakeFile
+	if ok && token == f.token && r.Method == http.MethodGet {
+		ff = f.filesLocked().byPath[path]
+		if ff != nil && ff.data != nil {
+			f.files.downloads = append(f.files.downloads, path)
+		}
+	}
+	f.mu.Unlock()
+	if ff == nil || ff.data == nil {
+		writeAPIError(w, &APIError{Code: 404, Description: "Not Found"})
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.Itoa(len(ff.data)))
+	w.Write(ff.data)
+}
+
+// PushVoice queues a voice note of seconds length.
+func (f *FakeTelegram) PushVoice(chatID, userID int64, file FileRef, seconds int, date time.Time, opts ...PushOption) int64 {
+	return f.pushMedia(chatID, userID, "voice", map[string]any{"file_id": file.FileID, "file_unique_id": file.FileUniqueID,
+		"duration": seconds, "mime_type": orStr(file.MIME, "audio/ogg"), "file_size": file.Size}, "", date, opts)
+}
+
+// PushAudio queues an audio file with an optional caption.
+func (f *FakeTelegram) PushAudio(chatID, userID int64, file FileRef, seconds int, caption string, date time.Time, opts ...PushOption) int64 {
+	return f.pushMedia(chatID, userID, "audio", map[string]any{"file_id": file.FileID, "file_unique_id": file.FileUniqueID,
+		"duration": seconds, "file_name": file.Name, "mime_type": file.MIME, "file_size": file.Size}, caption, date, opts)
+}
+
+// PushVideoNote queues a round video message.
+func (f *FakeTelegram) PushVideoNote(chatID, userID int64, file FileRef, seconds int, date time.Time, opts ...PushOption) int64 {
+	return f.pushMedia(chatID, userID, "video_note", map[string]any{"file_id": file.FileID, "file_unique_id": file.FileUniqueID,
+		"length": 384, "duration": seconds, "file_size": file.Size}, "", date, opts)
+}
+
+// PushPhoto queues a photo of width×height with a caption. As Telegram
+// does, the message carries several sizes: a 90 px thumbnail (its own
+// file) and the full size.
+func (f *FakeTelegram) PushPhoto(chatID, userID int64, file FileRef, width, height int, caption string, date time.Time, opts ...PushOption) int64 {
+	tw, th := 90, max(1, height*90/max(width, 1))
+	thumb := f.AddLargeFile("photos", "thumb.jpg", "image/jpeg", 1500) // never downloaded: the bot takes the largest
+	sizes := []map[string]any{
+		{"file_id": thumb.FileID, "file_unique_id": thumb.FileUniqueID, "width": tw, "height": th, "file_size": thumb.Size},
+		{"file_id": file.FileID, "file_unique_id": file.FileUniqueID, "width": width, "height": height, "file_size": file.Size},
+	}
+	return f.pushMedia(chatID, userID, "photo", sizes, caption, date, opts)
+}
+
+// PushDocument queues a file sent as a document, with a caption.
+func (f *FakeTelegram) PushDocument(chatID, userID int64, file FileRef, caption string, date time.Time, opts ...PushOption) int64 {
+	return f.pushMedia(chatID, userID, "document", map[string]any{"file_id": file.FileID, "file_unique_id": file.FileUniqueID,
+		"file_name": file.Name, "mime_type": file.MIME, "file_size": file.Size}, caption, date, opts)
+}
+
+func orStr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (f *FakeTelegram) pushMedia(chatID, userID int64, field string, value any, caption string, date time.Time, opts []PushOption) int64 {
+	cfg := &pushConfig{}
+	for _, o := range opts {
+		o(cfg)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if date.IsZero() {
+		date = f.now()
+	}
+	user := f.userFor(userID, cfg)
+	c := f.applyChatLocked(chatID, user, cfg)
+	c.nextID++
+	m := &storedMessage{id: c.nextID, from: user, threadID: cfg.threadID, date: date.Unix()}
+	c.messages[m.id] = m
+	raw, err := json.Marshal(f.messageJSONLocked(c, m, true))
+	if err != nil {
+		panic(err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(raw, &payload); err != nil {
+		panic(err)
+	}
+	payload[field] = value
+	if caption != "" {
+		payload["caption"] = caption
+		payload["caption_entities"] = autoEntities(caption)
+	}
+	id := f.enqueueLocked("message", payload)
+	f.pushedMsg[id] = [2]int64{chatID, int64(m.id)}
+	return id
+}

@@ -1,0 +1,145 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ledongthuc/pdf"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// Documents larger than media.max_document_bytes are refused, not
+// summarised: a summary in chunks costs many model calls the user did not
+// ask for, and a partial read would answer as if the whole file were seen.
+
+// document downloads a text or PDF document and adds its text to the turn
+// as untrusted content.
+func (h *Handler) document(ctx context.Context, pol *kairos.Policy, in *kairos.Inbound, a *kairos.Attachment, kind fileKind) (string, error) {
+	limit := pol.Media.MaxDocumentBytes
+	if kind == kindText && a.Size > int64(limit) {
+		h.cfg.Metrics.MediaFailure(a.Kind, "too_long")
+		return tooLong(displayName(a.Name), a.Size, limit), nil
+	}
+	data, msg, err := h.fetch(ctx, a)
+	if msg != "" || err != nil {
+		return msg, err
+	}
+	var text string
+	if kind == kindPDF {
+		text, err = PDFText(data, limit)
+	} else {
+		text, err = PlainText(data, limit)
+	}
+	if err != nil {
+		if m := userError(err); m != "" {
+			h.cfg.Metrics.MediaFailure(a.Kind, "bad_document")
+			return strings.ReplaceAll(m, "%NAME%", displayName(a.Name)), nil
+		}
+		return "", err
+	}
+	h.cfg.Metrics.MediaFile(a.Kind, int64(len(data)))
+	in.Documents = append(in.Documents, kairos.DocumentPart{Name: a.Name, MIME: a.MIME, Text: text})
+	return "", nil
+}
+
+func displayName(name string) string {
+	if name == "" {
+		return "That document"
+	}
+	return "“" + name + "”"
+}
+
+func tooLong(name string, size int64, limit int) string {
+	return fmt.Sprintf("%s is too long for me: it has more than %s of text and I read documents up to %s. Please send the part you need.",
+		name, kib(size), kib(int64(limit)))
+}
+
+func kib(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d KB", (n+1023)/1024)
+}
+
+// PlainText checks a text document (UTF-8, not empty, at most limit bytes)
+// and returns it. Its refusals are EINVALID sentences with %NAME% for the
+// file's name.
+func PlainText(data []byte, limit int) (string, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // BOM
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "", kairos.Errorf(kairos.EINVALID, "%%NAME%% is empty: there's no text in it for me to read.")
+	}
+	if len(data) > limit {
+		return "", kairos.Errorf(kairos.EINVALID, "%s", tooLong("%NAME%", int64(len(data)), limit))
+	}
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return "", kairos.Errorf(kairos.EINVALID, "%%NAME%% doesn't look like a text file (it isn't UTF-8 text), so I can't read it.")
+	}
+	return string(data), nil
+}
+
+// PDFText extracts the text layer of a PDF, page by page, stopping as soon
+// as it passes limit bytes. Encrypted, empty, malformed and too long PDFs
+// are EINVALID sentences with %NAME% for the file's name; the library's
+// panics on malformed files are recovered.
+func PDFText(data []byte, limit int) (text string, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			text, err = "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read %%NAME%%: the PDF seems damaged.")
+		}
+	}()
+	r, err := pdf.NewReader(pdfHeaderCompat(data), int64(len(data)))
+	if err != nil {
+		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") {
+			return "", kairos.Errorf(kairos.EINVALID, "%%NAME%% is password-protected, so I can't read it. Please send a copy without the password, or paste the text.")
+		}
+		return "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read %%NAME%%: the PDF seems damaged.")
+	}
+	var b strings.Builder
+	fonts := map[string]*pdf.Font{}
+	n := r.NumPage()
+	for i := 1; i <= n; i++ {
+		p := r.Page(i)
+		if p.V.IsNull() {
+			continue
+		}
+		for _, name := range p.Fonts() {
+			if _, ok := fonts[name]; !ok {
+				f := p.Font(name)
+				fonts[name] = &f
+			}
+		}
+		t, err := p.GetPlainText(fonts)
+		if err != nil {
+			return "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read page %d of %%NAME%%: the PDF seems damaged.", i)
+		}
+		if b.Len() > 0 && t != "" {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(t)
+		if b.Len() > limit {
+			return "", kairos.Errorf(kairos.EINVALID, "%s", tooLong("%NAME%", int64(b.Len()), limit))
+		}
+	}
+	out := strings.ToValidUTF8(b.String(), "")
+	if strings.TrimSpace(out) == "" {
+		return "", kairos.Errorf(kairos.EINVALID, "%%NAME%% has no text I can read: it may be empty or scanned pages (images). Please send the text, or photos of the pages.")
+	}
+	return out, nil
+}
+
+// pdfHeaderCompat lets the library (which knows PDF 1.0 to 1.7) read PDF
+// 2.0 files, whose syntax it handles: it presents the header as 1.7.
+func pdfHeaderCompat(data []byte) *bytes.Reader {
+	if bytes.HasPrefix(data, []byte("%PDF-2.")) && len(data) > 8 {
+		c := bytes.Clone(data[:8])
+		copy(c, "%PDF-1.7")
+		return bytes.NewReader(append(c, data[8:]...))
+	}
+	return bytes.NewReader(data)
+}

@@ -1,0 +1,119 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io"
+
+	// Decoders of the formats Telegram users send.
+	_ "image/gif"
+	_ "image/png"
+
+	"golang.org/x/image/draw"
+	_ "golang.org/x/image/webp"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// MaxImagePixels bounds what is decoded: a small file can declare a huge
+// canvas (a decompression bomb), so the size is checked before decoding.
+const MaxImagePixels = 50_000_000
+
+const jpegQuality = 85
+
+// image downloads an image and adds it, scaled down, to the turn.
+func (h *Handler) image(ctx context.Context, pol *kairos.Policy, in *kairos.Inbound, a *kairos.Attachment) (string, error) {
+	data, msg, err := h.fetch(ctx, a)
+	if msg != "" || err != nil {
+		return msg, err
+	}
+	url, err := PrepareImage(data, pol.Media.MaxImageSide)
+	if err != nil {
+		if m := userError(err); m != "" {
+			h.cfg.Metrics.MediaFailure(a.Kind, "bad_image")
+			return m, nil
+		}
+		return "", err
+	}
+	h.cfg.Metrics.MediaFile(a.Kind, int64(len(data)))
+	in.Images = append(in.Images, kairos.ImagePart{Name: a.Name, DataURL: url})
+	return "", nil
+}
+
+// fetch downloads a whole file (documents and images need random access
+// or a decode; Telegram caps them at 20 MB).
+func (h *Handler) fetch(ctx context.Context, a *kairos.Attachment) ([]byte, string, error) {
+	rc, err := a.Open(ctx)
+	if err != nil {
+		if m := userError(err); m != "" {
+			h.cfg.Metrics.MediaFailure(a.Kind, "too_big")
+			return nil, m, nil
+		}
+		h.log.Warn("download failed", "kind", a.Kind, "err", err)
+		h.cfg.Metrics.MediaFailure(a.Kind, "download")
+		return nil, msgDownloadFailed, nil
+	}
+	defer rc.Close()
+	var buf bytes.Buffer
+	if a.Size > 0 && a.Size <= kairos.MaxDownloadBytes {
+		buf.Grow(int(a.Size))
+	}
+	if _, err := io.Copy(&buf, rc); err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		if m := userError(err); m != "" {
+			h.cfg.Metrics.MediaFailure(a.Kind, "too_big")
+			return nil, m, nil
+		}
+		h.log.Warn("download failed", "kind", a.Kind, "err", err)
+		h.cfg.Metrics.MediaFailure(a.Kind, "download")
+		return nil, msgDownloadFailed, nil
+	}
+	return buf.Bytes(), "", nil
+}
+
+// PrepareImage decodes a JPEG, PNG, GIF or WebP image, scales it so that
+// its longer side is at most maxSide pixels, and returns it as a JPEG
+// data: URL. Unreadable or oversized images are EINVALID with a sentence
+// for the user.
+func PrepareImage(data []byte, maxSide int) (string, error) {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't open that image: it seems damaged, or it isn't a JPEG, PNG, GIF or WebP picture.")
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > MaxImagePixels {
+		return "", kairos.Errorf(kairos.EINVALID, "That image is too large for me to open (%d×%d pixels; I handle up to %d megapixels). Please send a smaller version.",
+			cfg.Width, cfg.Height, MaxImagePixels/1_000_000)
+	}
+	src, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't open that image: it seems damaged, or it isn't a JPEG, PNG, GIF or WebP picture.")
+	}
+	b := src.Bounds()
+	w, hgt := b.Dx(), b.Dy()
+	if maxSide <= 0 {
+		maxSide = kairos.DefaultMaxImageSide
+	}
+	if w > maxSide || hgt > maxSide {
+		if w >= hgt {
+			hgt, w = max(1, hgt*maxSide/w), maxSide
+		} else {
+			w, hgt = max(1, w*maxSide/hgt), maxSide
+		}
+	}
+	// JPEG has no transparency: draw on white.
+	dst := image.NewRGBA(image.Rect(0, 0, w, hgt))
+	draw.Draw(dst, dst.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, b, draw.Over, nil)
+	var out bytes.Buffer
+	if err := jpeg.Encode(&out, dst, &jpeg.Options{Quality: jpegQuality}); err != nil {
+		return "", fmt.Errorf("encode image: %w", err)
+	}
+	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(out.Bytes()), nil
+}

@@ -1,0 +1,277 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// Next answers the message once its files are read (the agent).
+type Next interface {
+	HandleMessage(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error
+}
+
+// Metrics receives media observations (may be nil).
+type Metrics interface {
+	// MediaFile counts a file read (kind: voice, photo, …) and its bytes.
+	MediaFile(kind string, bytes int64)
+	// Transcribed adds the length of transcribed audio.
+	Transcribed(audio time.Duration)
+	// MediaFailure counts a file that could not be read.
+	MediaFailure(kind, reason string)
+}
+
+// Config wires a Handler.
+type Config struct {
+	Next        Next
+	Transcriber kairos.Transcriber // nil: voice notes are refused
+	Policy      func() *kairos.Policy
+	// VisionModel, when set, turns vision on whatever media.vision says
+	// (the agent sends image turns to that model).
+	VisionModel string
+	Metrics     Metrics
+	// Backoff returns the wait before retry `attempt` (1-based) of a
+	// transcription; nil: exponential from 500 ms with jitter, honouring
+	// Retry-After (as model calls).
+	Backoff func(attempt int, retryAfter time.Duration) time.Duration
+	Logger  *slog.Logger
+}
+
+// Handler reads a message's files, then hands it to Next.
+type Handler struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// New returns a Handler.
+func New(cfg Config) *Handler {
+	if cfg.Policy == nil {
+		p := kairos.DefaultPolicy()
+		cfg.Policy = func() *kairos.Policy { return p }
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = nopMetrics{}
+	}
+	if cfg.Backoff == nil {
+		cfg.Backoff = defaultBackoff
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{cfg: cfg, log: cfg.Logger.With("component", "media")}
+}
+
+func defaultBackoff(attempt int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, 30*time.Second)
+	}
+	d := min(500*time.Millisecond<<(attempt-1), 8*time.Second)
+	return d/2 + rand.N(d/2+1)
+}
+
+// Vision reports whether image turns can be answered under p.
+func (h *Handler) Vision(p *kairos.Policy) bool { return h.cfg.VisionModel != "" || p.Media.Vision }
+
+// Sentences the user gets when a file cannot be used.
+const (
+	msgTranscribeFailed = "Sorry, I couldn't transcribe that voice message just now. Please try again in a minute, or type it."
+	msgNoSpeech         = "I couldn't hear any words in that recording. Could you try again, or type it?"
+	msgBadAudio         = "Sorry, I couldn't read that audio: the file seems damaged or is in a format I can't handle."
+	msgNoTranscriber    = "I can't listen to voice messages here; please type what you'd like to say."
+	msgNoVision         = "I can't look at images: the model I'm using here doesn't read pictures. Please describe what's in it, or ask my operator to turn vision on."
+	msgUnsupported      = "I can't read %s files. I read voice notes, audio, photos and images, and text, Markdown, CSV, JSON and PDF documents."
+	msgDownloadFailed   = "Sorry, I couldn't download that file from Telegram just now. Please send it again in a minute."
+)
+
+// HandleMessage reads the files of in, then calls Next; a file that
+// cannot be read is answered with one sentence and the turn ends there.
+func (h *Handler) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error {
+	if len(in.Attachments) == 0 {
+		return h.cfg.Next.HandleMessage(ctx, in, out)
+	}
+	pol := h.cfg.Policy()
+	for _, a := range in.Attachments {
+		msg, err := h.read(ctx, pol, in, a)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		if msg != "" {
+			return out.Final(ctx, msg)
+		}
+	}
+	if in.Heard != "" && pol.Media.ShowTranscript {
+		out = &heardReplier{Replier: out, quote: quoteHeard(in.Heard)}
+	}
+	return h.cfg.Next.HandleMessage(ctx, in, out)
+}
+
+// read reads one attachment into in. It returns the sentence for the user
+// when the file cannot be used, or an error for faults to log.
+func (h *Handler) read(ctx context.Context, pol *kairos.Policy, in *kairos.Inbound, a *kairos.Attachment) (string, error) {
+	kind := classify(a)
+	switch kind {
+	case kindAudio:
+		return h.transcribe(ctx, pol, in, a)
+	case kindImage:
+		if !h.Vision(pol) {
+			h.cfg.Metrics.MediaFailure(a.Kind, "no_vision")
+			return msgNoVision, nil
+		}
+		return h.image(ctx, pol, in, a)
+	case kindText, kindPDF:
+		return h.document(ctx, pol, in, a, kind)
+	default:
+		h.cfg.Metrics.MediaFailure(a.Kind, "unsupported")
+		return fmt.Sprintf(msgUnsupported, describeType(a)), nil
+	}
+}
+
+// userError is the sentence of an EINVALID error, or "".
+func userError(err error) string {
+	if kairos.ErrorCode(err) == kairos.EINVALID {
+		return kairos.ErrorMessage(err)
+	}
+	return ""
+}
+
+// transcribe downloads and transcribes a voice note, audio file or video
+// note; the transcript becomes the user's text (the user's own words).
+// Each attempt streams the file anew from Telegram into the request, so
+// the audio is held once, inside the request body, never twice.
+func (h *Handler) transcribe(ctx context.Context, pol *kairos.Policy, in *kairos.Inbound, a *kairos.Attachment) (string, error) {
+	if h.cfg.Transcriber == nil {
+		h.cfg.Metrics.MediaFailure(a.Kind, "no_transcriber")
+		return msgNoTranscriber, nil
+	}
+	retries := max(pol.Agent.Retries, 0)
+	var lastErr error
+	for attempt := 0; attempt <= retries; attempt++ {
+		if attempt > 0 {
+			var ra time.Duration
+			var pe *kairos.ProviderError
+			if errors.As(lastErr, &pe) {
+				ra = pe.RetryAfter
+			}
+			if err := sleepCtx(ctx, h.cfg.Backoff(attempt, ra)); err != nil {
+				return "", err
+			}
+		}
+		rc, err := a.Open(ctx)
+		if err != nil {
+			if msg := userError(err); msg != "" {
+				h.cfg.Metrics.MediaFailure(a.Kind, "too_big")
+				return msg, nil
+			}
+			lastErr = err
+			h.log.Warn("download failed", "kind", a.Kind, "attempt", attempt+1, "err", err)
+			continue
+		}
+		cr := &countingReader{r: rc}
+		text, err := h.cfg.Transcriber.Transcribe(ctx, a.Name, cr)
+		rc.Close()
+		if err == nil {
+			h.cfg.Metrics.MediaFile(a.Kind, cr.n)
+			h.cfg.Metrics.Transcribed(a.Duration)
+			if strings.TrimSpace(text) == "" {
+				h.cfg.Metrics.MediaFailure(a.Kind, "no_speech")
+				return msgNoSpeech, nil
+			}
+			in.Heard = text
+			if in.Text != "" { // an audio file's caption
+				text += "\n\n" + in.Text
+			}
+			in.Text = text
+			return "", nil
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if msg := userError(err); msg != "" {
+			h.cfg.Metrics.MediaFailure(a.Kind, "too_big")
+			return msg, nil
+		}
+		lastErr = err
+		h.log.Warn("transcription failed", "kind", a.Kind, "attempt", attempt+1, "err", err)
+		var pe *kairos.ProviderError
+		if errors.As(err, &pe) && !pe.Retryable {
+			if pe.StatusCode == 400 {
+				h.cfg.Metrics.MediaFailure(a.Kind, "bad_audio")
+				return msgBadAudio, nil
+			}
+			break
+		}
+	}
+	h.cfg.Metrics.MediaFailure(a.Kind, "transcription")
+	return msgTranscribeFailed, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// quoteHeard renders the transcript as a Markdown quote, its Markdown
+// characters escaped (they are the user's words, not formatting).
+func quoteHeard(text string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		if i == 0 {
+			b.WriteString("> 🎙 ")
+		} else {
+			b.WriteString("\n> ")
+		}
+		b.WriteString(escapeMarkdown(line))
+	}
+	return b.String()
+}
+
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "~", `\~`, "[", `\[`, "]", `\]`)
+
+func escapeMarkdown(s string) string { return mdEscaper.Replace(s) }
+
+// heardReplier puts the transcript above the answer.
+type heardReplier struct {
+	kairos.Replier
+	quote string
+}
+
+func (r *heardReplier) Partial(ctx context.Context, text string) {
+	r.Replier.Partial(ctx, r.quote+"\n\n"+text)
+}
+
+func (r *heardReplier) Final(ctx context.Context, text string) error {
+	return r.Replier.Final(ctx, r.quote+"\n\n"+text)
+}
+
+type nopMetrics struct{}
+
+func (nopMetrics) MediaFile(string, int64)     {}
+func (nopMetrics) Transcribed(time.Duration)   {}
+func (nopMetrics) MediaFailure(string, string) {}
