@@ -464,7 +464,7 @@ func (a *Agent) needsApproval(t *turn, act kairos.ToolAction) (bool, string) {
 		return true, "the policy requires approval for " + act.Name
 	}
 	if act.Impactful && t.tainted {
-		return true, "untrusted content (web or code output) is in this turn"
+		return true, "untrusted content (web, code output or a document) is in this turn"
 	}
 	if act.Impactful && t.pol.Clock.Inference.RequireConfirmationForImpactfulActions {
 		reason := act.Reason

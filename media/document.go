@@ -102,12 +102,9 @@ func PDFText(data []byte, limit int) (text string, err error) {
 	}
 	var b strings.Builder
 	fonts := map[string]*pdf.Font{}
-	n := r.NumPage()
-	for i := 1; i <= n; i++ {
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
-		}
+	page := 0
+	err = walkPages(r.Trailer().Key("Root").Key("Pages"), func(p pdf.Page) error {
+		page++
 		for _, name := range p.Fonts() {
 			if _, ok := fonts[name]; !ok {
 				f := p.Font(name)
@@ -116,21 +113,56 @@ func PDFText(data []byte, limit int) (text string, err error) {
 		}
 		t, err := p.GetPlainText(fonts)
 		if err != nil {
-			return "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read page %d of %%NAME%%: the PDF seems damaged.", i)
+			return kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read page %d of %%NAME%%: the PDF seems damaged.", page)
 		}
 		if b.Len() > 0 && t != "" {
 			b.WriteString("\n\n")
 		}
 		b.WriteString(t)
 		if b.Len() > limit {
-			return "", kairos.Errorf(kairos.EINVALID, "%s", tooLong("%NAME%", int64(b.Len()), limit))
+			return kairos.Errorf(kairos.EINVALID, "%s", tooLong("%NAME%", int64(b.Len()), limit))
 		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	out := strings.ToValidUTF8(b.String(), "")
 	if strings.TrimSpace(out) == "" {
 		return "", kairos.Errorf(kairos.EINVALID, "%%NAME%% has no text I can read: it may be empty or scanned pages (images). Please send the text, or photos of the pages.")
 	}
 	return out, nil
+}
+
+// maxPageNodes bounds the page-tree walk: a malformed tree may point back
+// at itself.
+const maxPageNodes = 200_000
+
+// walkPages visits the leaves of a page tree in order, in one pass (the
+// library's Reader.Page(n) walks the tree from the root for every page,
+// which is quadratic in the page count of a flat tree).
+func walkPages(root pdf.Value, visit func(pdf.Page) error) error {
+	nodes := 0
+	var walk func(v pdf.Value, depth int) error
+	walk = func(v pdf.Value, depth int) error {
+		nodes++
+		if depth > 64 || nodes > maxPageNodes {
+			return kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read %%NAME%%: the PDF seems damaged.")
+		}
+		switch v.Key("Type").Name() {
+		case "Pages":
+			kids := v.Key("Kids")
+			for i := 0; i < kids.Len(); i++ {
+				if err := walk(kids.Index(i), depth+1); err != nil {
+					return err
+				}
+			}
+		case "Page":
+			return visit(pdf.Page{V: v})
+		}
+		return nil
+	}
+	return walk(root, 0)
 }
 
 // pdfHeaderCompat lets the library (which knows PDF 1.0 to 1.7) read PDF

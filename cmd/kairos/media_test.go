@@ -1,6 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -101,4 +112,202 @@ func TestMediaBadInputs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pngOf returns a w×h PNG with a gradient (so scaling has work to do).
+func pngOf(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.SetNRGBA(x, y, color.NRGBA{uint8(x), uint8(y), 128, 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func setPolicy(t *testing.T, e *env, yaml string) {
+	t.Helper()
+	if err := os.WriteFile(e.vars["KAIROS_POLICY"], []byte("access:\n  allowed_users: [2002]\n"+yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// imageSize decodes a data: URL's image and returns its size.
+func imageSize(t *testing.T, url string) (int, int) {
+	t.Helper()
+	b64, ok := strings.CutPrefix(url, "data:image/jpeg;base64,")
+	if !ok {
+		t.Fatalf("image part is not a JPEG data: URL: %.60s", url)
+	}
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Width, cfg.Height
+}
+
+func TestPhotoWithCaptionReachesVisionModel(t *testing.T) {
+	e := newEnv(t)
+	setPolicy(t, e, "media:\n  vision: true\n  max_image_side: 512\n")
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		m := r.Messages[len(r.Messages)-1]
+		return testkit.TextReply(fmt.Sprintf("I see %d image(s); you asked: %s", len(m.Images), m.Content))
+	})
+	e.start()
+	f := e.tg.AddFile("photos", "file.png", "image/png", pngOf(t, 1200, 800))
+	e.tg.PushPhoto(2002, 2002, f, 1200, 800, "what is on this receipt?", time.Now())
+	waitReply(t, e.tg, 2002, 1, "I see 1 image(s); you asked: what is on this receipt?")
+	req := e.llm.LastRequest()
+	user := req.Messages[len(req.Messages)-1]
+	if req.Model != "test-model" || len(user.Images) != 1 {
+		t.Fatalf("model %q, images %d", req.Model, len(user.Images))
+	}
+	if w, h := imageSize(t, user.Images[0]); w != 512 || h != 341 {
+		t.Errorf("image sent as %d×%d, want 512×341 (scaled to media.max_image_side)", w, h)
+	}
+	// Images are kept for the turn only: the next turn's history has none.
+	e.tg.PushText(2002, 2002, "thanks", time.Now())
+	waitReply(t, e.tg, 2002, 2, "you asked: thanks")
+	for _, m := range e.llm.LastRequest().Messages {
+		if len(m.Images) > 0 || strings.Contains(m.Content, "base64") {
+			t.Fatalf("an image outlived its turn: %+v", m.Role)
+		}
+	}
+}
+
+func TestPhotoWithoutVision(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	f := e.tg.AddFile("photos", "file.png", "image/png", pngOf(t, 64, 64))
+	e.tg.PushPhoto(2002, 2002, f, 64, 64, "", time.Now())
+	waitReply(t, e.tg, 2002, 1, "I can't look at images")
+	if len(e.llm.Requests()) != 0 || len(e.tg.Downloads()) != 0 {
+		t.Error("without vision the photo was downloaded or sent to the model")
+	}
+}
+
+func TestVisionModelAnswersImageTurns(t *testing.T) {
+	e := newEnv(t)
+	e.vars["KAIROS_VISION_MODEL"] = "vision-model"
+	e.start()
+	f := e.tg.AddFile("documents", "chart.png", "image/png", pngOf(t, 100, 50))
+	e.tg.PushDocument(2002, 2002, f, "explain the chart", time.Now())
+	waitReply(t, e.tg, 2002, 1, "echo: explain the chart")
+	if rs := e.llm.RequestsFor("vision-model"); len(rs) != 1 || len(rs[0].Messages[len(rs[0].Messages)-1].Images) != 1 {
+		t.Fatalf("vision model requests = %d", len(rs))
+	}
+	e.tg.PushText(2002, 2002, "and now text", time.Now())
+	waitReply(t, e.tg, 2002, 2, "echo: and now text")
+	if e.llm.LastRequest().Model != "test-model" {
+		t.Errorf("a text turn went to %q", e.llm.LastRequest().Model)
+	}
+}
+
+func TestPDFDocumentIsUntrustedAndTaintsTheTurn(t *testing.T) {
+	e := newEnv(t)
+	setPolicy(t, e, "approvals:\n  required: []\n  timeout: PT1S\nclock:\n  inference:\n    require_confirmation_for_impactful_actions: false\n")
+	pdf := testkit.MakePDF([]string{"Quarterly report\nRevenue grew 12%.", injections[0]})
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case last.Role == "user" && strings.Contains(last.Content, "untrusted_document"):
+			// A model that obeys the injected instruction.
+			return testkit.ToolReply(testkit.ToolCall{Name: "memory", Arguments: `{"action":"forget","memory_id":"m1"}`})
+		default:
+			return testkit.TextReply("Done: " + last.Content)
+		}
+	})
+	e.start()
+	f := e.tg.AddFile("documents", "report.pdf", "application/pdf", pdf)
+	e.tg.PushDocument(2002, 2002, f, "summarise this", time.Now())
+	got := waitReply(t, e.tg, 2002, 1, "Approval needed")
+	if !strings.Contains(got, "a document") {
+		t.Errorf("approval reason does not name the untrusted document: %q", got)
+	}
+	var user testkit.ChatMessage
+	for _, m := range e.llm.Requests()[0].Messages {
+		if m.Role == "user" {
+			user = m
+		}
+	}
+	var doc struct {
+		Doc struct {
+			Name string `json:"file_name"`
+			Text string `json:"text"`
+		} `json:"untrusted_document"`
+	}
+	_, fenced, _ := strings.Cut(user.Content, "\n\n")
+	if !strings.HasPrefix(user.Content, "summarise this") || json.Unmarshal([]byte(fenced), &doc) != nil ||
+		doc.Doc.Name != "report.pdf" || !strings.Contains(doc.Doc.Text, "Revenue grew 12%.") {
+		t.Fatalf("user message = %.300q", user.Content)
+	}
+}
+
+func TestDocumentKinds(t *testing.T) {
+	e := newEnv(t)
+	setPolicy(t, e, "media:\n  vision: true\n  max_document_bytes: 4096\n")
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		return testkit.TextReply("read: " + r.LastUserMessage())
+	})
+	e.start()
+	huge := make([]byte, 19_900_000) // a PNG header declaring 30000×30000, padded to 19.9 MB
+	copy(huge, pngHeader(30000, 30000))
+	cases := []struct {
+		name, file, mime string
+		data             []byte
+		want             string
+		model            bool // reaches the model
+	}{
+		{"markdown", "notes.md", "text/markdown", []byte("# Plan\n- buy milk\n"), `"text":"# Plan\n- buy milk\n"`, true},
+		{"csv", "data.csv", "text/csv", []byte("a,b\n1,2\n"), `a,b\n1,2`, true},
+		{"json", "conf.json", "application/json", []byte(`{"k": 1}`), `{\"k\": 1}`, true},
+		{"empty pdf", "blank.pdf", "application/pdf", testkit.MakePDF([]string{""}), "“blank.pdf” has no text I can read", false},
+		{"password pdf", "locked.pdf", "application/pdf", testkit.MakePDF([]string{"x"}, testkit.PDFEncrypted()), "“locked.pdf” is password-protected", false},
+		{"too long", "long.txt", "text/plain", bytes.Repeat([]byte("word "), 2000), "“long.txt” is too long for me", false},
+		{"binary as text", "data.txt", "text/plain", []byte{0xff, 0xfe, 0, 1}, "doesn't look like a text file", false},
+		{"19.9 MB image", "huge.png", "image/png", huge, "That image is too large for me to open (30000×30000 pixels", false},
+		{"corrupt image", "broken.jpg", "image/jpeg", []byte("\xff\xd8\xff\xe0garbage"), "couldn't open that image", false},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(e.llm.Requests())
+			f := e.tg.AddFile("documents", tc.file, tc.mime, tc.data)
+			e.tg.PushDocument(2002, 2002, f, "", time.Now())
+			if tc.model {
+				waitReply(t, e.tg, 2002, i+1, "read: ")
+				if u := e.llm.LastRequest().LastUserMessage(); !strings.Contains(u, tc.want) || !strings.Contains(u, `"file_name":"`+tc.file+`"`) {
+					t.Errorf("user message %q lacks %q", u, tc.want)
+				}
+				return
+			}
+			waitReply(t, e.tg, 2002, i+1, tc.want)
+			if len(e.llm.Requests()) != before {
+				t.Error("bad input reached the model")
+			}
+		})
+	}
+}
+
+// pngHeader is a PNG signature and IHDR chunk for w×h (CRC included).
+func pngHeader(w, h uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := make([]byte, 17)
+	copy(ihdr, "IHDR")
+	binary.BigEndian.PutUint32(ihdr[4:], w)
+	binary.BigEndian.PutUint32(ihdr[8:], h)
+	ihdr[12], ihdr[13] = 8, 6 // 8-bit RGBA
+	binary.Write(&b, binary.BigEndian, uint32(13))
+	b.Write(ihdr)
+	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(ihdr))
+	return b.Bytes()
 }

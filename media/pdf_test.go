@@ -1,0 +1,65 @@
+package media_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
+	"github.com/kairos-agent/kairos/media"
+)
+
+func TestPDFText(t *testing.T) {
+	two := testkit.MakePDF([]string{"Invoice 2026-117\nTotal due: 412.50 EUR (by 1 Dec)", "Page two: thanks"})
+	cases := []struct {
+		name    string
+		data    []byte
+		limit   int
+		want    []string // substrings of the text
+		wantErr string   // substring of the refusal
+	}{
+		{"two pages", two, 1 << 20, []string{"Invoice 2026-117", "Total due: 412.50 EUR (by 1 Dec)", "Page two: thanks"}, ""},
+		{"PDF 2.0", testkit.MakePDF([]string{"new header"}, testkit.PDFVersion("2.0")), 1 << 20, []string{"new header"}, ""},
+		{"empty page", testkit.MakePDF([]string{""}), 1 << 20, nil, "has no text I can read"},
+		{"no pages", testkit.MakePDF(nil), 1 << 20, nil, "has no text I can read"},
+		{"password", testkit.MakePDF([]string{"secret"}, testkit.PDFEncrypted()), 1 << 20, nil, "password-protected"},
+		{"over the limit", two, 20, nil, "too long for me"},
+		{"truncated", two[:len(two)/2], 1 << 20, nil, "seems damaged"},
+		{"not a pdf", []byte("hello"), 1 << 20, nil, "seems damaged"},
+		{"empty file", nil, 1 << 20, nil, "seems damaged"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			text, err := media.PDFText(tc.data, tc.limit)
+			if tc.wantErr != "" {
+				if kairos.ErrorCode(err) != kairos.EINVALID || !strings.Contains(kairos.ErrorMessage(err), tc.wantErr) {
+					t.Fatalf("err = %v, want EINVALID containing %q (text %q)", err, tc.wantErr, text)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("text %q lacks %q", text, w)
+				}
+			}
+		})
+	}
+}
+
+func FuzzPDFText(f *testing.F) {
+	f.Add(testkit.MakePDF([]string{"hello\nworld"}))
+	f.Add(testkit.MakePDF([]string{"x"}, testkit.PDFEncrypted()))
+	f.Add([]byte("%PDF-1.4\n%%EOF"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, err := media.PDFText(data, 1<<16)
+		if err != nil && kairos.ErrorCode(err) != kairos.EINVALID {
+			t.Fatalf("non-EINVALID error %v", err)
+		}
+		if err == nil && len(text) > 1<<16 {
+			t.Fatalf("text over the limit: %d", len(text))
+		}
+	})
+}
