@@ -59,3 +59,9 @@ type Transcriber interface {
 type Speaker interface {
 	Speak(ctx context.Context, text string) (io.ReadCloser, error)
 }
+
+// VoiceReplier is a Replier that can also send a voice message (Ogg/Opus
+// audio) into the turn's chat: Telegram's sendVoice.
+type VoiceReplier interface {
+	SendVoice(ctx context.Context, audio io.Reader) error
+}

@@ -32,6 +32,8 @@ type Metrics interface {
 type Config struct {
 	Next        Next
 	Transcriber kairos.Transcriber // nil: voice notes are refused
+	Speaker     kairos.Speaker     // nil: no voice replies
+	Prefs       Prefs              // per-user /voice setting; nil: no voice replies
 	Policy      func() *kairos.Policy
 	// VisionModel, when set, turns vision on whatever media.vision says
 	// (the agent sends image turns to that model).
@@ -94,8 +96,9 @@ const (
 // cannot be read is answered with one sentence and the turn ends there.
 func (h *Handler) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error {
 	if len(in.Attachments) == 0 {
-		return h.cfg.Next.HandleMessage(ctx, in, out)
+		return h.cfg.Next.HandleMessage(ctx, in, h.withVoice(ctx, in, out, out))
 	}
+	orig := out
 	pol := h.cfg.Policy()
 	for _, a := range in.Attachments {
 		msg, err := h.read(ctx, pol, in, a)
@@ -112,7 +115,7 @@ func (h *Handler) HandleMessage(ctx context.Context, in *kairos.Inbound, out kai
 	if in.Heard != "" && pol.Media.ShowTranscript {
 		out = &heardReplier{Replier: out, quote: quoteHeard(in.Heard)}
 	}
-	return h.cfg.Next.HandleMessage(ctx, in, out)
+	return h.cfg.Next.HandleMessage(ctx, in, h.withVoice(ctx, in, out, orig))
 }
 
 // read reads one attachment into in. It returns the sentence for the user

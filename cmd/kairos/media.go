@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/media"
 	"github.com/kairos-agent/kairos/openai"
 )
@@ -10,6 +14,18 @@ import (
 // KAIROS_VISION_MODEL.
 func (m *Main) newMedia(c *core) *media.Handler {
 	audio := c.model.Audio(openai.AudioConfig{BaseURL: m.Config.TranscribeURL, TranscribeModel: m.Config.TranscribeModel})
-	return media.New(media.Config{Next: c.agent, Transcriber: audio, Policy: c.policy,
+	return media.New(media.Config{Next: c.agent, Transcriber: audio, Speaker: audio, Prefs: c.updates, Policy: c.policy,
 		VisionModel: m.Config.VisionModel, Metrics: c.metrics, Logger: c.log})
+}
+
+// addMediaCommands offers /voice when the policy in force at start allows
+// voice replies (a later policy that disables them answers it with a
+// sentence; the menu is registered once).
+func (m *Main) addMediaCommands(c *core, cmds map[string]bot.Command) {
+	if !c.media.VoiceOffered(c.policy()) {
+		return
+	}
+	cmds["voice"] = bot.Command{Description: "Voice replies: /voice on or /voice off", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		return c.media.VoiceCommand(ctx, in, args)
+	}}
 }

@@ -311,3 +311,54 @@ func pngHeader(w, h uint32) []byte {
 	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(ihdr))
 	return b.Bytes()
 }
+
+func TestVoiceRepliesToggle(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	e.tg.PushText(2002, 2002, "/voice", time.Now())
+	waitReply(t, e.tg, 2002, 1, "Voice replies are off")
+	e.tg.PushText(2002, 2002, "/voice on", time.Now())
+	waitReply(t, e.tg, 2002, 2, "Voice replies are on")
+	e.tg.PushText(2002, 2002, "say **hello**", time.Now())
+	waitReply(t, e.tg, 2002, 3, "echo: say hello")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.tg.SentVoices()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	vs := e.tg.SentVoices()
+	if len(vs) != 1 || vs[0].ChatID != 2002 || !strings.HasPrefix(string(vs[0].Audio), "OggS") {
+		t.Fatalf("voices sent = %+v", vs)
+	}
+	sp := e.llm.SpeechRequests()
+	if len(sp) != 1 || sp[0].Input != "echo: say hello" || sp[0].ResponseFormat != "opus" || sp[0].Model != "tts-1" {
+		t.Fatalf("speech requests = %+v", sp)
+	}
+	// Another user keeps text only; /voice off stops it.
+	e.tg.PushText(operatorID, operatorID, "hi", time.Now())
+	waitReply(t, e.tg, operatorID, 1, "echo: hi")
+	e.tg.PushText(2002, 2002, "/voice off", time.Now())
+	waitReply(t, e.tg, 2002, 4, "Voice replies are off")
+	e.tg.PushText(2002, 2002, "quiet now", time.Now())
+	waitReply(t, e.tg, 2002, 5, "echo: quiet now")
+	if n := len(e.llm.SpeechRequests()); n != 1 {
+		t.Errorf("speech requests = %d after /voice off and another user's turn, want 1", n)
+	}
+	if !slices.ContainsFunc(e.tg.Commands(), func(c testkit.BotCommand) bool { return c.Command == "voice" }) {
+		t.Error("/voice is not in the command menu")
+	}
+}
+
+func TestMediaDisabled(t *testing.T) {
+	e := newEnv(t)
+	setPolicy(t, e, "media:\n  enabled: false\n")
+	e.start()
+	f := e.tg.AddFile("voice", "file.oga", "audio/ogg", oggVoice(1024))
+	e.tg.PushVoice(2002, 2002, f, 1, time.Now())
+	waitReply(t, e.tg, 2002, 1, "I only read text messages here")
+	if len(e.tg.Downloads()) != 0 || len(e.llm.TranscriptionRequests()) != 0 {
+		t.Error("a file was read with media disabled")
+	}
+	if slices.ContainsFunc(e.tg.Commands(), func(c testkit.BotCommand) bool { return c.Command == "voice" }) {
+		t.Error("/voice offered with media disabled")
+	}
+}

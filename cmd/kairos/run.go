@@ -96,6 +96,12 @@ func (m *Main) notifyOperators(ctx context.Context, c *core, b *bot.Bot, perr er
 
 // commands are the slash commands beside /start, /help and /pair.
 func (m *Main) commands(c *core) map[string]bot.Command {
+	cmds := m.baseCommands(c)
+	m.addMediaCommands(c, cmds)
+	return cmds
+}
+
+func (m *Main) baseCommands(c *core) map[string]bot.Command {
 	return map[string]bot.Command{
 		"newsession": {Description: "End this session (its summary carries over) and start a new one", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			name, err := c.jobs.Sessions().End(ctx, in.ThreadKey(), in.UserKey(), strings.TrimSpace(args), in.Date)

@@ -1149,6 +1149,7 @@ func readParams(r *http.Request) (map[string]string, string, *APIError) {
 			}
 			if part.FileName() != "" {
 				p[part.FormName()] = "<file:" + part.FileName() + ">"
+				p[part.FormName()+"#bytes"] = string(v)
 				continue
 			}
 			p[part.FormName()] = string(v)
@@ -1209,6 +1210,8 @@ func (f *FakeTelegram) dispatch(ctx context.Context, method string, p map[string
 		return f.getWebhookInfo(), nil
 	case "getfile":
 		return f.getFile(p)
+	case "sendvoice":
+		return f.sendVoice(p)
 	}
 	return nil, &APIError{Code: 404, Description: "Not Found"}
 }

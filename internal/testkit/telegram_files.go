@@ -31,6 +31,7 @@ type fileStore struct {
 	byPath    map[string]*fakeFile
 	seq       int
 	downloads []string
+	voices    voiceLog
 }
 
 func (f *FakeTelegram) filesLocked() *fileStore {
@@ -204,4 +205,65 @@ func (f *FakeTelegram) pushMedia(chatID, userID int64, field string, value any, 
 	id := f.enqueueLocked("message", payload)
 	f.pushedMsg[id] = [2]int64{chatID, int64(m.id)}
 	return id
+}
+
+// SentVoice is a voice message the bot sent with sendVoice.
+type SentVoice struct {
+	MessageID int
+	ChatID    int64
+	ThreadID  int
+	FileName  string
+	Audio     []byte
+}
+
+type voiceLog struct{ sent []SentVoice }
+
+// SentVoices returns the voice messages the bot sent, in order.
+func (f *FakeTelegram) SentVoices() []SentVoice {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.files == nil {
+		return nil
+	}
+	return append([]SentVoice(nil), f.files.voices.sent...)
+}
+
+// sendVoice accepts an uploaded voice file (multipart) as the Bot API
+// does; a voice given as a URL or file_id string is accepted too.
+func (f *FakeTelegram) sendVoice(p map[string]string) (any, *APIError) {
+	chatID, aerr := chatIDParam(p)
+	if aerr != nil {
+		return nil, aerr
+	}
+	v, ok := p["voice"]
+	if !ok || v == "" {
+		return nil, badRequest("there is no voice in the request")
+	}
+	name := ""
+	if n, ok := strings.CutPrefix(v, "<file:"); ok {
+		name = strings.TrimSuffix(n, ">")
+	}
+	thread, _, aerr := intParam(p, "message_thread_id")
+	if aerr != nil {
+		return nil, aerr
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e := f.blockedErrorLocked(chatID); e != nil {
+		return nil, e
+	}
+	c := f.chatLocked(chatID)
+	c.nextID++
+	m := &storedMessage{id: c.nextID, fromBot: true, from: &f.bot, threadID: int(thread), date: f.now().Unix()}
+	c.messages[m.id] = m
+	fs := f.filesLocked()
+	fs.voices.sent = append(fs.voices.sent, SentVoice{MessageID: m.id, ChatID: chatID, ThreadID: int(thread), FileName: name, Audio: []byte(p["voice#bytes"])})
+	f.signalLocked()
+	out := f.messageJSONLocked(c, m, false)
+	raw, _ := json.Marshal(out)
+	var msg map[string]any
+	json.Unmarshal(raw, &msg)
+	msg["voice"] = map[string]any{"file_id": "AwACAgIAAxkBAAIvoice" + strconv.Itoa(m.id), "file_unique_id": "AgADv" + strconv.Itoa(m.id),
+		"duration": 1, "mime_type": "audio/ogg", "file_size": len(p["voice#bytes"])}
+	return msg, nil
 }
