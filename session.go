@@ -72,7 +72,10 @@ type UsageRecord struct {
 	Model            string
 	PromptTokens     int
 	CompletionTokens int
-	CreatedAt        time.Time
+	// Audio is the length of audio a transcription call consumed (its
+	// model is the transcription model; tokens are then 0).
+	Audio     time.Duration
+	CreatedAt time.Time
 }
 
 // SessionStore persists sessions, their messages, tool calls and usage.

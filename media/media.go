@@ -33,8 +33,15 @@ type Config struct {
 	Next        Next
 	Transcriber kairos.Transcriber // nil: voice notes are refused
 	Speaker     kairos.Speaker     // nil: no voice replies
-	Prefs       Prefs              // per-user /voice setting; nil: no voice replies
-	Policy      func() *kairos.Policy
+	// TranscribeModel names the transcription model in usage records.
+	TranscribeModel string
+	// Sessions records transcription usage (optional).
+	Sessions kairos.SessionStore
+	// Clock records a message whose file was refused as an interaction
+	// (the agent records the others); optional.
+	Clock  kairos.ClockWrapper
+	Prefs  Prefs // per-user /voice setting; nil: no voice replies
+	Policy func() *kairos.Policy
 	// VisionModel, when set, turns vision on whatever media.vision says
 	// (the agent sends image turns to that model).
 	VisionModel string
@@ -43,6 +50,7 @@ type Config struct {
 	// transcription; nil: exponential from 500 ms with jitter, honouring
 	// Retry-After (as model calls).
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
+	Now     func() time.Time
 	Logger  *slog.Logger
 }
 
@@ -63,6 +71,9 @@ func New(cfg Config) *Handler {
 	}
 	if cfg.Backoff == nil {
 		cfg.Backoff = defaultBackoff
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -109,7 +120,7 @@ func (h *Handler) HandleMessage(ctx context.Context, in *kairos.Inbound, out kai
 			return err
 		}
 		if msg != "" {
-			return out.Final(ctx, msg)
+			return h.refuse(ctx, in, out, msg)
 		}
 	}
 	if in.Heard != "" && pol.Media.ShowTranscript {
@@ -189,6 +200,7 @@ func (h *Handler) transcribe(ctx context.Context, pol *kairos.Policy, in *kairos
 				h.cfg.Metrics.MediaFailure(a.Kind, "no_speech")
 				return msgNoSpeech, nil
 			}
+			h.recordUsage(ctx, in, a.Duration)
 			in.Heard = text
 			if in.Text != "" { // an audio file's caption
 				text += "\n\n" + in.Text
@@ -216,6 +228,66 @@ func (h *Handler) transcribe(ctx context.Context, pol *kairos.Policy, in *kairos
 	}
 	h.cfg.Metrics.MediaFailure(a.Kind, "transcription")
 	return msgTranscribeFailed, nil
+}
+
+// refuse answers a file that could not be used with one sentence. The
+// message still counts as an interaction for the clock (CLOCK.md: every
+// user message is stamped), recorded as a note of the file, not its text.
+func (h *Handler) refuse(ctx context.Context, in *kairos.Inbound, out kairos.Replier, msg string) error {
+	if h.cfg.Clock != nil {
+		note := *in
+		note.Text = fileNote(in)
+		if _, err := h.cfg.Clock.OnUserMessage(ctx, &note); err != nil {
+			h.log.Warn("clock: record refused file", "err", err)
+		}
+	}
+	if err := out.Final(ctx, msg); err != nil {
+		return err
+	}
+	if h.cfg.Clock != nil {
+		at := h.cfg.Now()
+		if at.Before(in.Date) {
+			at = in.Date
+		}
+		err := h.cfg.Clock.OnAgentMessage(ctx, &kairos.AgentMessage{Channel: in.Channel, ThreadKey: in.ThreadKey(),
+			UserKey: in.UserKey(), SentAt: at, Text: msg})
+		if err != nil {
+			h.log.Warn("clock: record refusal", "err", err)
+		}
+	}
+	return nil
+}
+
+// fileNote describes the message's files in words ("[voice note]").
+func fileNote(in *kairos.Inbound) string {
+	var parts []string
+	for _, a := range in.Attachments {
+		switch a.Kind {
+		case kairos.AttachVoice, kairos.AttachVideoNote:
+			parts = append(parts, "[voice note]")
+		case kairos.AttachPhoto:
+			parts = append(parts, "[photo]")
+		default:
+			parts = append(parts, "[file]")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// recordUsage accounts the audio a transcription consumed in the thread's
+// session (the session the agent's turn then continues).
+func (h *Handler) recordUsage(ctx context.Context, in *kairos.Inbound, audio time.Duration) {
+	if h.cfg.Sessions == nil {
+		return
+	}
+	sess, err := h.cfg.Sessions.OpenSession(ctx, in.ThreadKey(), in.UserKey(), in.Date)
+	if err == nil {
+		err = h.cfg.Sessions.RecordUsage(ctx, &kairos.UsageRecord{SessionID: sess.ID, UserKey: in.UserKey(),
+			Model: h.cfg.TranscribeModel, Audio: audio, CreatedAt: in.Date})
+	}
+	if err != nil {
+		h.log.Warn("record transcription usage", "err", err)
+	}
 }
 
 type countingReader struct {

@@ -310,6 +310,7 @@ type usageRow struct {
 	Model            string
 	PromptTokens     int
 	CompletionTokens int
+	AudioMS          int64
 	CreatedAt        int64 `gorm:"autoCreateTime:false"`
 }
 
@@ -322,7 +323,7 @@ func (s *SessionStore) RecordUsage(ctx context.Context, rec *kairos.UsageRecord)
 		at = s.db.Now()
 	}
 	r := usageRow{SessionID: rec.SessionID, UserKey: rec.UserKey, Model: rec.Model, PromptTokens: rec.PromptTokens,
-		CompletionTokens: rec.CompletionTokens, CreatedAt: ms(at)}
+		CompletionTokens: rec.CompletionTokens, AudioMS: rec.Audio.Milliseconds(), CreatedAt: ms(at)}
 	if err := s.db.gdb.WithContext(ctx).Create(&r).Error; err != nil {
 		return fmt.Errorf("record usage: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos/internal/testkit"
+	"github.com/kairos-agent/kairos/store"
 )
 
 // oggVoice is the start of a real Ogg/Opus voice note (capture pattern,
@@ -56,6 +58,19 @@ func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
 	}
 	if strings.Contains(e.logs.String(), e.tg.Token()) {
 		t.Error("the log contains the bot token (file URL)")
+	}
+	// Usage: the transcription's audio is accounted beside the chat tokens.
+	db, err := store.Open(context.Background(), store.Config{DataDir: e.vars["KAIROS_DATA_DIR"], DatabaseURL: e.vars["KAIROS_DATABASE_URL"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var audioMS int64
+	if err := db.Gorm().Table("token_usage").Where("model = ?", "whisper-1").Select("SUM(audio_ms)").Row().Scan(&audioMS); err != nil {
+		t.Fatal(err)
+	}
+	if audioMS != 4000 {
+		t.Errorf("transcription usage = %d ms of audio, want 4000", audioMS)
 	}
 }
 
