@@ -3,6 +3,7 @@ package kairos
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"time"
 )
 
@@ -64,6 +65,23 @@ type CellTask struct {
 	// Resume is the checkpoint being resumed, if any; the cell sees it as
 	// the global `resume` (nil: resume is null).
 	Resume *Checkpoint
+	// Files are the current turn's attachments, listed by attachments()
+	// and read by readAttachment(name) under the bytes-read budget.
+	Files []CellFile
+}
+
+// CellFile is a file of the current turn a cell may read.
+type CellFile struct {
+	Name string
+	Kind string // AttachVoice, AttachPhoto, AttachDocument, …
+	MIME string
+	Size int64
+	// Text is what was read from the file for the turn (a document's
+	// extracted text, a voice note's transcript); when set, the cell reads
+	// it instead of the bytes.
+	Text string
+	// Open streams the bytes (nil when only Text is offered).
+	Open func(ctx context.Context) (io.ReadCloser, error)
 }
 
 // NetworkGrant is the network a cell may use. Enabled false means the

@@ -39,10 +39,11 @@ type ToolInvocation struct {
 	ThreadKey      string
 	SessionID      string
 	ChatKind       string
-	TriggerMessage string    // the user's message that started the turn
-	Reasoning      string    // the model's text that came with the call
-	Now            time.Time // the turn's time (the message's date)
-	Tainted        bool      // untrusted content is already in the turn
+	TriggerMessage string     // the user's message that started the turn
+	Reasoning      string     // the model's text that came with the call
+	Now            time.Time  // the turn's time (the message's date)
+	Tainted        bool       // untrusted content is already in the turn
+	Files          []CellFile // the turn's attachments (code cells may read them)
 }
 
 // ToolResult is a tool's answer.

@@ -385,7 +385,8 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 		t.toolCalls++
 		inv := &kairos.ToolInvocation{CallID: call.ID, Name: call.Name, Arguments: json.RawMessage(call.Arguments),
 			UserKey: t.in.UserKey(), ThreadKey: t.in.ThreadKey(), SessionID: t.sess.ID, ChatKind: t.in.ChatKind,
-			TriggerMessage: t.in.Text, Reasoning: asst.Content, Now: t.in.Date, Tainted: t.tainted}
+			TriggerMessage: t.in.Text, Reasoning: asst.Content, Now: t.in.Date, Tainted: t.tainted,
+			Files: cellFiles(t.in)}
 		if !json.Valid(inv.Arguments) {
 			fail("error", "arguments are not valid JSON")
 			continue

@@ -77,7 +77,7 @@ func (a *Agent) toolGuide(t *turn) string {
 		sort.Strings(names)
 		sec = " getSecret(name) and listSecrets() (secrets: " + strings.Join(names, ", ") + "; values are redacted in any output, never print them);"
 	}
-	return fmt.Sprintf(toolGuide, net, sec)
+	return fmt.Sprintf(toolGuide, net, sec) + filesGuide(t.in)
 }
 
 // relevantMemories recalls a few user memories related to the message.

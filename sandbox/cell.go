@@ -279,6 +279,16 @@ func (c *cell) dispatch(op, arg string) (any, error) {
 		}
 		c.sleep(time.Duration(ms * float64(time.Millisecond)))
 		return nil, nil
+	case "files":
+		if err := c.toolCall(); err != nil {
+			return nil, err
+		}
+		return c.fileListing(), nil
+	case "file":
+		if err := c.toolCall(); err != nil {
+			return nil, err
+		}
+		return c.readAttachment(arg)
 	case "checkpoint":
 		return c.setCheckpoint(arg)
 	case "budget":

@@ -58,6 +58,10 @@
 //	                             String(), headers; "[REDACTED]" in console
 //	                             output and JSON.stringify/output()
 //	listSecrets()                secret names
+//	attachments()                the turn's files: [{name, kind, mime, size}]
+//	readAttachment(name)         {name, mime, text} (extracted text, transcript
+//	                             or UTF-8) or {name, mime, base64}; counts
+//	                             against the bytes-read budget
 //	output(data)                 the cell's structured result (last call wins)
 //	sleep(ms)                    Promise; sleeps on the host, never past the
 //	                             deadline (sleeping into it stops the cell: timeout)
@@ -96,7 +100,7 @@
 // Zero fields of task.Budget take the Default* constants (those of
 // kairos.DefaultPolicy). TimeBudget and DeadlineAt (the earlier wins, and
 // the context's deadline too) bound the whole cell, sleeps and HTTP
-// included. MaxToolCalls counts getSecret, listSecrets, sleep and every
+// included. MaxToolCalls counts getSecret, listSecrets, attachments, readAttachment, sleep and every
 // network call; MaxNetworkCalls, MaxBytesRead (response bodies) and
 // MaxBytesWritten (request bodies) count the network; MaxOutputBytes
 // bounds stdout + stderr + output() together (the text is truncated at the

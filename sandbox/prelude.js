@@ -92,6 +92,8 @@
     return new TaintedString(call("secret", String(name)));
   };
   g.listSecrets = function listSecrets() { return call("secrets"); };
+  g.attachments = function attachments() { return call("files"); };
+  g.readAttachment = function readAttachment(name) { return call("file", String(name)); };
   g.output = function output(data) {
     const s = stringify(data === undefined ? null : data, replacer);
     host("output", s === undefined ? "null" : s);

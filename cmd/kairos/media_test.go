@@ -260,6 +260,9 @@ func TestPDFDocumentIsUntrustedAndTaintsTheTurn(t *testing.T) {
 			Text string `json:"text"`
 		} `json:"untrusted_document"`
 	}
+	if sys := e.llm.Requests()[0].SystemPrompt(); !strings.Contains(sys, "files (report.pdf)") || !strings.Contains(sys, "readAttachment(name)") {
+		t.Errorf("the system prompt does not tell how cells read the file: %q", sys)
+	}
 	_, fenced, _ := strings.Cut(user.Content, "\n\n")
 	if !strings.HasPrefix(user.Content, "summarise this") || json.Unmarshal([]byte(fenced), &doc) != nil ||
 		doc.Doc.Name != "report.pdf" || !strings.Contains(doc.Doc.Text, "Revenue grew 12%.") {
@@ -376,4 +379,19 @@ func TestMediaDisabled(t *testing.T) {
 	if slices.ContainsFunc(e.tg.Commands(), func(c testkit.BotCommand) bool { return c.Command == "voice" }) {
 		t.Error("/voice offered with media disabled")
 	}
+}
+
+func TestCodeCellReadsTheTurnsAttachment(t *testing.T) {
+	e := newEnv(t)
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		if last.Role == "user" {
+			return testkit.ToolReply(testkit.ToolCall{Name: "code", Arguments: `{"action":"execute","code":"const f = attachments()[0]; const rows = readAttachment(f.name).text.trim().split('\\n'); output({name: f.name, rows: rows.length, sum: rows.slice(1).reduce((s, r) => s + Number(r.split(',')[1]), 0)})"}`})
+		}
+		return testkit.TextReply("cell said: " + last.Content)
+	})
+	e.start()
+	f := e.tg.AddFile("documents", "spend.csv", "text/csv", []byte("item,eur\ncoffee,3\nbook,17\n"))
+	e.tg.PushDocument(2002, 2002, f, "total?", time.Now())
+	waitReply(t, e.tg, 2002, 1, `"result":{"name":"spend.csv","rows":3,"sum":20}`)
 }

@@ -495,7 +495,7 @@ func (t *Tool) execute(ctx context.Context, inv *kairos.ToolInvocation, r run) (
 		}
 	}
 	task := &kairos.CellTask{
-		Code: r.code, Verb: c.verb, Budget: b, Network: c.grant, Secrets: c.secrets, Now: t.now(),
+		Code: r.code, Verb: c.verb, Budget: b, Network: c.grant, Secrets: c.secrets, Now: t.now(), Files: inv.Files,
 	}
 	if r.resume != nil {
 		task.Resume = r.resume
