@@ -17,7 +17,9 @@ func TestAttachments(t *testing.T) {
 		{Name: "photo.jpg", Kind: kairos.AttachPhoto, MIME: "image/png", Size: int64(len(raw)),
 			Open: func(context.Context) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw)), nil }},
 		{Name: "notes.csv", Kind: kairos.AttachDocument, MIME: "text/csv", Size: 8,
-			Open: func(context.Context) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("a,b\n1,2\n")), nil }},
+			Open: func(context.Context) (io.ReadCloser, error) {
+				return io.NopCloser(strings.NewReader("a,b\n1,2\n")), nil
+			}},
 	}
 	cases := []struct {
 		name, code string
