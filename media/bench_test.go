@@ -132,3 +132,15 @@ func BenchmarkDocumentPDF50Pages(b *testing.B) {
 	}
 	benchDocument(b, "fifty.pdf", "application/pdf", testkit.MakePDF(pages), kairos.DefaultMaxDocumentBytes)
 }
+
+// BenchmarkPrepareImage: a 4000×3000 photo scaled to 1568 px.
+func BenchmarkPrepareImage(b *testing.B) {
+	data := encodePNG(b, 4000, 3000, 255)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := media.PrepareImage(data, kairos.DefaultMaxImageSide); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
