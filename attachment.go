@@ -37,6 +37,7 @@ type Attachment struct {
 type ImagePart struct {
 	Name    string
 	DataURL string
+	Stored  string // path under the data directory when media.store_images kept it
 }
 
 // DocumentPart is the text extracted from a document the user sent. It is

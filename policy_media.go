@@ -20,6 +20,10 @@ type MediaPolicy struct {
 	ShowTranscript bool `yaml:"show_transcript" json:"show_transcript"`
 	// VoiceReplies lets users turn on spoken answers with /voice on.
 	VoiceReplies bool `yaml:"voice_replies" json:"voice_replies"`
+	// StoreImages keeps the scaled images under KAIROS_DATA_DIR/media
+	// (named by their SHA-256) and notes the file in the session; by
+	// default images live for the turn only.
+	StoreImages bool `yaml:"store_images" json:"store_images"`
 }
 
 // Media defaults.

@@ -46,7 +46,13 @@ func storedText(in *kairos.Inbound) string {
 		case kairos.AttachVoice, kairos.AttachAudio, kairos.AttachVideoNote:
 			notes = append(notes, "[voice note, transcribed]")
 		case kairos.AttachPhoto:
-			notes = append(notes, "[photo]")
+			note := "[photo]"
+			for _, img := range in.Images {
+				if img.Stored != "" {
+					note = "[photo: " + img.Stored + "]"
+				}
+			}
+			notes = append(notes, note)
 		default:
 			notes = append(notes, "[file: "+a.Name+"]")
 		}

@@ -560,10 +560,14 @@ func (b *Bot) addressed(m *models.Message) bool {
 	if m.ReplyToMessage != nil && m.ReplyToMessage.From != nil && m.ReplyToMessage.From.ID == b.me.ID {
 		return true
 	}
-	if b.me.Username != "" && strings.Contains(strings.ToLower(m.Text), "@"+strings.ToLower(b.me.Username)) {
+	text, entities := m.Text, m.Entities
+	if text == "" { // a file's caption addresses the bot the same way
+		text, entities = m.Caption, m.CaptionEntities
+	}
+	if b.me.Username != "" && strings.Contains(strings.ToLower(text), "@"+strings.ToLower(b.me.Username)) {
 		return true
 	}
-	for _, e := range m.Entities {
+	for _, e := range entities {
 		if e.Type == models.MessageEntityTypeTextMention && e.User != nil && e.User.ID == b.me.ID {
 			return true
 		}

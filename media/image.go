@@ -3,12 +3,18 @@ package media
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	// Decoders of the formats Telegram users send.
 	_ "image/gif"
@@ -41,8 +47,44 @@ func (h *Handler) image(ctx context.Context, pol *kairos.Policy, in *kairos.Inbo
 		return "", err
 	}
 	h.cfg.Metrics.MediaFile(a.Kind, int64(len(data)))
-	in.Images = append(in.Images, kairos.ImagePart{Name: a.Name, DataURL: url})
+	part := kairos.ImagePart{Name: a.Name, DataURL: url}
+	if pol.Media.StoreImages && h.cfg.DataDir != "" {
+		if part.Stored, err = storeImage(h.cfg.DataDir, url); err != nil {
+			h.log.Error("keep image", "err", err) // the turn goes on; the image is not kept
+		}
+	}
+	in.Images = append(in.Images, part)
 	return "", nil
+}
+
+// storeImage writes the scaled JPEG to <dataDir>/media/<sha256>.jpg
+// (atomically: a temporary file renamed) and returns its path relative to
+// dataDir. The same image is stored once.
+func storeImage(dataDir, dataURL string) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(dataURL, "data:image/jpeg;base64,"))
+	if err != nil {
+		return "", fmt.Errorf("store image: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	rel := filepath.Join("media", hex.EncodeToString(sum[:])+".jpg")
+	dir := filepath.Join(dataDir, "media")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("store image: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".img-*")
+	if err != nil {
+		return "", fmt.Errorf("store image: %w", err)
+	}
+	_, werr := tmp.Write(raw)
+	cerr := tmp.Close()
+	if werr == nil && cerr == nil {
+		werr = os.Rename(tmp.Name(), filepath.Join(dataDir, rel))
+	}
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("store image: %w", errors.Join(werr, cerr))
+	}
+	return rel, nil
 }
 
 // fetch downloads a whole file (documents and images need random access

@@ -42,6 +42,8 @@ type Config struct {
 	Clock  kairos.ClockWrapper
 	Prefs  Prefs // per-user /voice setting; nil: no voice replies
 	Policy func() *kairos.Policy
+	// DataDir is where media.store_images keeps images (under media/).
+	DataDir string
 	// VisionModel, when set, turns vision on whatever media.vision says
 	// (the agent sends image turns to that model).
 	VisionModel string

@@ -13,6 +13,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -394,4 +395,82 @@ func TestCodeCellReadsTheTurnsAttachment(t *testing.T) {
 	f := e.tg.AddFile("documents", "spend.csv", "text/csv", []byte("item,eur\ncoffee,3\nbook,17\n"))
 	e.tg.PushDocument(2002, 2002, f, "total?", time.Now())
 	waitReply(t, e.tg, 2002, 1, `"result":{"name":"spend.csv","rows":3,"sum":20}`)
+}
+
+func TestAudioKinds(t *testing.T) {
+	e := newEnv(t)
+	setPolicy(t, e, "media:\n  show_transcript: false\n")
+	e.start()
+	// An audio file with a caption: transcript, then the caption.
+	e.llm.EnqueueTranscript("minutes of the call")
+	mp3 := append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), make([]byte, 2048)...)
+	f := e.tg.AddFile("music", "call.mp3", "audio/mpeg", mp3)
+	e.tg.PushAudio(2002, 2002, f, 95, "list the action items", time.Now())
+	got := waitReply(t, e.tg, 2002, 1, "echo: minutes of the call\n\nlist the action items")
+	if strings.Contains(got, "🎙") {
+		t.Errorf("show_transcript: false still quoted the transcript: %q", got)
+	}
+	// A video note: its sound is transcribed (MP4 container).
+	e.llm.EnqueueTranscript("hello from a round video")
+	mp4 := append([]byte("\x00\x00\x00\x18ftypmp42"), make([]byte, 1024)...)
+	v := e.tg.AddFile("video_notes", "file.mp4", "video/mp4", mp4)
+	e.tg.PushVideoNote(2002, 2002, v, 6, time.Now())
+	waitReply(t, e.tg, 2002, 2, "echo: hello from a round video")
+	// Silence: the server hears no words.
+	e.llm.EnqueueTranscript("")
+	s := e.tg.AddFile("voice", "file.oga", "audio/ogg", oggVoice(512))
+	before := len(e.llm.Requests())
+	e.tg.PushVoice(2002, 2002, s, 1, time.Now())
+	waitReply(t, e.tg, 2002, 3, "couldn't hear any words")
+	if len(e.llm.Requests()) != before {
+		t.Error("an empty transcript reached the model")
+	}
+	trs := e.llm.TranscriptionRequests()
+	if len(trs) != 3 || trs[0].FileName != "call.mp3" || trs[1].Magic != "mp4" {
+		t.Fatalf("transcriptions = %+v", trs)
+	}
+}
+
+func TestGroupPhotoNeedsMention(t *testing.T) {
+	e := newEnv(t)
+	setPolicy(t, e, "media:\n  vision: true\n")
+	e.start()
+	group := int64(-100555)
+	f := e.tg.AddFile("photos", "file.png", "image/png", pngOf(t, 32, 32))
+	e.tg.PushPhoto(group, 2002, f, 32, 32, "nice view", time.Now(), testkit.AsGroup("Friends"))
+	e.tg.PushPhoto(group, 2002, f, 32, 32, "@"+e.tg.BotUsername()+" where is this?", time.Now(), testkit.AsGroup("Friends"))
+	defer func() {
+		if t.Failed() {
+			t.Log(e.logs.String())
+		}
+	}()
+	waitReply(t, e.tg, group, 1, "where is this?")
+	if n := len(e.llm.Requests()); n != 1 {
+		t.Errorf("model calls = %d, want 1 (only the photo whose caption mentions the bot)", n)
+	}
+}
+
+func TestStoreImages(t *testing.T) {
+	e := newEnv(t)
+	setPolicy(t, e, "media:\n  vision: true\n  store_images: true\n")
+	e.start()
+	f := e.tg.AddFile("photos", "file.png", "image/png", pngOf(t, 200, 100))
+	e.tg.PushPhoto(2002, 2002, f, 200, 100, "keep this", time.Now())
+	waitReply(t, e.tg, 2002, 1, "echo: keep this")
+	files, _ := filepath.Glob(filepath.Join(e.vars["KAIROS_DATA_DIR"], "media", "*.jpg"))
+	if len(files) != 1 {
+		t.Fatalf("stored images = %q, want one", files)
+	}
+	db, err := store.Open(context.Background(), store.Config{DataDir: e.vars["KAIROS_DATA_DIR"], DatabaseURL: e.vars["KAIROS_DATABASE_URL"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var content string
+	if err := db.Gorm().Table("messages").Where("role = ?", "user").Select("content").Row().Scan(&content); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[photo: media/" + filepath.Base(files[0]) + "] keep this"; content != want {
+		t.Errorf("session message = %q, want %q", content, want)
+	}
 }

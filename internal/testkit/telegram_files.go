@@ -149,15 +149,20 @@ func (f *FakeTelegram) PushVideoNote(chatID, userID int64, file FileRef, seconds
 }
 
 // PushPhoto queues a photo of width×height with a caption. As Telegram
-// does, the message carries several sizes: a 90 px thumbnail (its own
-// file) and the full size.
+// does, a photo larger than 90 px comes with a smaller size first: a
+// thumbnail of at most 90 px (its own file; its bytes are not served) and
+// then the full size.
 func (f *FakeTelegram) PushPhoto(chatID, userID int64, file FileRef, width, height int, caption string, date time.Time, opts ...PushOption) int64 {
-	tw, th := 90, max(1, height*90/max(width, 1))
-	thumb := f.AddLargeFile("photos", "thumb.jpg", "image/jpeg", 1500) // never downloaded: the bot takes the largest
-	sizes := []map[string]any{
-		{"file_id": thumb.FileID, "file_unique_id": thumb.FileUniqueID, "width": tw, "height": th, "file_size": thumb.Size},
-		{"file_id": file.FileID, "file_unique_id": file.FileUniqueID, "width": width, "height": height, "file_size": file.Size},
+	var sizes []map[string]any
+	if width > 90 || height > 90 {
+		tw, th := 90, max(1, height*90/max(width, 1))
+		if height > width {
+			tw, th = max(1, width*90/max(height, 1)), 90
+		}
+		thumb := f.AddLargeFile("photos", "thumb.jpg", "image/jpeg", 1500)
+		sizes = append(sizes, map[string]any{"file_id": thumb.FileID, "file_unique_id": thumb.FileUniqueID, "width": tw, "height": th, "file_size": thumb.Size})
 	}
+	sizes = append(sizes, map[string]any{"file_id": file.FileID, "file_unique_id": file.FileUniqueID, "width": width, "height": height, "file_size": file.Size})
 	return f.pushMedia(chatID, userID, "photo", sizes, caption, date, opts)
 }
 
