@@ -28,7 +28,16 @@ type ApprovalRequest struct {
 	Summary   string // what will happen, in a line
 	Reason    string // why it needs approval (impactful, tainted context, …)
 	ExpiresAt time.Time
+	// State is the paused turn as the agent records it; when set, the
+	// request is persisted and the turn can be finished after a restart
+	// or by another replica.
+	State []byte
 }
+
+// ErrHandedOff is returned by Approve when the turn's continuation was
+// taken over elsewhere (a resumer after this waiter was thought dead): the
+// caller must stop the turn without answering.
+var ErrHandedOff = Errorf(ECONFLICT, "the turn continues elsewhere")
 
 // Decisions on an approval request.
 const (

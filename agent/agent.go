@@ -111,6 +111,7 @@ type turn struct {
 	tm        *kairos.ThreadMode
 	modeDirty bool              // the mode or envelope changed in this turn
 	pending   []*kairos.Message // persisted together at the end
+	paused                      // what a turn paused for approval needs to resume (resume.go)
 }
 
 // HandleMessage answers one user message. Failures of the model end in an
@@ -148,6 +149,16 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 		Role: kairos.RoleUser, Content: storedText(in), Name: in.UserName, CreatedAt: in.Date})
 
 	answer, err := a.run(ctx, t)
+	return a.finish(ctx, t, answer, err)
+}
+
+// finish ends a turn (a fresh one or one resumed after an approval): the
+// turn's messages are persisted, then the answer (or an apology) goes out.
+func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) error {
+	in, out, sess := t.in, t.out, t.sess
+	if errors.Is(err, kairos.ErrHandedOff) {
+		return nil // the turn continues elsewhere
+	}
 	if err == nil {
 		a.leaveExecute(ctx, t, answer)
 	}
@@ -196,9 +207,16 @@ func (a *Agent) run(ctx context.Context, t *turn) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	t.msgs = msgs
+	return a.loop(ctx, t, 0)
+}
+
+// loop runs the model and the tools from step `from` on, with the
+// conversation in t.msgs.
+func (a *Agent) loop(ctx context.Context, t *turn, from int) (string, error) {
 	lim := t.pol.Agent
 	maxSteps := max(lim.MaxSteps, 1)
-	for step := 0; step < maxSteps; step++ {
+	for step := from; step < maxSteps; step++ {
 		tools := a.offeredTools(t)
 		last := step == maxSteps-1 || (lim.MaxTurnTokens > 0 && t.tokens >= lim.MaxTurnTokens)
 		var specs []kairos.ToolSpec
@@ -207,10 +225,10 @@ func (a *Agent) run(ctx context.Context, t *turn) (string, error) {
 				specs = append(specs, tl.Spec())
 			}
 		} else if step > 0 {
-			msgs = append(msgs, kairos.ChatMessage{Role: kairos.RoleSystem,
+			t.msgs = append(t.msgs, kairos.ChatMessage{Role: kairos.RoleSystem,
 				Content: "The tool budget of this turn is used up. Answer now with what you have."})
 		}
-		resp, err := a.chat(ctx, t, kairos.ChatRequest{Messages: msgs, Tools: specs, MaxTokens: lim.MaxReplyTokens})
+		resp, err := a.chat(ctx, t, kairos.ChatRequest{Messages: t.msgs, Tools: specs, MaxTokens: lim.MaxReplyTokens})
 		if err != nil {
 			return "", err
 		}
@@ -223,16 +241,11 @@ func (a *Agent) run(ctx context.Context, t *turn) (string, error) {
 		}
 		asst := resp.Message
 		asst.Role = kairos.RoleAssistant
-		msgs = append(msgs, asst)
+		t.msgs = append(t.msgs, asst)
 		t.pending = append(t.pending, &kairos.Message{SessionID: t.sess.ID, ThreadKey: t.in.ThreadKey(), Role: kairos.RoleAssistant,
 			Content: asst.Content, ToolCalls: asst.ToolCalls, CreatedAt: t.in.Date})
-		t.out.Typing(ctx)
-		results := a.runTools(ctx, t, tools, asst)
-		for i, call := range asst.ToolCalls {
-			r := results[i]
-			msgs = append(msgs, kairos.ChatMessage{Role: kairos.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: r.content})
-			t.pending = append(t.pending, &kairos.Message{SessionID: t.sess.ID, ThreadKey: t.in.ThreadKey(), Role: kairos.RoleTool,
-				ToolCallID: call.ID, Name: call.Name, Content: r.content, Tainted: r.tainted, CreatedAt: t.in.Date})
+		if err := a.toolStep(ctx, t, step, tools, asst, nil); err != nil {
+			return "", err
 		}
 	}
 	return "", kairos.Errorf(kairos.EBUDGET, "the model kept calling tools past the step limit")
@@ -363,6 +376,9 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 	}
 	var jobs []job
 	for i, call := range asst.ToolCalls {
+		if t.handedOff {
+			return out // the turn continues elsewhere (resume.go)
+		}
 		rec := &kairos.ToolCallRecord{ID: call.ID, SessionID: t.sess.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(),
 			Tool: call.Name, Arguments: redactArgs(call.Arguments), Mode: t.mode, Tainted: t.tainted, CreatedAt: a.cfg.Now()}
 		fail := func(outcome, msg string) {
@@ -480,8 +496,17 @@ func (a *Agent) needsApproval(t *turn, act kairos.ToolAction) (bool, string) {
 // ask sends an approval request and waits for the human's decision; a
 // failure to ask counts as a denial.
 func (a *Agent) ask(ctx context.Context, t *turn, call kairos.ToolCall, act kairos.ToolAction, reason string) kairos.Decision {
+	if dec, ok := t.decided[call.ID]; ok {
+		return dec // decided before the turn paused or was resumed
+	}
 	dec, err := t.out.Approve(ctx, &kairos.ApprovalRequest{ID: call.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(),
-		Action: act.Name, Summary: describeCall(call), Reason: reason, ExpiresAt: a.cfg.Now().Add(approvalTimeout(t.pol))})
+		Action: act.Name, Summary: describeCall(call), Reason: reason, ExpiresAt: a.cfg.Now().Add(approvalTimeout(t.pol)),
+		State: a.pausedState(t, call.ID)})
+	if errors.Is(err, kairos.ErrHandedOff) {
+		t.handedOff = true
+		return kairos.Decision{Outcome: kairos.DecisionDenied}
+	}
+	defer t.remember(call.ID, &dec)
 	if err != nil || dec.Outcome == "" {
 		if err != nil {
 			a.log.Warn("approval request failed", "err", err)

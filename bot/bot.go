@@ -48,6 +48,12 @@ type Config struct {
 	Access   kairos.AccessStore
 	Updates  kairos.UpdateLog
 	Settings kairos.SettingStore
+	// Approvals persists paused turns (optional: without it approvals
+	// live in memory only and die with the process).
+	Approvals kairos.ApprovalStore
+	// Resume finishes a turn paused for approval whose waiter is gone
+	// (a restart, or a dead replica), from its persisted state.
+	Resume func(ctx context.Context, state []byte, dec kairos.Decision, out kairos.Replier) error
 
 	Workers     int           // concurrent turns across chats (default 8)
 	PollTimeout time.Duration // long-poll timeout (default 30 s)
@@ -92,7 +98,7 @@ type Bot struct {
 	sem      chan struct{}
 	queued   int
 
-	approvals sync.Map // callback id → chan decision
+	approvals sync.Map // callback id → *pendingApproval (the live waiters of this process)
 
 	// work is the context turns run under: it outlives the intake
 	// context so SIGTERM lets turns in flight finish (Shutdown cancels it
@@ -209,7 +215,7 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 	if err := b.api.call(ctx, "deleteWebhook", map[string]any{"drop_pending_updates": false}, nil); err != nil {
 		b.log.Warn("deleteWebhook failed", "err", err)
 	}
-	if err := b.resume(); err != nil {
+	if err := b.resume(ctx); err != nil {
 		return err
 	}
 	offset, err := b.cfg.Updates.MaxUpdateID(ctx)
@@ -316,7 +322,7 @@ func (b *Bot) Ingest(ctx context.Context, raws []json.RawMessage) (int64, error)
 }
 
 // resume schedules updates stored before a restart but never finished.
-func (b *Bot) resume() error {
+func (b *Bot) resume(ctx context.Context) error {
 	pending, err := b.cfg.Updates.PendingUpdates(b.work, 0)
 	if err != nil {
 		return fmt.Errorf("load pending updates: %w", err)
@@ -327,6 +333,7 @@ func (b *Bot) resume() error {
 	for _, u := range pending {
 		b.schedule(u)
 	}
+	b.startApprovalSweeper(ctx)
 	return nil
 }
 

@@ -2,15 +2,12 @@ package bot
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-telegram/bot/models"
 	"github.com/kairos-agent/kairos"
 )
 
@@ -161,93 +158,6 @@ func (r *replier) sendOnce(ctx context.Context, part, html string) (int64, error
 
 func (r *replier) edit(ctx context.Context, msgID int64, html string) error {
 	return r.b.edit(ctx, r.in, msgID, html, nil)
-}
-
-// Approve sends an inline keyboard and waits for the answer.
-func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
-	tok := make([]byte, 6)
-	rand.Read(tok)
-	id := hex.EncodeToString(tok)
-	ch := make(chan kairos.Decision, 1)
-	r.b.approvals.Store(id, &pendingApproval{ch: ch, userID: r.in.UserID})
-	defer r.b.approvals.Delete(id)
-
-	wait := time.Until(req.ExpiresAt)
-	text := fmt.Sprintf("<b>Approval needed</b>\n%s\n<i>Why:</i> %s\nExpires in %s; no answer means no.",
-		escape(req.Summary), escape(req.Reason), roundDur(wait))
-	kb := inlineKeyboard{InlineKeyboard: [][]inlineButton{{
-		{Text: "Approve", CallbackData: "ap:" + id + ":y"},
-		{Text: "Deny", CallbackData: "ap:" + id + ":n"},
-	}}}
-	msgID, err := r.b.send(ctx, r.in, text, kb)
-	if err != nil {
-		return kairos.Decision{Outcome: kairos.DecisionDenied}, err
-	}
-	var dec kairos.Decision
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case dec = <-ch:
-	case <-t.C:
-		dec = kairos.Decision{Outcome: kairos.DecisionExpired, At: time.Now()}
-	case <-ctx.Done():
-		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
-	}
-	label := map[string]string{kairos.DecisionApproved: "✅ Approved", kairos.DecisionDenied: "❌ Denied", kairos.DecisionExpired: "⌛ Expired (denied)"}[dec.Outcome]
-	if err := r.b.edit(ctx, r.in, msgID, text+"\n\n"+label, inlineKeyboard{InlineKeyboard: [][]inlineButton{}}); err != nil {
-		r.b.log.Debug("update approval message", "err", err)
-	}
-	return dec, nil
-}
-
-type pendingApproval struct {
-	ch     chan kairos.Decision
-	userID int64
-	once   sync.Once
-}
-
-// inlineKeyboard is sent as our own JSON: go-telegram/bot's button type
-// always serialises copy_text, which the real API rejects.
-type inlineKeyboard struct {
-	InlineKeyboard [][]inlineButton `json:"inline_keyboard"`
-}
-
-type inlineButton struct {
-	Text         string `json:"text"`
-	CallbackData string `json:"callback_data"`
-}
-
-// handleCallback resolves an approval button press. Only the user who
-// asked, or an operator, may decide.
-func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
-	answer := func(text string) {
-		if err := b.api.call(ctx, "answerCallbackQuery", map[string]any{"callback_query_id": cq.ID, "text": text}, nil); err != nil {
-			b.log.Debug("answerCallbackQuery failed", "err", err)
-		}
-	}
-	parts := strings.Split(cq.Data, ":")
-	if len(parts) != 3 || parts[0] != "ap" {
-		answer("Unknown button.")
-		return
-	}
-	v, ok := b.approvals.Load(parts[1])
-	if !ok {
-		answer("This request has expired.")
-		return
-	}
-	pa := v.(*pendingApproval)
-	if cq.From.ID != pa.userID && !b.cfg.Policy().IsOperator(cq.From.ID) {
-		answer("Only the person who asked, or an operator, can decide.")
-		return
-	}
-	outcome := kairos.DecisionDenied
-	if parts[2] == "y" {
-		outcome = kairos.DecisionApproved
-	}
-	pa.once.Do(func() {
-		pa.ch <- kairos.Decision{Outcome: outcome, By: kairos.UserKey(kairos.ChannelTelegram, cq.From.ID), At: time.Now()}
-	})
-	answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
 }
 
 // send posts HTML to the chat (in its topic), within the rate limits, with

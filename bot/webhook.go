@@ -22,7 +22,7 @@ func (b *Bot) StartWebhook(ctx context.Context, url, secret string) error {
 	if err := b.api.call(ctx, "setWebhook", params, nil); err != nil {
 		return err
 	}
-	return b.resume()
+	return b.resume(ctx)
 }
 
 // WebhookHandler accepts Telegram's webhook posts. A request whose

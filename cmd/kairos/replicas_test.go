@@ -28,6 +28,7 @@ type roundRobin struct {
 	targets []string // base URLs, filled in as replicas come up
 	n       int
 	served  map[string]int
+	order   []string // the target of each accepted post, in order
 }
 
 func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -52,6 +53,7 @@ func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if resp.StatusCode == http.StatusOK {
 		rr.mu.Lock()
 		rr.served[target]++
+		rr.order = append(rr.order, target)
 		rr.mu.Unlock()
 	}
 	w.WriteHeader(resp.StatusCode)

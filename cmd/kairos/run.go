@@ -30,6 +30,7 @@ func (m *Main) runBot(ctx context.Context) error {
 		Token: m.Config.TelegramToken, APIURL: m.Config.TelegramAPIURL,
 		Handler: c.media, Commands: m.commands(c), Policy: c.policy,
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
+		Approvals: c.updates, Resume: c.agent.Resume,
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "",
 		Limits:      map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],

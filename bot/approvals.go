@@ -1,0 +1,407 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/kairos-agent/kairos"
+)
+
+// Approvals (issue 13): a turn paused for Approve/Deny is a row in the
+// approval store, written with the keyboard's message id and the agent's
+// state of the turn; the update that started the turn is marked done in
+// the same transaction, so a restart does not run the turn again from
+// the start: the row is its continuation.
+//
+//   - Decided once: pending → approved/denied/expired is a conditional
+//     update; whoever wins it edits the keyboard so it offers no buttons.
+//   - Continued once: after the decision, whoever continues the turn
+//     first claims it (claimed_by, also conditional). The live waiter
+//     claims when it learns the decision: at once through its channel
+//     when the button press reached this process, else by polling the row
+//     every approvalPoll (the press reached another replica).
+//   - The waiter refreshes the row's heartbeat while it polls. A decided
+//     turn whose heartbeat is older than approvalStale has no waiter (the
+//     process died): the replica that took the press, or the sweeper,
+//     claims it and resumes it through Config.Resume.
+//   - A pending request that expired with no waiter is expired by the
+//     sweeper: keyboard edited, the user told once.
+const (
+	approvalPoll  = 500 * time.Millisecond
+	approvalStale = 3 * time.Second
+	approvalSweep = time.Second
+)
+
+// Claimers recorded in claimed_by.
+const (
+	claimWaiter  = "waiter"
+	claimResumer = "resumer"
+	claimExpiry  = "expiry"
+)
+
+// pendingApproval is a live waiter of this process.
+type pendingApproval struct {
+	ch      chan kairos.Decision
+	userID  int64
+	kb      atomic.Pointer[keyboardMsg] // set once the keyboard is sent
+	decided atomic.Bool // in-memory requests only (no store)
+}
+
+// keyboardMsg locates an approval keyboard for the edit that closes it.
+type keyboardMsg struct {
+	in    *kairos.Inbound
+	msgID int64
+	text  string
+}
+
+// inlineKeyboard is sent as our own JSON: go-telegram/bot's button type
+// always serialises copy_text, which the real API rejects.
+type inlineKeyboard struct {
+	InlineKeyboard [][]inlineButton `json:"inline_keyboard"`
+}
+
+type inlineButton struct {
+	Text         string `json:"text"`
+	CallbackData string `json:"callback_data"`
+}
+
+// noButtons is the markup that removes a keyboard.
+var noButtons = inlineKeyboard{InlineKeyboard: [][]inlineButton{}}
+
+var decisionLabel = map[string]string{kairos.DecisionApproved: "✅ Approved", kairos.DecisionDenied: "❌ Denied",
+	kairos.DecisionExpired: "⌛ Expired (denied)"}
+
+// Approve sends an inline keyboard and waits for the answer. With a store
+// and a turn state the request is persisted first (see above).
+func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
+	b := r.b
+	tok := make([]byte, 8)
+	rand.Read(tok)
+	id := hex.EncodeToString(tok)
+	wait := req.ExpiresAt.Sub(b.cfg.Now())
+	text := fmt.Sprintf("<b>Approval needed</b>\n%s\n<i>Why:</i> %s\nExpires in %s; no answer means no.",
+		escape(req.Summary), escape(req.Reason), roundDur(wait))
+	kb := inlineKeyboard{InlineKeyboard: [][]inlineButton{{
+		{Text: "Approve", CallbackData: "ap:" + id + ":y"},
+		{Text: "Deny", CallbackData: "ap:" + id + ":n"},
+	}}}
+	ch := make(chan kairos.Decision, 1)
+	pa := &pendingApproval{ch: ch, userID: r.in.UserID}
+	b.approvals.Store(id, pa)
+	defer b.approvals.Delete(id)
+	msgID, err := b.send(ctx, r.in, text, kb)
+	if err != nil {
+		return kairos.Decision{Outcome: kairos.DecisionDenied}, err
+	}
+	kbm := keyboardMsg{in: r.in, msgID: msgID, text: text}
+	pa.kb.Store(&kbm)
+	st := b.cfg.Approvals
+	persist := st != nil && req.State != nil
+	if persist {
+		row := &kairos.PendingApproval{ID: id, UpdateID: r.upd, ChatID: r.in.ChatID, ChatKind: r.in.ChatKind, TopicID: r.in.TopicID,
+			UserID: r.in.UserID, ThreadKey: req.ThreadKey, Action: req.Action, Text: text, MessageID: msgID, State: req.State,
+			ExpiresAt: req.ExpiresAt}
+		if err := st.CreateApproval(ctx, row, r.upd != 0); err != nil {
+			b.closeKeyboard(context.WithoutCancel(ctx), kbm, kairos.DecisionDenied)
+			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
+		}
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var tick <-chan time.Time
+	if persist {
+		tk := time.NewTicker(approvalPoll)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	for {
+		select {
+		case dec := <-ch:
+			if persist {
+				// A press that came before the row was written decided in
+				// memory: record it (a no-op when the row has it).
+				if _, err := st.DecideApproval(context.WithoutCancel(ctx), id, dec.Outcome, dec.By, dec.At); err != nil {
+					b.log.Warn("decide approval", "err", err)
+				}
+			}
+			return b.claimAsWaiter(ctx, id, dec, persist)
+		case <-tick:
+			row, err := st.HeartbeatApproval(ctx, id, b.cfg.Now())
+			if err != nil {
+				b.log.Warn("approval heartbeat", "err", err)
+				continue
+			}
+			if row.Status != kairos.ApprovalPending {
+				return b.claimAsWaiter(ctx, id, rowDecision(row), persist)
+			}
+		case <-timer.C:
+			now := b.cfg.Now()
+			if !persist {
+				if !pa.decided.CompareAndSwap(false, true) {
+					continue // a press is being delivered on ch
+				}
+				b.closeKeyboard(ctx, kbm, kairos.DecisionExpired)
+				return kairos.Decision{Outcome: kairos.DecisionExpired, At: now}, nil
+			}
+			won, err := st.DecideApproval(ctx, id, kairos.DecisionExpired, "", now)
+			if err != nil {
+				b.log.Warn("expire approval", "err", err)
+				timer.Reset(approvalPoll)
+				continue
+			}
+			if won {
+				b.closeKeyboard(ctx, kbm, kairos.DecisionExpired)
+				return b.claimAsWaiter(ctx, id, kairos.Decision{Outcome: kairos.DecisionExpired, At: now}, persist)
+			}
+			// Decided elsewhere just now: the next tick reads it.
+		case <-ctx.Done():
+			return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
+		}
+	}
+}
+
+// claimAsWaiter takes the continuation of a decided request for the turn
+// still running in this process.
+func (b *Bot) claimAsWaiter(ctx context.Context, id string, dec kairos.Decision, persist bool) (kairos.Decision, error) {
+	if !persist {
+		return dec, nil
+	}
+	ok, err := b.cfg.Approvals.ClaimApproval(context.WithoutCancel(ctx), id, claimWaiter)
+	if err != nil {
+		b.log.Warn("claim approval", "err", err)
+		return dec, nil
+	}
+	if !ok {
+		return dec, kairos.ErrHandedOff
+	}
+	return dec, nil
+}
+
+func rowDecision(row *kairos.PendingApproval) kairos.Decision {
+	return kairos.Decision{Outcome: row.Status, By: row.DecidedBy, At: row.DecidedAt}
+}
+
+func rowKeyboard(row *kairos.PendingApproval) keyboardMsg {
+	return keyboardMsg{in: rowInbound(row), msgID: row.MessageID, text: row.Text}
+}
+
+func rowInbound(row *kairos.PendingApproval) *kairos.Inbound {
+	return &kairos.Inbound{Channel: kairos.ChannelTelegram, UpdateID: row.UpdateID, ChatID: row.ChatID, ChatKind: row.ChatKind,
+		TopicID: row.TopicID, UserID: row.UserID}
+}
+
+// closeKeyboard edits an approval message so it shows the outcome and no
+// buttons.
+func (b *Bot) closeKeyboard(ctx context.Context, kb keyboardMsg, outcome string) {
+	if kb.msgID == 0 {
+		return
+	}
+	if err := b.edit(ctx, kb.in, kb.msgID, kb.text+"\n\n"+decisionLabel[outcome], noButtons); err != nil {
+		b.log.Warn("close approval keyboard", "err", err)
+	}
+}
+
+// handleCallback resolves an approval button press. Only the user who was
+// asked, or an operator, may decide; the first decision wins.
+func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
+	answer := func(text string) {
+		if err := b.api.call(ctx, "answerCallbackQuery", map[string]any{"callback_query_id": cq.ID, "text": text}, nil); err != nil {
+			b.log.Debug("answerCallbackQuery failed", "err", err)
+		}
+	}
+	parts := strings.Split(cq.Data, ":")
+	if len(parts) != 3 || parts[0] != "ap" || (parts[2] != "y" && parts[2] != "n") {
+		answer("Unknown button.")
+		return
+	}
+	id := parts[1]
+	outcome := kairos.DecisionDenied
+	if parts[2] == "y" {
+		outcome = kairos.DecisionApproved
+	}
+	now := b.cfg.Now()
+	dec := kairos.Decision{Outcome: outcome, By: kairos.UserKey(kairos.ChannelTelegram, cq.From.ID), At: now}
+	var local *pendingApproval
+	if v, ok := b.approvals.Load(id); ok {
+		local = v.(*pendingApproval)
+	}
+	var row *kairos.PendingApproval
+	if st := b.cfg.Approvals; st != nil {
+		var err error
+		row, err = st.FindApproval(ctx, id)
+		if err != nil && kairos.ErrorCode(err) != kairos.ENOTFOUND {
+			b.log.Error("find approval", "err", err)
+			answer("Something went wrong; please press again.")
+			return
+		}
+	}
+	if row == nil && local == nil {
+		answer("This request is no longer open.")
+		return
+	}
+	var asked int64
+	if row != nil {
+		asked = row.UserID
+	} else {
+		asked = local.userID
+	}
+	if cq.From.ID != asked && !b.cfg.Policy().IsOperator(cq.From.ID) {
+		answer("Only the person who asked, or an operator, can decide.")
+		return
+	}
+	if row == nil { // in memory only
+		if !local.decided.CompareAndSwap(false, true) {
+			answer("This request was already decided.")
+			return
+		}
+		if kb := local.kb.Load(); kb != nil {
+			b.closeKeyboard(ctx, *kb, outcome)
+		}
+		local.ch <- dec
+		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
+		return
+	}
+	st := b.cfg.Approvals
+	won, err := st.DecideApproval(ctx, id, outcome, dec.By, now)
+	if err != nil {
+		b.log.Error("decide approval", "err", err)
+		answer("Something went wrong; please press again.")
+		return
+	}
+	if won {
+		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
+		b.closeKeyboard(ctx, rowKeyboard(row), outcome)
+		if local != nil {
+			local.ch <- dec
+			return
+		}
+	} else {
+		if row, err = st.FindApproval(ctx, id); err != nil {
+			answer("This request is no longer open.")
+			return
+		}
+		if row.Status == kairos.ApprovalPending { // past its expiry, not yet swept
+			answer("This request has expired.")
+			b.expireOrphan(ctx, row)
+			return
+		}
+		answer(map[string]string{kairos.DecisionApproved: "Already approved.", kairos.DecisionDenied: "Already denied.",
+			kairos.DecisionExpired: "This request has expired."}[row.Status])
+		if row.ClaimedBy != "" || row.Status == kairos.DecisionExpired {
+			return
+		}
+		dec = rowDecision(row) // decided, never continued: the waiter may be gone
+	}
+	b.continueOrphan(ctx, id, dec)
+}
+
+// continueOrphan makes sure a decided turn is continued: a live waiter
+// (here or on another replica) claims it within approvalPoll; when the
+// row's heartbeat goes stale nobody waits, and this replica resumes it.
+func (b *Bot) continueOrphan(ctx context.Context, id string, dec kairos.Decision) {
+	st := b.cfg.Approvals
+	for ctx.Err() == nil {
+		row, err := st.FindApproval(ctx, id)
+		if err != nil {
+			b.log.Warn("approval continuation", "err", err)
+			return
+		}
+		if row.ClaimedBy != "" {
+			return
+		}
+		if b.cfg.Now().Sub(row.HeartbeatAt) > approvalStale {
+			b.resumeOrphan(ctx, row, dec)
+			return
+		}
+		sleepCtx(ctx, approvalPoll/2)
+	}
+}
+
+// resumeOrphan claims a decided turn nobody waits for and finishes it.
+func (b *Bot) resumeOrphan(ctx context.Context, row *kairos.PendingApproval, dec kairos.Decision) {
+	ok, err := b.cfg.Approvals.ClaimApproval(ctx, row.ID, claimResumer)
+	if err != nil || !ok {
+		if err != nil {
+			b.log.Warn("claim approval", "err", err)
+		}
+		return
+	}
+	if b.cfg.Resume == nil || len(row.State) == 0 {
+		b.log.Warn("approved turn cannot be resumed", "approval", row.ID)
+		return
+	}
+	b.log.Info("resuming a turn paused for approval", "approval", row.ID, "outcome", dec.Outcome)
+	out := b.replier(row.UpdateID, rowInbound(row))
+	if err := b.cfg.Resume(ctx, row.State, dec, out); err != nil {
+		b.log.Error("resume approved turn", "approval", row.ID, "err", err)
+	}
+}
+
+// expireOrphan expires a pending request nobody waits for: the keyboard
+// is edited and the user told, once (whoever wins the conditional update).
+func (b *Bot) expireOrphan(ctx context.Context, row *kairos.PendingApproval) {
+	st := b.cfg.Approvals
+	won, err := st.DecideApproval(ctx, row.ID, kairos.DecisionExpired, "", b.cfg.Now())
+	if err != nil || !won {
+		if err != nil {
+			b.log.Warn("expire approval", "err", err)
+		}
+		return
+	}
+	if ok, err := st.ClaimApproval(ctx, row.ID, claimExpiry); err != nil || !ok {
+		return
+	}
+	b.closeKeyboard(ctx, rowKeyboard(row), kairos.DecisionExpired)
+	action := row.Action
+	if action == "" {
+		action = "the action"
+	}
+	note := fmt.Sprintf("⌛ The approval request for %s expired before anyone answered, so I did not do it. Ask me again if you still want it.", action)
+	if _, err := b.send(ctx, rowInbound(row), escape(note), nil); err != nil {
+		b.log.Warn("tell expired approval", "err", err)
+	}
+}
+
+// startApprovalSweeper finishes, now and every approvalSweep until the
+// intake stops, the requests nobody waits for: decided ones are resumed,
+// expired pending ones are expired. A sweep under way is a turn in flight
+// (Shutdown drains it).
+func (b *Bot) startApprovalSweeper(intake context.Context) {
+	if b.cfg.Approvals == nil {
+		return
+	}
+	ctx := b.work
+	b.inflight.Add(1)
+	go func() {
+		defer b.inflight.Done()
+		for intake.Err() == nil && ctx.Err() == nil {
+			b.sweepApprovals(ctx)
+			sleepCtx(intake, approvalSweep)
+		}
+	}()
+}
+
+func (b *Bot) sweepApprovals(ctx context.Context) {
+	now := b.cfg.Now()
+	rows, err := b.cfg.Approvals.StaleApprovals(ctx, now.Add(-approvalStale))
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Warn("sweep approvals", "err", err)
+		}
+		return
+	}
+	for _, row := range rows {
+		switch {
+		case row.Status == kairos.ApprovalPending && !row.ExpiresAt.After(now):
+			b.expireOrphan(ctx, row)
+		case row.Status != kairos.ApprovalPending && row.ClaimedBy == "":
+			b.resumeOrphan(ctx, row, rowDecision(row))
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"gorm.io/gorm"
+)
+
+var _ kairos.ApprovalStore = (*UpdateLog)(nil)
+
+type approvalRow struct {
+	ID          string `gorm:"primaryKey"`
+	UpdateID    int64
+	ChatID      int64
+	ChatKind    string
+	TopicID     int64
+	UserID      int64
+	ThreadKey   string
+	Action      string
+	Text        string
+	MessageID   int64
+	State       string
+	ExpiresAt   int64
+	CreatedAt   int64 `gorm:"autoCreateTime:false"`
+	Status      string
+	DecidedBy   string
+	DecidedAt   int64
+	HeartbeatAt int64
+	ClaimedBy   string
+}
+
+func (approvalRow) TableName() string { return "approvals" }
+
+func (r *approvalRow) domain() *kairos.PendingApproval {
+	pa := &kairos.PendingApproval{ID: r.ID, UpdateID: r.UpdateID, ChatID: r.ChatID, ChatKind: r.ChatKind, TopicID: r.TopicID,
+		UserID: r.UserID, ThreadKey: r.ThreadKey, Action: r.Action, Text: r.Text, MessageID: r.MessageID, State: []byte(r.State),
+		ExpiresAt: fromMS(r.ExpiresAt), CreatedAt: fromMS(r.CreatedAt), Status: r.Status, DecidedBy: r.DecidedBy,
+		HeartbeatAt: fromMS(r.HeartbeatAt), ClaimedBy: r.ClaimedBy}
+	if r.DecidedAt != 0 {
+		pa.DecidedAt = fromMS(r.DecidedAt)
+	}
+	return pa
+}
+
+// CreateApproval stores a pending request (and marks its update done in
+// the same transaction when asked).
+func (l *UpdateLog) CreateApproval(ctx context.Context, pa *kairos.PendingApproval, markUpdateDone bool) error {
+	now := l.db.Now()
+	created := pa.CreatedAt
+	if created.IsZero() {
+		created = now
+	}
+	r := approvalRow{ID: pa.ID, UpdateID: pa.UpdateID, ChatID: pa.ChatID, ChatKind: pa.ChatKind, TopicID: pa.TopicID,
+		UserID: pa.UserID, ThreadKey: pa.ThreadKey, Action: pa.Action, Text: pa.Text, MessageID: pa.MessageID,
+		State: string(pa.State), ExpiresAt: ms(pa.ExpiresAt), CreatedAt: ms(created), Status: kairos.ApprovalPending,
+		HeartbeatAt: ms(now)}
+	err := l.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&r).Error; err != nil {
+			return err
+		}
+		if markUpdateDone && pa.UpdateID != 0 {
+			return tx.Model(&updateRow{}).Where("update_id = ?", pa.UpdateID).
+				Updates(map[string]any{"status": "done", "payload": "", "done_at": ms(now)}).Error
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("create approval: %w", err)
+	}
+	return nil
+}
+
+// FindApproval returns a request.
+func (l *UpdateLog) FindApproval(ctx context.Context, id string) (*kairos.PendingApproval, error) {
+	var r approvalRow
+	err := l.db.gdb.WithContext(ctx).Where("id = ?", id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, kairos.Errorf(kairos.ENOTFOUND, "approval request %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find approval: %w", err)
+	}
+	return r.domain(), nil
+}
+
+// DecideApproval moves a pending request to outcome, once.
+func (l *UpdateLog) DecideApproval(ctx context.Context, id, outcome, by string, at time.Time) (bool, error) {
+	q := l.db.gdb.WithContext(ctx).Model(&approvalRow{}).Where("id = ? AND status = ?", id, kairos.ApprovalPending)
+	if outcome != kairos.DecisionExpired {
+		q = q.Where("expires_at > ?", ms(at))
+	}
+	res := q.Updates(map[string]any{"status": outcome, "decided_by": by, "decided_at": ms(at)})
+	if res.Error != nil {
+		return false, fmt.Errorf("decide approval: %w", res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// ClaimApproval takes the continuation of a decided request, once; the
+// stored turn state is dropped with the claim (the claimer has read it).
+func (l *UpdateLog) ClaimApproval(ctx context.Context, id, by string) (bool, error) {
+	res := l.db.gdb.WithContext(ctx).Model(&approvalRow{}).Where("id = ? AND claimed_by = ? AND status <> ?", id, "", kairos.ApprovalPending).
+		Updates(map[string]any{"claimed_by": by, "state": ""})
+	if res.Error != nil {
+		return false, fmt.Errorf("claim approval: %w", res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// HeartbeatApproval refreshes the waiter's heartbeat and reads the row.
+func (l *UpdateLog) HeartbeatApproval(ctx context.Context, id string, at time.Time) (*kairos.PendingApproval, error) {
+	if err := l.db.gdb.WithContext(ctx).Model(&approvalRow{}).Where("id = ?", id).Update("heartbeat_at", ms(at)).Error; err != nil {
+		return nil, fmt.Errorf("approval heartbeat: %w", err)
+	}
+	return l.FindApproval(ctx, id)
+}
+
+// StaleApprovals lists pending or unclaimed requests nobody waits for.
+func (l *UpdateLog) StaleApprovals(ctx context.Context, before time.Time) ([]*kairos.PendingApproval, error) {
+	var rows []approvalRow
+	if err := l.db.gdb.WithContext(ctx).Where("(status = ? OR claimed_by = ?) AND heartbeat_at < ?", kairos.ApprovalPending, "", ms(before)).
+		Order("created_at").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("stale approvals: %w", err)
+	}
+	out := make([]*kairos.PendingApproval, len(rows))
+	for i := range rows {
+		out[i] = rows[i].domain()
+	}
+	return out, nil
+}
