@@ -23,7 +23,7 @@ type PendingApproval struct {
 	ChatID    int64
 	ChatKind  string
 	TopicID   int64
-	UserID    int64  // who was asked (an operator may decide too)
+	UserID    int64 // who was asked (an operator may decide too)
 	ThreadKey string
 	Action    string
 	Text      string // the keyboard message (HTML), for the edit that removes the buttons

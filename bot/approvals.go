@@ -50,7 +50,7 @@ type pendingApproval struct {
 	ch      chan kairos.Decision
 	userID  int64
 	kb      atomic.Pointer[keyboardMsg] // set once the keyboard is sent
-	decided atomic.Bool // in-memory requests only (no store)
+	decided atomic.Bool                 // in-memory requests only (no store)
 }
 
 // keyboardMsg locates an approval keyboard for the edit that closes it.
