@@ -671,7 +671,11 @@ func (b *Bot) runCommand(ctx context.Context, in *kairos.Inbound, out *replier, 
 
 func (b *Bot) helpText(operator bool) string {
 	var sb strings.Builder
-	sb.WriteString("I'm Kairos, your personal assistant. Just write to me. I can search the web, run code in a sandbox and remember things for you.\n\nCommands:\n/help: this list\n")
+	sb.WriteString("I'm Kairos, your personal assistant. Just write to me. I can search the web, run code in a sandbox and remember things for you.")
+	if b.cfg.Policy().Media.Enabled {
+		sb.WriteString(" You can also send voice notes, photos and documents.")
+	}
+	sb.WriteString("\n\nCommands:\n/help: this list\n")
 	for _, name := range slices.Sorted(maps.Keys(b.cfg.Commands)) {
 		c := b.cfg.Commands[name]
 		if c.OperatorOnly && !operator {

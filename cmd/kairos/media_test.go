@@ -474,3 +474,21 @@ func TestStoreImages(t *testing.T) {
 		t.Errorf("session message = %q, want %q", content, want)
 	}
 }
+
+func TestSeparateTranscriptionServer(t *testing.T) {
+	e := newEnv(t)
+	whisper := testkit.NewFakeOpenAI(t)
+	whisper.EnqueueTranscript("via the local whisper server")
+	e.vars["KAIROS_TRANSCRIBE_URL"] = whisper.URL()
+	e.vars["KAIROS_TRANSCRIBE_MODEL"] = "large-v3"
+	e.start()
+	f := e.tg.AddFile("voice", "file.oga", "audio/ogg", oggVoice(2048))
+	e.tg.PushVoice(2002, 2002, f, 3, time.Now())
+	waitReply(t, e.tg, 2002, 1, "echo: via the local whisper server")
+	if trs := whisper.TranscriptionRequests(); len(trs) != 1 || trs[0].Model != "large-v3" {
+		t.Fatalf("whisper server got %+v", trs)
+	}
+	if n := len(e.llm.TranscriptionRequests()); n != 0 {
+		t.Errorf("the chat endpoint got %d transcriptions", n)
+	}
+}
