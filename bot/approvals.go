@@ -115,7 +115,9 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var tick <-chan time.Time
+	var stopping <-chan struct{}
 	if persist {
+		stopping = b.stopping
 		tk := time.NewTicker(approvalPoll)
 		defer tk.Stop()
 		tick = tk.C
@@ -160,6 +162,10 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 				return b.claimAsWaiter(ctx, id, kairos.Decision{Outcome: kairos.DecisionExpired, At: now}, persist)
 			}
 			// Decided elsewhere just now: the next tick reads it.
+		case <-stopping:
+			// Shutting down: the row is the turn's continuation (a press
+			// after the restart resumes it); do not hold the drain.
+			return kairos.Decision{Outcome: kairos.DecisionDenied}, kairos.ErrHandedOff
 		case <-ctx.Done():
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
 		}

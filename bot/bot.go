@@ -98,7 +98,9 @@ type Bot struct {
 	sem      chan struct{}
 	queued   int
 
-	approvals sync.Map // callback id → *pendingApproval (the live waiters of this process)
+	approvals sync.Map      // callback id → *pendingApproval (the live waiters of this process)
+	stopping  chan struct{} // closed when Shutdown begins: persisted approvals stop waiting
+	stopOnce  sync.Once
 
 	// work is the context turns run under: it outlives the intake
 	// context so SIGTERM lets turns in flight finish (Shutdown cancels it
@@ -158,6 +160,8 @@ func New(cfg Config) (*Bot, error) {
 		log:   cfg.Logger.With("component", "bot"),
 		chats: map[int64]*chatQueue{},
 		sem:   make(chan struct{}, cfg.Workers),
+
+		stopping: make(chan struct{}),
 	}
 	b.work, b.cancelWork = context.WithCancel(context.Background())
 	return b, nil
@@ -403,6 +407,7 @@ func (b *Bot) runChat(ctx context.Context, chat int64, q *chatQueue) {
 // Shutdown waits up to d for the turns in flight, then cancels the rest
 // (they stay pending and resume at the next start).
 func (b *Bot) Shutdown(d time.Duration) bool {
+	b.stopOnce.Do(func() { close(b.stopping) })
 	ok := b.Drain(d)
 	b.cancelWork()
 	return ok

@@ -173,20 +173,27 @@ func countContaining(texts []string, sub string) int {
 	return n
 }
 
-// TestApprovalSurvivesSIGKILL pauses a turn for approval, kills `kairos
-// run` with SIGKILL, starts it again and presses Approve: the approved
-// call runs once, the model is called once more, the answer reaches the
-// thread once, and a second press changes nothing.
-func TestApprovalSurvivesSIGKILL(t *testing.T) {
+// TestApprovalSurvivesRestart pauses a turn for approval, stops `kairos
+// run` (SIGKILL, or SIGTERM: the waiting turn leaves at once, its row
+// stays), starts it again and presses Approve: the approved call runs
+// once, the model is called once more, the answer reaches the thread
+// once, and a second press changes nothing.
+func TestApprovalSurvivesRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("subprocess crash test")
 	}
 	bin := kairosBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { approvalRestart(t, bin, sig) })
+	}
+}
+
+func approvalRestart(t *testing.T, bin string, sig syscall.Signal) {
 	rig := newApprovalRig(t, "")
 	first := startProc(t, bin, rig.vars)
 	var db *store.DB
 	kb, data := rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
-	first.stop(t, syscall.SIGKILL, 10*time.Second)
+	first.stop(t, sig, 10*time.Second)
 	before := len(rig.llm.Requests())
 
 	second := startProc(t, bin, rig.vars)
