@@ -1,0 +1,95 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/bot"
+)
+
+var callbackID = regexp.MustCompile(`"callback_data":"ap:([0-9a-f]+):y"`)
+
+// persistedApprover is a handler whose turn asks for approval with a
+// state, so the request is persisted; it reports Approve's outcome.
+func persistedApprover(res chan<- error, decided chan<- kairos.Decision) handler {
+	return handler{func(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error {
+		d, err := out.Approve(ctx, &kairos.ApprovalRequest{ID: "c1", Action: "memory.forget", Summary: "forget", Reason: "deletes data",
+			ExpiresAt: time.Now().Add(time.Minute), State: []byte(`{"v":1}`)})
+		res <- err
+		if err != nil {
+			return nil
+		}
+		decided <- d
+		return out.Final(ctx, "decision: "+d.Outcome)
+	}}
+}
+
+// TestPersistedApprovalPressReachesWaiter: a press in the waiting process
+// decides the row once, and the waiter claims the continuation.
+func TestPersistedApprovalPressReachesWaiter(t *testing.T) {
+	res, decided := make(chan error, 1), make(chan kairos.Decision, 1)
+	f := start(t, persistedApprover(res, decided), func(c *bot.Config) { c.Approvals = c.Updates.(kairos.ApprovalStore) })
+	f.tg.PushText(1, 1, "forget it", time.Now())
+	kb := f.tg.MustWaitSentTo(1, 1)[0]
+	id := callbackID.FindStringSubmatch(string(kb.ReplyMarkup))[1]
+	if _, err := f.tg.PressButton(1, 1, "Deny"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+	if d := <-decided; d.Outcome != kairos.DecisionDenied || d.By != "telegram:1" {
+		t.Fatalf("decision %+v", d)
+	}
+	f.tg.MustWaitSentTo(1, 2)
+	row, err := f.updates.FindApproval(context.Background(), id)
+	if err != nil || row.Status != kairos.DecisionDenied || row.ClaimedBy != "waiter" || row.MessageID != int64(kb.MessageID) {
+		t.Fatalf("row %+v, %v", row, err)
+	}
+	if b := f.tg.SentTo(1)[0].Buttons(); len(b) != 0 {
+		t.Fatalf("keyboard still offers %q", b)
+	}
+}
+
+// TestPersistedApprovalHandedOff: when another process decided and
+// claimed the turn (it thought this waiter dead), the waiter stops the
+// turn without answering.
+func TestPersistedApprovalHandedOff(t *testing.T) {
+	res, decided := make(chan error, 1), make(chan kairos.Decision, 1)
+	f := start(t, persistedApprover(res, decided), func(c *bot.Config) { c.Approvals = c.Updates.(kairos.ApprovalStore) })
+	f.tg.PushText(1, 1, "forget it", time.Now())
+	kb := f.tg.MustWaitSentTo(1, 1)[0]
+	id := callbackID.FindStringSubmatch(string(kb.ReplyMarkup))[1]
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := f.updates.FindApproval(ctx, id); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request was never persisted")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if ok, err := f.updates.DecideApproval(ctx, id, kairos.DecisionApproved, "telegram:1", time.Now()); !ok || err != nil {
+		t.Fatalf("decide: %v, %v", ok, err)
+	}
+	if ok, err := f.updates.ClaimApproval(ctx, id, "resumer"); !ok || err != nil {
+		t.Fatalf("claim: %v, %v", ok, err)
+	}
+	select {
+	case err := <-res:
+		if !errors.Is(err, kairos.ErrHandedOff) {
+			t.Fatalf("Approve returned %v, want ErrHandedOff", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter never noticed the decision")
+	}
+	if n := len(f.tg.SentTo(1)); n != 1 {
+		t.Fatalf("%d messages; the handed-off turn must not answer", n)
+	}
+}
