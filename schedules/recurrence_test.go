@@ -129,7 +129,9 @@ func TestOccurrencesAcrossDST(t *testing.T) {
 	}
 }
 
-func wall(y int, mo time.Month, d, h, mi int) time.Time { return time.Date(y, mo, d, h, mi, 0, 0, time.UTC) }
+func wall(y int, mo time.Month, d, h, mi int) time.Time {
+	return time.Date(y, mo, d, h, mi, 0, 0, time.UTC)
+}
 
 func resolveWall(loc *time.Location, w time.Time) (time.Time, error) { return resolve(loc, w), nil }
 
