@@ -434,6 +434,9 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 		}
 		jobs = append(jobs, job{i: i, tool: tool, inv: inv, rec: rec})
 	}
+	if t.handedOff {
+		return out // nothing runs here: the continuation runs the step
+	}
 	var wg sync.WaitGroup
 	for _, j := range jobs {
 		wg.Add(1)
