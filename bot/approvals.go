@@ -130,6 +130,8 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 				// memory: record it (a no-op when the row has it).
 				if _, err := st.DecideApproval(context.WithoutCancel(ctx), id, dec.Outcome, dec.By, dec.At); err != nil {
 					b.log.Warn("decide approval", "err", err)
+				} else if row, err := st.FindApproval(ctx, id); err == nil && row.Status != kairos.ApprovalPending {
+					dec = rowDecision(row) // the row's decision is the one
 				}
 			}
 			return b.claimAsWaiter(ctx, id, dec, persist)
@@ -269,7 +271,7 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		if kb := local.kb.Load(); kb != nil {
 			b.closeKeyboard(ctx, *kb, outcome)
 		}
-		local.ch <- dec
+		deliver(local.ch, dec)
 		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
 		return
 	}
@@ -284,7 +286,7 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
 		b.closeKeyboard(ctx, rowKeyboard(row), outcome)
 		if local != nil {
-			local.ch <- dec
+			deliver(local.ch, dec)
 			return
 		}
 	} else {
@@ -409,5 +411,14 @@ func (b *Bot) sweepApprovals(ctx context.Context) {
 		case row.Status != kairos.ApprovalPending && row.ClaimedBy == "":
 			b.resumeOrphan(ctx, row, rowDecision(row))
 		}
+	}
+}
+
+// deliver hands a decision to a live waiter without ever blocking (the
+// channel holds one; a waiter has one decision).
+func deliver(ch chan kairos.Decision, dec kairos.Decision) {
+	select {
+	case ch <- dec:
+	default:
 	}
 }
