@@ -532,9 +532,6 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 	if len(in.Text) > kairos.MaxInboundText {
 		return out.Final(ctx, fmt.Sprintf("That message is too long for me (%d bytes; the limit is %d). Please send it in smaller parts.", len(in.Text), kairos.MaxInboundText))
 	}
-	if msg := mediaRefusal(pol, in.Attachments); msg != "" {
-		return out.Final(ctx, msg)
-	}
 	if isCmd && len(in.Attachments) == 0 {
 		return b.runCommand(ctx, in, out, cmd, args)
 	}

@@ -123,20 +123,3 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 }
 
 func (c *cappedBody) Close() error { return c.rc.Close() }
-
-// mediaRefusal answers a message with a file before the agent sees it,
-// or returns "" to let it through.
-func mediaRefusal(pol *kairos.Policy, atts []*kairos.Attachment) string {
-	if len(atts) == 0 {
-		return ""
-	}
-	if !pol.Media.Enabled {
-		return "I only read text messages here; please type what you'd like me to know."
-	}
-	for _, a := range atts {
-		if a.Size > kairos.MaxDownloadBytes {
-			return fmt.Sprintf("That file is %.1f MB; Telegram lets me download files up to %d MB. Please send a smaller one.", float64(a.Size)/(1<<20), kairos.MaxDownloadBytes>>20)
-		}
-	}
-	return ""
-}

@@ -103,6 +103,8 @@ const (
 	msgNoVision         = "I can't look at images: the model I'm using here doesn't read pictures. Please describe what's in it, or ask my operator to turn vision on."
 	msgUnsupported      = "I can't read %s files. I read voice notes, audio, photos and images, and text, Markdown, CSV, JSON and PDF documents."
 	msgDownloadFailed   = "Sorry, I couldn't download that file from Telegram just now. Please send it again in a minute."
+	msgDisabled         = "I only read text messages here; please type what you'd like me to know."
+	msgTooBig           = "That file is %.1f MB; Telegram lets me download files up to %d MB. Please send a smaller one."
 )
 
 // HandleMessage reads the files of in, then calls Next; a file that
@@ -113,6 +115,9 @@ func (h *Handler) HandleMessage(ctx context.Context, in *kairos.Inbound, out kai
 	}
 	orig := out
 	pol := h.cfg.Policy()
+	if !pol.Media.Enabled {
+		return h.refuse(ctx, in, out, msgDisabled)
+	}
 	for _, a := range in.Attachments {
 		msg, err := h.read(ctx, pol, in, a)
 		if err != nil {
@@ -134,6 +139,10 @@ func (h *Handler) HandleMessage(ctx context.Context, in *kairos.Inbound, out kai
 // read reads one attachment into in. It returns the sentence for the user
 // when the file cannot be used, or an error for faults to log.
 func (h *Handler) read(ctx context.Context, pol *kairos.Policy, in *kairos.Inbound, a *kairos.Attachment) (string, error) {
+	if a.Size > kairos.MaxDownloadBytes { // known from the message: nothing is downloaded
+		h.cfg.Metrics.MediaFailure(a.Kind, "too_big")
+		return fmt.Sprintf(msgTooBig, float64(a.Size)/(1<<20), kairos.MaxDownloadBytes>>20), nil
+	}
 	kind := classify(a)
 	switch kind {
 	case kindAudio:

@@ -12,6 +12,8 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,7 +39,7 @@ func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
 	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
 		return testkit.TextReply("You asked: " + r.LastUserMessage())
 	})
-	e.start()
+	admin := e.start()
 	audio := oggVoice(64 << 10)
 	f := e.tg.AddFile("voice", "file.oga", "audio/ogg", audio)
 	e.tg.PushVoice(2002, 2002, f, 4, time.Now())
@@ -73,6 +75,18 @@ func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
 	if audioMS != 4000 {
 		t.Errorf("transcription usage = %d ms of audio, want 4000", audioMS)
 	}
+	resp, err := http.Get("http://" + admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`kairos_media_files_total{kind="voice"} 1`, fmt.Sprintf(`kairos_media_bytes_total{kind="voice"} %d`, len(audio)),
+		"kairos_media_transcribed_seconds_total 4"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 }
 
 func TestVoiceNoteTranscriptionRetriedThenApology(t *testing.T) {
@@ -99,7 +113,7 @@ func TestVoiceNoteTranscriptionRetriedThenApology(t *testing.T) {
 
 func TestMediaBadInputs(t *testing.T) {
 	e := newEnv(t)
-	e.start()
+	admin := e.start()
 	cases := []struct {
 		name string
 		push func() int64
@@ -127,6 +141,18 @@ func TestMediaBadInputs(t *testing.T) {
 				t.Error("bad input reached the chat model")
 			}
 		})
+	}
+	resp, err := http.Get("http://" + admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`kairos_media_failures_total{kind="voice",reason="bad_audio"} 1`,
+		`kairos_media_failures_total{kind="document",reason="unsupported"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
 	}
 }
 
