@@ -15,6 +15,9 @@ const (
 	ActionCodeStatus       = "code.status"
 	ActionCodeNetworkWrite = "code.network_write" // a cell that writes to the network
 	ActionCodeSecrets      = "code.secrets"       // a cell that reads secrets
+	ActionScheduleCreate   = "schedule.create"    // a reminder, task or watching cell (impactful)
+	ActionScheduleList     = "schedule.list"
+	ActionScheduleCancel   = "schedule.cancel" // impactful
 )
 
 // Capabilities a tool action needs (ToolAction.Capability).
@@ -24,10 +27,12 @@ const (
 	CapMemoryWrite = "memory.write"
 	CapCode        = "code"
 	CapCodeNetwork = "code.network"
+	CapSchedule    = "schedule"
 )
 
 // Actions lists every built-in action name, in a stable order.
 var Actions = []string{
 	ActionSearch, ActionMemoryStore, ActionMemoryRecall, ActionMemoryList, ActionMemoryForget,
 	ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeNetworkWrite, ActionCodeSecrets,
+	ActionScheduleCreate, ActionScheduleList, ActionScheduleCancel,
 }

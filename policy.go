@@ -16,6 +16,7 @@ type Policy struct {
 	Sessions  SessionsPolicy  `yaml:"sessions" json:"sessions"`
 	Approvals ApprovalsPolicy `yaml:"approvals" json:"approvals"`
 	Media     MediaPolicy     `yaml:"media" json:"media"`
+	Schedules SchedulesPolicy `yaml:"schedules" json:"schedules"`
 }
 
 // ClockPolicy is exactly the `clock:` block of CLOCK.md §0.
@@ -239,7 +240,8 @@ func DefaultPolicy() *Policy {
 			Required: []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets},
 			Timeout:  "PT10M",
 		},
-		Media: DefaultMediaPolicy(),
+		Media:     DefaultMediaPolicy(),
+		Schedules: DefaultSchedulesPolicy(),
 	}
 }
 

@@ -9,9 +9,11 @@ package agent
 //
 //	envelope  actions                                              usable in
 //	explore   search, memory.recall, memory.list,                  DISCUSS, DIAGNOSE, EXECUTE
-//	          code.execute (no network writes), code.status
+//	          code.execute (no network writes), code.status,
+//	          schedule.list/create/cancel (create and cancel are
+//	          impactful: approval applies)
 //	edit      memory.store, memory.forget, memory.recall,          EXECUTE
-//	          memory.list
+//	          memory.list, schedule.list/create/cancel
 //	test      code.execute, code.generate, code.status             DIAGNOSE, EXECUTE
 //	deploy    code.execute, code.status, code.network_write        EXECUTE
 //	reflect   memory.recall, memory.list, memory.store             DISCUSS, DIAGNOSE, EXECUTE
@@ -138,19 +140,21 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 	switch id {
 	case EnvExplore:
 		return Envelope{
-			ID:      EnvExplore,
-			Actions: setOf(ActionSearch, ActionMemoryRecall, ActionMemoryList, ActionCodeExecute, ActionCodeStatus),
-			Entry:   setOf("default", "from-reflect"),
-			Exit:    setOf("found-target", "ready-to-edit", "user-request", "hop-reflect"),
-			Scope:   "read-only: web search, memory look-ups, code cells without network writes",
+			ID: EnvExplore,
+			Actions: setOf(ActionSearch, ActionMemoryRecall, ActionMemoryList, ActionCodeExecute, ActionCodeStatus,
+				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel),
+			Entry: setOf("default", "from-reflect"),
+			Exit:  setOf("found-target", "ready-to-edit", "user-request", "hop-reflect"),
+			Scope: "read-only: web search, memory look-ups, code cells without network writes",
 		}, true
 	case EnvEdit:
 		return Envelope{
-			ID:      EnvEdit,
-			Actions: setOf(ActionMemoryStore, ActionMemoryForget, ActionMemoryRecall, ActionMemoryList),
-			Entry:   setOf("from-explore", "from-test", "user-request"),
-			Exit:    setOf("tests-pass", "ready-to-commit", "blocked", "hop-test", "hop-reflect"),
-			Scope:   "the user's memory: store and forget",
+			ID: EnvEdit,
+			Actions: setOf(ActionMemoryStore, ActionMemoryForget, ActionMemoryRecall, ActionMemoryList,
+				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel),
+			Entry: setOf("from-explore", "from-test", "user-request"),
+			Exit:  setOf("tests-pass", "ready-to-commit", "blocked", "hop-test", "hop-reflect"),
+			Scope: "the user's memory: store and forget",
 		}, true
 	case EnvTest:
 		return Envelope{

@@ -202,7 +202,7 @@ func validate(p *kairos.Policy) []fieldErr {
 	}
 	c.dur("agent.mode_timeout", a.ModeTimeout, true)
 	for i, t := range a.DisabledTools {
-		c.enum(fmt.Sprintf("agent.disabled_tools[%d]", i), t, []string{"search", "code", "memory"})
+		c.enum(fmt.Sprintf("agent.disabled_tools[%d]", i), t, []string{"search", "code", "memory", "schedule"})
 	}
 
 	s := p.Sessions
@@ -224,6 +224,7 @@ func validate(p *kairos.Policy) []fieldErr {
 	}
 	c.dur("approvals.timeout", p.Approvals.Timeout, true)
 	validateMedia(c, &p.Media)
+	validateSchedules(c, &p.Schedules)
 	return c.errs
 }
 

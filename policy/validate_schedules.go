@@ -1,0 +1,18 @@
+package policy
+
+import "github.com/kairos-agent/kairos"
+
+// MaxSchedulesPerUser bounds schedules.max_per_user.
+const MaxSchedulesPerUser = 10000
+
+// TravelSettings are the values of schedules.travel.
+var TravelSettings = []string{kairos.TravelKeepZone, kairos.TravelFollowUser}
+
+func validateSchedules(c *checker, s *kairos.SchedulesPolicy) {
+	if s.MaxPerUser < 1 || s.MaxPerUser > MaxSchedulesPerUser {
+		c.add("schedules.max_per_user", "must be between 1 and %d, got %d", MaxSchedulesPerUser, s.MaxPerUser)
+	}
+	c.dur("schedules.min_interval", s.MinInterval, false)
+	c.dur("schedules.late_threshold", s.LateThreshold, true)
+	c.enum("schedules.travel", s.Travel, TravelSettings)
+}
