@@ -223,6 +223,14 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 			b.log.Debug("answerCallbackQuery failed", "err", err)
 		}
 	}
+	if strings.HasPrefix(cq.Data, ScheduleButtonPrefix) && b.cfg.ScheduleButton != nil {
+		var chatID, msgID int64
+		if m := cq.Message.Message; m != nil {
+			chatID, msgID = m.Chat.ID, int64(m.ID)
+		}
+		b.scheduleCallback(ctx, cq.From.ID, chatID, msgID, cq.Data, answer)
+		return
+	}
 	parts := strings.Split(cq.Data, ":")
 	if len(parts) != 3 || parts[0] != "ap" || (parts[2] != "y" && parts[2] != "n") {
 		answer("Unknown button.")

@@ -54,6 +54,10 @@ type Config struct {
 	// Resume finishes a turn paused for approval whose waiter is gone
 	// (a restart, or a dead replica), from its persisted state.
 	Resume func(ctx context.Context, state []byte, dec kairos.Decision, out kairos.Replier) error
+	// ScheduleButton handles a press of a schedule button (callback data
+	// after ScheduleButtonPrefix) by user fromID; it returns the toast
+	// and whether to remove the message's keyboard.
+	ScheduleButton func(ctx context.Context, fromID int64, data string) (answer string, closeKeyboard bool, err error)
 
 	Workers     int           // concurrent turns across chats (default 8)
 	PollTimeout time.Duration // long-poll timeout (default 30 s)
@@ -667,6 +671,8 @@ func (b *Bot) runCommand(ctx context.Context, in *kairos.Inbound, out *replier, 
 			b.log.Error("command failed", "command", cmd, "err", err)
 		}
 		text = kairos.ErrorMessage(err)
+	} else if text == "" {
+		return nil // the command sent its own answer (e.g. with a keyboard)
 	}
 	return out.Final(ctx, text)
 }

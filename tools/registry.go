@@ -27,12 +27,16 @@ func NewRegistry(ts ...kairos.Tool) *Registry {
 // Tools returns the tools enabled by p. A tool listed in
 // agent.disabled_tools is absent: the model neither sees nor can call it.
 func (r *Registry) Tools(p *kairos.Policy) []kairos.Tool {
-	if p == nil || len(p.Agent.DisabledTools) == 0 {
+	if p == nil || (len(p.Agent.DisabledTools) == 0 && p.Schedules.Enabled) {
 		return r.tools
 	}
 	out := make([]kairos.Tool, 0, len(r.tools))
 	for _, t := range r.tools {
-		if !slices.Contains(p.Agent.DisabledTools, t.Spec().Name) {
+		name := t.Spec().Name
+		if name == "schedule" && !p.Schedules.Enabled {
+			continue // schedules.enabled: false
+		}
+		if !slices.Contains(p.Agent.DisabledTools, name) {
 			out = append(out, t)
 		}
 	}

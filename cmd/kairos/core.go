@@ -43,6 +43,7 @@ type core struct {
 	media    *media.Handler
 	registry *tools.Registry
 	jobs     *jobs.Scheduler
+	sched    *scheduleParts
 	now      func() time.Time
 
 	// onPolicyError tells the operators about a bad policy edit (the bot
@@ -93,6 +94,9 @@ func (m *Main) loadPolicy(log *slog.Logger, onChange func(*kairos.Policy, error)
 // openCore wires the pipeline.
 func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c := &core{log: m.logger(), metrics: obs.NewMetrics(), now: time.Now}
+	if m.Now != nil {
+		c.now = m.Now
+	}
 	var err error
 	c.policy, c.watcher, err = m.loadPolicy(c.log, func(p *kairos.Policy, err error) {
 		if err == nil {
@@ -161,7 +165,8 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.model, Policy: c.policy,
 		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
 	m.onClose(code.Close)
-	c.registry = tools.NewRegistry(search, code, memory)
+	c.sched = newSchedules(c, provider)
+	c.registry = tools.NewRegistry(search, code, memory, c.sched.tool)
 
 	c.agent = agent.New(agent.Config{
 		Model: c.model, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,

@@ -1,6 +1,6 @@
 // Command kairos is the Kairos agent: a Telegram bot (kairos run), the same
 // pipeline on a terminal (kairos chat) and the operator's tools (migrate,
-// policy check, clock, cell run, backup, access).
+// policy check, clock, cell run, backup, access, schedule list).
 package main
 
 import (
@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -33,6 +34,9 @@ type Main struct {
 
 	// Started, when set, is called once `run` serves (tests wait on it).
 	Started func(httpAddr string)
+	// Now, when set, replaces the wall clock of the core (schedules, the
+	// clock wrapper); tests inject time with it.
+	Now func() time.Time
 
 	closers []func() error
 }
@@ -90,6 +94,7 @@ commands:
   backup FILE                  write a consistent copy of the SQLite database
   access allow|deny ID         admit or remove a Telegram user
   access list                  list admitted users
+  schedule list [--user ID]    the pending reminders, tasks and watching cells as JSON
   version                      print the version
 
 configuration: environment variables, see doc/config.md`
@@ -117,7 +122,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		if cfg.WebhookURL != "" && cfg.WebhookSecret == "" {
 			return usagef("KAIROS_WEBHOOK_SECRET is required when KAIROS_WEBHOOK_URL is set")
 		}
-	case "chat", "migrate", "version", "policy", "clock", "cell", "backup", "access":
+	case "chat", "migrate", "version", "policy", "clock", "cell", "backup", "access", "schedule":
 	default:
 		return usagef("unknown command %q\n%s", args[0], usage)
 	}
@@ -149,6 +154,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return m.runBackup(ctx, args)
 	case "access":
 		return m.runAccess(ctx, args)
+	case "schedule":
+		return m.runSchedule(ctx, args)
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ func (m *Main) runBot(ctx context.Context) error {
 		Handler: c.media, Commands: m.commands(c), Policy: c.policy,
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
 		Approvals: c.updates, Resume: c.agent.Resume,
+		ScheduleButton: func(ctx context.Context, from int64, data string) (string, bool, error) {
+			return m.scheduleButton(ctx, c, from, data)
+		},
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "",
 		Limits:      map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
@@ -45,6 +48,7 @@ func (m *Main) runBot(ctx context.Context) error {
 	if err := c.jobs.Start(ctx); err != nil {
 		return fmt.Errorf("start scheduler: %w", err)
 	}
+	m.startSchedules(ctx, c, b)
 	m.onClose(func() error {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -99,6 +103,9 @@ func (m *Main) notifyOperators(ctx context.Context, c *core, b *bot.Bot, perr er
 func (m *Main) commands(c *core) map[string]bot.Command {
 	cmds := m.baseCommands(c)
 	m.addMediaCommands(c, cmds)
+	cmds["reminders"] = bot.Command{Description: "Your reminders and scheduled tasks, each with a Cancel button", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		return m.remindersCommand(ctx, c, in)
+	}}
 	return cmds
 }
 

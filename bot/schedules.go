@@ -1,0 +1,115 @@
+package bot
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// Button is one inline keyboard button: a label and its callback data.
+type Button struct {
+	Text string
+	Data string
+}
+
+// ScheduleButtonPrefix starts the callback data of schedule buttons
+// (Done, Snooze, Skip next, Cancel); Config.ScheduleButton handles them.
+const ScheduleButtonPrefix = "sc:"
+
+func keyboard(rows [][]Button) any {
+	if len(rows) == 0 {
+		return nil
+	}
+	kb := inlineKeyboard{InlineKeyboard: make([][]inlineButton, 0, len(rows))}
+	for _, r := range rows {
+		row := make([]inlineButton, 0, len(r))
+		for _, b := range r {
+			row = append(row, inlineButton{Text: b.Text, CallbackData: b.Data})
+		}
+		kb.InlineKeyboard = append(kb.InlineKeyboard, row)
+	}
+	return kb
+}
+
+// SendScheduled sends a scheduled message (a reminder, a task's answer,
+// a cell's notification) to a thread, once: the reply outbox records the
+// intent under key before sending, so a retry after a crash or by
+// another replica never sends it twice. The keyboard goes on the last
+// part. It returns the message id (0 when an earlier attempt's outcome
+// is unknown).
+func (b *Bot) SendScheduled(ctx context.Context, key string, chatID, topicID int64, markdown string, rows [][]Button) (int64, error) {
+	in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: chatID, UserID: chatID, ChatKind: kairos.ChatDM, TopicID: topicID}
+	if chatID < 0 {
+		in.ChatKind = kairos.ChatGroup
+	}
+	parts := SplitMarkdown(markdown, MaxMessageUnits)
+	var last int64
+	for i, part := range parts {
+		k := key + ":" + strconv.Itoa(i)
+		var markup any
+		if i == len(parts)-1 {
+			markup = keyboard(rows)
+		}
+		if b.cfg.Updates != nil {
+			state, id, err := b.cfg.Updates.BeginSend(ctx, k, chatID)
+			if err != nil {
+				return 0, err
+			}
+			if state != kairos.OutboxNew {
+				last = id
+				continue
+			}
+		}
+		id, err := b.send(ctx, in, part, markup)
+		if err != nil {
+			return 0, err
+		}
+		if b.cfg.Updates != nil {
+			if err := b.cfg.Updates.MarkSent(ctx, k, id); err != nil {
+				b.log.Warn("mark scheduled message sent", "err", err)
+			}
+		}
+		last = id
+	}
+	return last, nil
+}
+
+// SendWithButtons sends markdown with an inline keyboard to in's chat
+// (a command's answer such as /reminders with a Cancel button each).
+func (b *Bot) SendWithButtons(ctx context.Context, in *kairos.Inbound, markdown string, rows [][]Button) (int64, error) {
+	parts := SplitMarkdown(markdown, MaxMessageUnits)
+	var id int64
+	for i, part := range parts {
+		var markup any
+		if i == len(parts)-1 {
+			markup = keyboard(rows)
+		}
+		var err error
+		if id, err = b.send(ctx, in, part, markup); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// scheduleCallback handles a schedule button: the handler's answer is
+// shown as the callback's toast and, when it says so, the keyboard is
+// removed from the message.
+func (b *Bot) scheduleCallback(ctx context.Context, fromID, chatID, msgID int64, data string, answer func(string)) {
+	text, closeKB, err := b.cfg.ScheduleButton(ctx, fromID, strings.TrimPrefix(data, ScheduleButtonPrefix))
+	if err != nil {
+		if kairos.ErrorCode(err) == kairos.EINTERNAL {
+			b.log.Error("schedule button", "err", err)
+		}
+		answer(kairos.ErrorMessage(err))
+		return
+	}
+	answer(text)
+	if closeKB && msgID != 0 {
+		if err := b.api.call(ctx, "editMessageReplyMarkup", map[string]any{"chat_id": chatID, "message_id": msgID, "reply_markup": noButtons}, nil); err != nil {
+			b.log.Debug("remove schedule keyboard", "err", err)
+		}
+	}
+}

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/clockstate"
+	"github.com/kairos-agent/kairos/policy"
+	"github.com/kairos-agent/kairos/schedules"
+	"github.com/kairos-agent/kairos/store"
+	codetool "github.com/kairos-agent/kairos/tools/code"
+	schedtool "github.com/kairos-agent/kairos/tools/schedule"
+)
+
+// scheduleParts are the schedule store, tool and (once the bot runs)
+// the runner of a core.
+type scheduleParts struct {
+	store  *store.ScheduleStore
+	tool   *schedtool.Tool
+	mu     sync.Mutex
+	runner *schedules.Runner
+	bot    *bot.Bot
+}
+
+func (p *scheduleParts) wake() {
+	p.mu.Lock()
+	r := p.runner
+	p.mu.Unlock()
+	if r != nil {
+		r.Wake()
+	}
+}
+
+// newSchedules builds the schedule store and tool of c.
+func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
+	p := &scheduleParts{store: store.NewScheduleStore(c.db)}
+	p.tool = schedtool.New(schedtool.Config{
+		Store: p.store, Policy: c.policy, Logger: c.log, Wake: p.wake,
+		Zone: func(ctx context.Context, thread string) (string, error) {
+			return provider.SessionTimezone(ctx, thread)
+		},
+		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
+			r := clockstate.ParseAnchoredTime(text, tz, ref)
+			return schedtool.Parsed{Start: r.Start, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion}
+		},
+		ParseRepeat: func(s string) (schedtool.Repeat, error) {
+			r, err := schedules.ParseRepeat(s)
+			return schedtool.Repeat(r), err
+		},
+		Occurrences:   schedules.Occurrences,
+		ParseDuration: policy.ParseDuration,
+	})
+	return p
+}
+
+// startSchedules runs the schedule runner until ctx ends.
+func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
+	r := schedules.NewRunner(schedules.Config{
+		Store: c.sched.store, Now: c.now, Logger: c.log.With("component", "schedules"),
+		LateThreshold: func() time.Duration {
+			d, _ := policy.ParseDuration(c.policy().Schedules.LateThreshold)
+			return d
+		},
+		Deliver: func(ctx context.Context, d schedules.Delivery) (int64, error) { return m.deliverSchedule(ctx, c, b, d) },
+	})
+	c.sched.mu.Lock()
+	c.sched.runner, c.sched.bot = r, b
+	c.sched.mu.Unlock()
+	done := make(chan struct{})
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		defer close(done)
+		for {
+			if c.policy().Schedules.Enabled {
+				r.Run(rctx, schedules.TickInterval) // returns when rctx ends
+				return
+			}
+			select { // disabled: look again after a policy reload
+			case <-rctx.Done():
+				return
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}()
+	go func() { <-ctx.Done(); cancel() }()
+	m.onClose(func() error { cancel(); <-done; return nil })
+}
+
+// scheduleButtons is the reminder keyboard: Done, Snooze (10 min), 1 h,
+// till tomorrow, and Skip next when it repeats.
+func scheduleButtons(s *kairos.Schedule) [][]bot.Button {
+	id := strconv.FormatInt(s.ID, 10)
+	p := bot.ScheduleButtonPrefix
+	rows := [][]bot.Button{
+		{{Text: "Done", Data: p + "done:" + id}},
+		{{Text: "Snooze", Data: p + "snooze:" + id + ":10m"}, {Text: "Snooze 1 h", Data: p + "snooze:" + id + ":1h"},
+			{Text: "Snooze till tomorrow", Data: p + "snooze:" + id + ":1d"}},
+	}
+	if s.RRule != "" && s.Status == kairos.ScheduleActive {
+		rows[0] = append(rows[0], bot.Button{Text: "Skip next", Data: p + "skip:" + id})
+	}
+	return rows
+}
+
+// deliverSchedule sends one firing to its thread, once (outbox key
+// schedule:<firing id>).
+func (m *Main) deliverSchedule(ctx context.Context, c *core, b *bot.Bot, d schedules.Delivery) (int64, error) {
+	s, f := d.Schedule, d.Firing
+	chat, topic, ok := schedtool.ChatOf(s.ThreadKey)
+	if !ok {
+		return 0, kairos.Errorf(kairos.EINVALID, "thread %s cannot receive scheduled messages", s.ThreadKey)
+	}
+	key := fmt.Sprintf("schedule:%d", f.ID)
+	if st, id, err := c.updates.OutboxState(ctx, key+":0"); err == nil && st != kairos.OutboxNew {
+		return id, nil // an earlier attempt got as far as sending
+	}
+	due := schedtool.Label(f.DueAt, s.TZ)
+	late := ""
+	if d.Late >= schedules.LateNote {
+		late = fmt.Sprintf("\n\n(Late by %s: I was not running at %s.)", roundLate(d.Late), due)
+	}
+	if f.Skipped > 0 {
+		late += fmt.Sprintf(" (%d earlier occurrence(s) passed while I was down.)", f.Skipped)
+	}
+	if d.Missed {
+		text := fmt.Sprintf("Missed %s (due %s, %s ago, while I was down): %s", s.Kind, due, roundLate(d.Late), schedtool.ViewOf(s).Text)
+		return b.SendScheduled(ctx, key, chat, topic, text, nil)
+	}
+	switch s.Kind {
+	case kairos.ScheduleTask:
+		answer, err := m.runScheduledTask(ctx, c, s, chat, topic)
+		if err != nil {
+			return 0, err
+		}
+		return b.SendScheduled(ctx, key, chat, topic, "Scheduled task ("+due+"):\n\n"+answer+late, nil)
+	case kairos.ScheduleCell:
+		note, err := m.runWatchingCell(ctx, c, s, f)
+		if err != nil || note == "" {
+			return 0, err
+		}
+		return b.SendScheduled(ctx, key, chat, topic, "🔔 "+note+late, scheduleButtons(s))
+	}
+	return b.SendScheduled(ctx, key, chat, topic, "⏰ "+s.Text+late, scheduleButtons(s))
+}
+
+func roundLate(d time.Duration) string {
+	if d >= time.Hour {
+		return d.Round(time.Minute).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// taskReplier collects a scheduled task's answer; nobody is there to
+// approve, so every approval is denied.
+type taskReplier struct{ text string }
+
+func (r *taskReplier) Typing(context.Context)                  {}
+func (r *taskReplier) Partial(context.Context, string)         {}
+func (r *taskReplier) Final(_ context.Context, s string) error { r.text = s; return nil }
+func (r *taskReplier) Approve(context.Context, *kairos.ApprovalRequest) (kairos.Decision, error) {
+	return kairos.Decision{Outcome: kairos.DecisionDenied}, nil
+}
+
+// runScheduledTask runs a task's prompt as a turn of its thread.
+func (m *Main) runScheduledTask(ctx context.Context, c *core, s *kairos.Schedule, chat, topic int64) (string, error) {
+	in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: chat, TopicID: topic, UserID: s.UserID, ChatKind: kairos.ChatDM,
+		Text: "(Scheduled task the user set earlier; answer it now.) " + s.Task, Date: c.now(), Addressed: true}
+	if strings.Contains(s.ThreadKey, ":group:") {
+		in.ChatKind = kairos.ChatGroup
+	}
+	out := &taskReplier{}
+	if err := c.agent.HandleMessage(ctx, in, out); err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(out.text) == "" {
+		return "", kairos.Errorf(kairos.EINTERNAL, "scheduled task %d gave no answer", s.ID)
+	}
+	return out.text, nil
+}
+
+// runWatchingCell runs a watching cell under the MONITOR budgets and
+// records it like every cell; it returns the notification, if any.
+func (m *Main) runWatchingCell(ctx context.Context, c *core, s *kairos.Schedule, f *kairos.Firing) (string, error) {
+	p := c.policy()
+	task := &kairos.CellTask{Code: s.Code, Verb: kairos.VerbMonitor, Budget: codetool.BudgetFor(p, kairos.VerbMonitor),
+		Network: codetool.GrantFor(p), Now: c.now()}
+	res, err := c.runner.Run(ctx, task)
+	if err != nil {
+		return "", err
+	}
+	rec := &kairos.CodeExecution{ID: res.ID, Code: s.Code, Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode,
+		DurationMS: res.Duration.Milliseconds(), Success: res.Success, UserKey: kairos.UserKey(kairos.ChannelTelegram, s.UserID),
+		TriggerMessage: fmt.Sprintf("schedule %d (firing %d)", s.ID, f.ID), ErrorCategory: res.ErrorCategory, Verb: kairos.VerbMonitor,
+		Result: string(res.Output), CreatedAt: c.now()}
+	if err := c.code.RecordExecution(ctx, rec); err != nil {
+		c.log.Warn("record watching cell", "err", err)
+	}
+	var out struct {
+		Notify string `json:"notify"`
+	}
+	if len(res.Output) > 0 && json.Unmarshal(res.Output, &out) == nil {
+		return strings.TrimSpace(out.Notify), nil
+	}
+	return "", nil
+}
+
+// scheduleButton handles Done, Snooze, Skip next and Cancel.
+func (m *Main) scheduleButton(ctx context.Context, c *core, from int64, data string) (string, bool, error) {
+	parts := strings.Split(data, ":")
+	if len(parts) < 2 {
+		return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
+	}
+	id, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
+	}
+	st := c.sched.store
+	s, err := st.Schedule(ctx, id)
+	if err != nil {
+		return "", false, err
+	}
+	if s.UserID != from && !c.policy().IsOperator(from) {
+		return "", false, kairos.Errorf(kairos.EFORBIDDEN, "Only the person who set it can change it.")
+	}
+	switch parts[0] {
+	case "done":
+		return "Done.", true, nil
+	case "cancel":
+		if err := st.CancelSchedule(ctx, id, 0); err != nil {
+			return "", false, err
+		}
+		c.sched.wake()
+		return "Cancelled.", true, nil
+	case "skip":
+		if s.Status != kairos.ScheduleActive || s.RRule == "" {
+			return "", false, kairos.Errorf(kairos.ECONFLICT, "Nothing to skip: it does not repeat any more.")
+		}
+		next, _, err := schedules.NextRun(s, s.NextRun)
+		if err != nil {
+			return "", false, err
+		}
+		if next.IsZero() {
+			if err := st.CancelSchedule(ctx, id, 0); err != nil {
+				return "", false, err
+			}
+			return "Skipped; that was the last one.", true, nil
+		}
+		if err := st.Reschedule(ctx, id, s.Version, next); err != nil {
+			return "", false, err
+		}
+		c.sched.wake()
+		return "Skipped; next " + schedtool.Label(next, s.TZ) + ".", false, nil
+	case "snooze":
+		if len(parts) != 3 {
+			return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
+		}
+		now := c.now()
+		var at time.Time
+		switch parts[2] {
+		case "10m":
+			at = now.Add(10 * time.Minute)
+		case "1h":
+			at = now.Add(time.Hour)
+		case "1d": // the same wall-clock time tomorrow in the schedule's zone
+			loc, err := time.LoadLocation(s.TZ)
+			if err != nil {
+				loc = time.UTC
+			}
+			l := now.In(loc)
+			at, _ = clockstate.ResolveLocal(loc, l.Year(), l.Month(), l.Day()+1, l.Hour(), l.Minute(), l.Second())
+		default:
+			return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
+		}
+		one := &kairos.Schedule{UserID: s.UserID, ChatID: s.ChatID, ThreadKey: s.ThreadKey, Kind: kairos.ScheduleReminder,
+			Text: schedtool.ViewOf(s).Text, TZ: s.TZ, NextRun: at, Tainted: s.Tainted}
+		if loc, err := time.LoadLocation(s.TZ); err == nil {
+			one.Start = at.In(loc).Format(schedules.WallLayout)
+		}
+		if err := st.CreateSchedule(ctx, one, 0); err != nil {
+			return "", false, err
+		}
+		c.sched.wake()
+		return "Snoozed until " + schedtool.Label(at, s.TZ) + ".", true, nil
+	}
+	return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
+}
+
+// remindersCommand is /reminders: the user's schedules with their next
+// runs in the user's zone and a Cancel button each.
+func (m *Main) remindersCommand(ctx context.Context, c *core, in *kairos.Inbound) (string, error) {
+	if !c.policy().Schedules.Enabled {
+		return "Reminders are turned off by the operator.", nil
+	}
+	c.sched.mu.Lock()
+	b := c.sched.bot
+	c.sched.mu.Unlock()
+	list, err := c.sched.store.Schedules(ctx, kairos.ScheduleFilter{UserID: in.UserID, Limit: 50})
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "You have no reminders or scheduled tasks.", nil
+	}
+	tz := ""
+	if pz, err := clockstate.NewProvider(store.NewClockStore(c.db), c.now, "").SessionTimezone(ctx, in.ThreadKey()); err == nil {
+		tz = pz
+	}
+	var sb strings.Builder
+	var rows [][]bot.Button
+	sb.WriteString("Your schedules:\n")
+	for i, s := range list {
+		zone := s.TZ
+		if tz != "" {
+			zone = tz
+		}
+		fmt.Fprintf(&sb, "%d. %s — %s: %s", i+1, schedtool.Label(s.NextRun, zone), s.Kind, schedtool.ViewOf(s).Text)
+		if s.Repeat != "" {
+			fmt.Fprintf(&sb, " (%s)", s.Repeat)
+		}
+		sb.WriteString("\n")
+		rows = append(rows, []bot.Button{{Text: fmt.Sprintf("Cancel %d", i+1), Data: bot.ScheduleButtonPrefix + "cancel:" + strconv.FormatInt(s.ID, 10)}})
+	}
+	if b == nil || in.Channel != kairos.ChannelTelegram {
+		return sb.String(), nil
+	}
+	if _, err := b.SendWithButtons(ctx, in, sb.String(), rows); err != nil {
+		return "", err
+	}
+	return "", nil
+}
+
+// runSchedule is `kairos schedule list [--user ID]`.
+func (m *Main) runSchedule(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "list" {
+		return usagef("usage: kairos schedule list [--user ID]")
+	}
+	fs := flag.NewFlagSet("schedule list", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	user := fs.Int64("user", 0, "only this Telegram user id")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
+		return usagef("usage: kairos schedule list [--user ID]")
+	}
+	db, err := m.openStore(ctx, m.logger())
+	if err != nil {
+		return err
+	}
+	list, err := store.NewScheduleStore(db).Schedules(ctx, kairos.ScheduleFilter{UserID: *user, Limit: 100000})
+	if err != nil {
+		return err
+	}
+	out := make([]schedtool.View, 0, len(list))
+	for _, s := range list {
+		out = append(out, schedtool.ViewOf(s))
+	}
+	enc := json.NewEncoder(m.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

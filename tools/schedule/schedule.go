@@ -1,0 +1,375 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools/toolutil"
+)
+
+// Parsed is a time expression resolved against a zone and an instant.
+type Parsed struct {
+	Start                 *time.Time
+	NeedsClarification    bool
+	ClarificationQuestion string
+}
+
+// Repeat is a parsed recurrence: a normalized RRULE and, when the words
+// named one, the time of day.
+type Repeat struct {
+	RRule        string
+	Hour, Minute int
+	HasTime      bool
+}
+
+// Config wires the tool.
+type Config struct {
+	Store  kairos.ScheduleStore
+	Policy func() *kairos.Policy
+	// Zone returns the thread's Session TZ ("" when unknown).
+	Zone func(ctx context.Context, threadKey string) (string, error)
+	// Parse resolves a time expression anchored to tz at ref.
+	Parse func(text, tz string, ref time.Time) Parsed
+	// ParseRepeat reads an RRULE or a plain repeat form (EINVALID).
+	ParseRepeat func(s string) (Repeat, error)
+	// Occurrences returns up to n instants of rule started at the wall
+	// time start in loc, strictly after after.
+	Occurrences func(rule string, start time.Time, loc *time.Location, after time.Time, n int) ([]time.Time, error)
+	// ParseDuration reads an ISO-8601 duration (schedules.min_interval).
+	ParseDuration func(string) (time.Duration, error)
+	// Wake tells the runner a schedule changed.
+	Wake   func()
+	Logger *slog.Logger
+}
+
+// Tool is the schedule tool.
+type Tool struct{ cfg Config }
+
+var _ kairos.Tool = (*Tool)(nil)
+
+// New returns the tool.
+func New(cfg Config) *Tool {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Wake == nil {
+		cfg.Wake = func() {}
+	}
+	return &Tool{cfg: cfg}
+}
+
+// WallLayout is how a schedule's Start is written.
+const WallLayout = "2006-01-02T15:04:05"
+
+// Label is the confirmation form of a time: "Wed 25 Nov 09:00 Europe/Lisbon".
+func Label(t time.Time, tz string) string {
+	if loc, err := time.LoadLocation(tz); err == nil {
+		t = t.In(loc)
+	}
+	return t.Format("Mon 2 Jan 15:04") + " " + tz
+}
+
+var spec = kairos.ToolSpec{
+	Name: "schedule",
+	Description: "Reminders and scheduled work. create: a reminder (text), a task (task: a prompt you will run at that time; " +
+		"its answer goes to this chat) or a watching cell (code: JavaScript run at each time; it notifies the user only when it calls " +
+		"output({notify: \"...\"})), at `when` (what the user wrote, e.g. \"tomorrow at 9\", \"in 20 minutes\", or RFC 3339; " +
+		"anchored to the user's time zone), optionally repeating (`repeat`: an RFC 5545 RRULE or words like \"every weekday at 8am\"). " +
+		"The user approves before it exists. list: the user's schedules. cancel: schedule_id.",
+	Parameters: toolutil.Schema(`{"type":"object","properties":{
+		"action":{"type":"string","enum":["create","list","cancel"]},
+		"when":{"type":"string","description":"natural language or RFC 3339"},
+		"repeat":{"type":"string","description":"RRULE or plain words: every weekday at 8am, every 2 weeks on Monday, on the last day of every month"},
+		"text":{"type":"string","description":"the reminder"},
+		"task":{"type":"string","description":"a prompt run at that time"},
+		"code":{"type":"string","description":"a watching cell"},
+		"schedule_id":{"type":"integer"}},
+		"required":["action"],"additionalProperties":false}`),
+}
+
+// Spec returns the tool's schema.
+func (t *Tool) Spec() kairos.ToolSpec { return spec }
+
+type args struct {
+	Action     string       `json:"action"`
+	When       string       `json:"when"`
+	Repeat     string       `json:"repeat"`
+	Text       string       `json:"text"`
+	Task       string       `json:"task"`
+	Code       string       `json:"code"`
+	ScheduleID toolutil.Int `json:"schedule_id"`
+}
+
+// View is a schedule as the model and the CLI see it.
+type View struct {
+	ID        int64  `json:"id"`
+	UserID    int64  `json:"user_id,omitempty"`
+	ThreadKey string `json:"thread_key,omitempty"`
+	Kind      string `json:"kind"`
+	NextRun   string `json:"next_run"`
+	TZ        string `json:"tz"`
+	Repeat    string `json:"repeat,omitempty"`
+	Text      string `json:"text"`
+	Label     string `json:"label,omitempty"`
+}
+
+// ViewOf renders a schedule: next_run in RFC 3339 with the zone's offset.
+func ViewOf(s *kairos.Schedule) View {
+	next := s.NextRun
+	if loc, err := time.LoadLocation(s.TZ); err == nil {
+		next = next.In(loc)
+	}
+	text := s.Text
+	if text == "" {
+		text = firstLine(s.Task + s.Code)
+	}
+	return View{ID: s.ID, UserID: s.UserID, ThreadKey: s.ThreadKey, Kind: s.Kind, NextRun: next.Format(time.RFC3339),
+		TZ: s.TZ, Repeat: s.Repeat, Text: text}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:80]) + "…"
+	}
+	return s
+}
+
+type result struct {
+	Success               bool   `json:"success"`
+	Schedule              *View  `json:"schedule,omitempty"`
+	Schedules             []View `json:"schedules,omitempty"`
+	NeedsClarification    bool   `json:"needs_clarification,omitempty"`
+	ClarificationQuestion string `json:"clarification_question,omitempty"`
+	Error                 string `json:"error,omitempty"`
+}
+
+func decode(inv *kairos.ToolInvocation) (args, error) {
+	var a args
+	if err := toolutil.DecodeArgs(inv.Arguments, &a); err != nil {
+		return a, err
+	}
+	if err := toolutil.OneOf("action", a.Action, "create", "list", "cancel"); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// Action names the call's action; create and cancel are impactful and
+// their reason states what will happen, with the resolved time.
+func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
+	a, err := decode(inv)
+	if err != nil {
+		return kairos.ToolAction{}, err
+	}
+	switch a.Action {
+	case "list":
+		return kairos.ToolAction{Name: kairos.ActionScheduleList, Capability: kairos.CapSchedule}, nil
+	case "cancel":
+		reason := fmt.Sprintf("cancels schedule %d", int64(a.ScheduleID.Value))
+		if s, err := t.cfg.Store.Schedule(ctx, int64(a.ScheduleID.Value)); err == nil {
+			reason = fmt.Sprintf("cancels the %s %q (next %s)", s.Kind, ViewOf(s).Text, Label(s.NextRun, s.TZ))
+		}
+		return kairos.ToolAction{Name: kairos.ActionScheduleCancel, Impactful: true, Reason: reason, Capability: kairos.CapSchedule}, nil
+	}
+	act := kairos.ToolAction{Name: kairos.ActionScheduleCreate, Capability: kairos.CapSchedule, Impactful: true}
+	s, clar, err := t.plan(ctx, inv, a)
+	switch {
+	case err != nil || clar != "":
+		// Nothing would be created: the call answers with the error or
+		// the question, so there is nothing to approve yet.
+		act.Impactful = false
+	default:
+		what := map[string]string{kairos.ScheduleReminder: "a reminder", kairos.ScheduleTask: "a task", kairos.ScheduleCell: "a watching cell"}[s.Kind]
+		act.Reason = fmt.Sprintf("creates %s %q for %s", what, ViewOf(s).Text, Label(s.NextRun, s.TZ))
+		if s.Repeat != "" {
+			act.Reason += ", repeating " + s.Repeat
+		}
+	}
+	return act, nil
+}
+
+// Call performs the call.
+func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.ToolResult, error) {
+	a, err := decode(inv)
+	if err != nil {
+		return nil, err
+	}
+	uid, err := userID(inv.UserKey)
+	if err != nil {
+		return nil, err
+	}
+	switch a.Action {
+	case "list":
+		list, err := t.cfg.Store.Schedules(ctx, kairos.ScheduleFilter{UserID: uid})
+		if err != nil {
+			return nil, err
+		}
+		views := make([]View, 0, len(list))
+		for _, s := range list {
+			v := ViewOf(s)
+			v.UserID, v.ThreadKey = 0, ""
+			v.Label = Label(s.NextRun, s.TZ)
+			views = append(views, v)
+		}
+		return toolutil.Result(result{Success: true, Schedules: views}, false)
+	case "cancel":
+		if a.ScheduleID.Value == 0 {
+			return nil, kairos.Errorf(kairos.EINVALID, "cancel needs schedule_id (see action list)")
+		}
+		if err := t.cfg.Store.CancelSchedule(ctx, int64(a.ScheduleID.Value), uid); err != nil {
+			return nil, err
+		}
+		t.cfg.Wake()
+		return toolutil.Result(result{Success: true}, false)
+	}
+	s, clar, err := t.plan(ctx, inv, a)
+	if err != nil {
+		return nil, err
+	}
+	if clar != "" {
+		return toolutil.Result(result{Success: false, NeedsClarification: true, ClarificationQuestion: clar}, false)
+	}
+	if err := t.cfg.Store.CreateSchedule(ctx, s, t.policy().Schedules.MaxPerUser); err != nil {
+		return nil, err
+	}
+	t.cfg.Wake()
+	v := ViewOf(s)
+	v.UserID, v.ThreadKey = 0, ""
+	v.Label = Label(s.NextRun, s.TZ)
+	return toolutil.Result(result{Success: true, Schedule: &v}, false)
+}
+
+func (t *Tool) policy() *kairos.Policy {
+	if t.cfg.Policy == nil {
+		return kairos.DefaultPolicy()
+	}
+	return t.cfg.Policy()
+}
+
+func userID(userKey string) (int64, error) {
+	_, id, _ := strings.Cut(userKey, ":")
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n == 0 {
+		return 0, kairos.Errorf(kairos.EINVALID, "schedules need a known user")
+	}
+	return n, nil
+}
+
+// ChatOf returns the chat id and topic of a Telegram thread key.
+func ChatOf(threadKey string) (chatID, topicID int64, ok bool) {
+	parts := strings.Split(threadKey, ":")
+	// agent:<id>:telegram:dm:<user> | agent:<id>:telegram:group:<chat>[:topic:<t>]
+	if len(parts) < 5 || parts[0] != "agent" || parts[2] != kairos.ChannelTelegram {
+		return 0, 0, false
+	}
+	chat, err := strconv.ParseInt(parts[4], 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	if len(parts) == 7 && parts[5] == "topic" {
+		topicID, _ = strconv.ParseInt(parts[6], 10, 64)
+	}
+	return chat, topicID, true
+}
+
+// plan resolves a create call into the schedule it would store, or a
+// clarification question, or an EINVALID error. It stores nothing.
+func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args) (*kairos.Schedule, string, error) {
+	if a.Action != "create" {
+		return nil, "", kairos.Errorf(kairos.EINVALID, "not a create call")
+	}
+	uid, err := userID(inv.UserKey)
+	if err != nil {
+		return nil, "", err
+	}
+	chat, _, ok := ChatOf(inv.ThreadKey)
+	if !ok {
+		return nil, "", kairos.Errorf(kairos.EINVALID, "schedules are delivered on Telegram; this chat cannot receive them")
+	}
+	s := &kairos.Schedule{UserID: uid, ChatID: chat, ThreadKey: inv.ThreadKey, Tainted: inv.Tainted,
+		Text: strings.TrimSpace(a.Text), Task: strings.TrimSpace(a.Task), Code: strings.TrimSpace(a.Code), Repeat: strings.TrimSpace(a.Repeat)}
+	n := 0
+	for k, v := range map[string]string{kairos.ScheduleReminder: s.Text, kairos.ScheduleTask: s.Task, kairos.ScheduleCell: s.Code} {
+		if v != "" {
+			n++
+			s.Kind = k
+		}
+	}
+	if n != 1 {
+		return nil, "", kairos.Errorf(kairos.EINVALID, "create needs exactly one of text (a reminder), task (a prompt) or code (a watching cell)")
+	}
+	if strings.TrimSpace(a.When) == "" && s.Repeat == "" {
+		return nil, "", kairos.Errorf(kairos.EINVALID, "create needs when (e.g. \"tomorrow at 9\") or repeat (e.g. \"every weekday at 8am\")")
+	}
+	tz, err := t.cfg.Zone(ctx, inv.ThreadKey)
+	if err != nil {
+		return nil, "", err
+	}
+	if tz == "" {
+		return nil, "Which time zone are you in (for example Europe/Lisbon)? I need it to set this at the right time.", nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, "", kairos.Errorf(kairos.EINVALID, "zone %q: %v", tz, err)
+	}
+	s.TZ = tz
+	now := inv.Now
+	var start time.Time
+	if w := strings.TrimSpace(a.When); w != "" {
+		p := t.cfg.Parse(w, tz, now)
+		if p.NeedsClarification {
+			q := p.ClarificationQuestion
+			if q == "" {
+				q = fmt.Sprintf("When exactly do you mean by %q?", w)
+			}
+			return nil, q, nil
+		}
+		if p.Start == nil {
+			return nil, "", kairos.Errorf(kairos.EINVALID, "I cannot read a time in %q; say e.g. \"tomorrow at 9\", \"in 20 minutes\" or give RFC 3339", w)
+		}
+		start = p.Start.In(loc)
+	}
+	if s.Repeat == "" {
+		if !start.After(now) {
+			return nil, "", kairos.Errorf(kairos.EINVALID, "%s is in the past", Label(start, tz))
+		}
+		s.Start, s.NextRun = start.Format(WallLayout), start
+		return s, "", nil
+	}
+	rr, err := t.cfg.ParseRepeat(s.Repeat)
+	if err != nil {
+		return nil, "", err
+	}
+	s.RRule = rr.RRule
+	if start.IsZero() {
+		start = now.In(loc)
+		if !rr.HasTime {
+			return nil, "", kairos.Errorf(kairos.EINVALID, "repeat %q needs a time of day (e.g. \"at 8am\") or a when", s.Repeat)
+		}
+	}
+	if rr.HasTime {
+		start = time.Date(start.Year(), start.Month(), start.Day(), rr.Hour, rr.Minute, 0, 0, time.UTC)
+	}
+	wall := time.Date(start.Year(), start.Month(), start.Day(), start.Hour(), start.Minute(), start.Second(), 0, time.UTC)
+	occ, err := t.cfg.Occurrences(s.RRule, wall, loc, now, 2)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(occ) == 0 {
+		return nil, "", kairos.Errorf(kairos.EINVALID, "repeat %q has no occurrence after now", s.Repeat)
+	}
+	if s.Kind != kairos.ScheduleReminder && len(occ) == 2 {
+		if t.cfg.ParseDuration == nil {
+		} else if min, err := t.cfg.ParseDuration(t.policy().Schedules.MinInterval); err == nil && min > 0 && occ[1].Sub(occ[0]) < min {
+			return nil, "", kairos.Errorf(kairos.EINVALID, "a recurring %s may repeat at most every %s (policy schedules.min_interval)", s.Kind, t.policy().Schedules.MinInterval)
+		}
+	}
+	s.Start, s.NextRun = wall.Format(WallLayout), occ[0]
+	return s, "", nil
+}
