@@ -85,6 +85,7 @@ type Advance struct {
 	NextRun time.Time
 	Status  string
 	Skipped int
+	TZ      string // a new zone (schedules.travel follow_user); "" keeps it
 }
 
 // ScheduleStore keeps schedules and their firings.

@@ -32,10 +32,15 @@ type Config struct {
 	// LateThreshold returns the policy's late threshold: a firing older
 	// than that is reported as missed. <= 0 never misses.
 	LateThreshold func() time.Duration
-	Lease         time.Duration // how long a delivery may take before another process retries it; default 10 min
-	Batch         int           // schedules claimed per tick; default 500
-	MaxAttempts   int           // deliveries tried before a firing fails; default 5
-	Logger        *slog.Logger
+	// ZoneFor returns the zone a recurring schedule's next occurrences
+	// are expanded in when it differs from the schedule's own (policy
+	// schedules.travel: follow_user returns the user's current Session
+	// TZ, keep_zone ""). nil keeps every schedule's zone.
+	ZoneFor     func(ctx context.Context, s *kairos.Schedule) string
+	Lease       time.Duration // how long a delivery may take before another process retries it; default 10 min
+	Batch       int           // schedules claimed per tick; default 500
+	MaxAttempts int           // deliveries tried before a firing fails; default 5
+	Logger      *slog.Logger
 }
 
 // Runner claims due schedules and delivers their firings.
@@ -104,12 +109,25 @@ func (r *Runner) Claim(ctx context.Context) (int, error) {
 		}
 		for _, s := range due {
 			adv := kairos.Advance{Status: kairos.ScheduleDone}
-			next, skipped, err := NextRun(s, now)
+			exp := s
+			if r.cfg.ZoneFor != nil && s.RRule != "" {
+				if z := r.cfg.ZoneFor(ctx, s); z != "" && z != s.TZ {
+					if _, err := time.LoadLocation(z); err == nil {
+						cp := *s
+						cp.TZ = z // same wall-clock times, the user's new zone
+						exp = &cp
+					}
+				}
+			}
+			next, skipped, err := NextRun(exp, now)
 			if err != nil {
 				r.cfg.Logger.Error("schedule recurrence", "schedule", s.ID, "err", err)
 			}
 			if !next.IsZero() {
 				adv = kairos.Advance{NextRun: next, Status: kairos.ScheduleActive, Skipped: skipped}
+				if exp != s {
+					adv.TZ = exp.TZ
+				}
 			}
 			f, err := r.cfg.Store.ClaimFiring(ctx, s, adv, now)
 			if err != nil {

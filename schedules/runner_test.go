@@ -311,3 +311,25 @@ func TestScheduleStoreLimitsAndCancel(t *testing.T) {
 		t.Fatalf("snoozed to %v", got.NextRun)
 	}
 }
+
+// schedules.travel follow_user: a daily 08:00 set in Berlin fires at
+// 08:00 in the user's new zone once they moved; keep_zone (no ZoneFor)
+// stays on Berlin time.
+func TestRunnerTravelFollowUser(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewScheduleStore(storetest.MustOpenDB(t))
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	ny, _ := time.LoadLocation("America/New_York")
+	c := &clock{t: time.Date(2026, 6, 1, 8, 0, 30, 0, berlin)}
+	s := mustCreate(t, st, &kairos.Schedule{Text: "walk", TZ: "Europe/Berlin", RRule: "FREQ=DAILY", Start: "2026-06-01T08:00:00",
+		NextRun: time.Date(2026, 6, 1, 8, 0, 0, 0, berlin)})
+	r := schedules.NewRunner(schedules.Config{Store: st, Deliver: (&sink{}).deliver, Now: c.Now,
+		ZoneFor: func(context.Context, *kairos.Schedule) string { return "America/New_York" }})
+	if _, _, err := r.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := st.Schedule(ctx, s.ID)
+	if got.TZ != "America/New_York" || !got.NextRun.Equal(time.Date(2026, 6, 1, 8, 0, 0, 0, ny)) {
+		t.Fatalf("after the move: %s %v", got.TZ, got.NextRun.In(ny))
+	}
+}

@@ -214,8 +214,11 @@ func (s *ScheduleStore) ClaimFiring(ctx context.Context, sc *kairos.Schedule, ad
 	}
 	var f *firingRow
 	err := s.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&scheduleRow{}).Where("id = ? AND version = ? AND status = ?", sc.ID, sc.Version, kairos.ScheduleActive).
-			Updates(map[string]any{"next_run": next, "status": status, "updated_at": ms(now), "version": gorm.Expr("version + 1")})
+		set := map[string]any{"next_run": next, "status": status, "updated_at": ms(now), "version": gorm.Expr("version + 1")}
+		if adv.TZ != "" {
+			set["tz"] = adv.TZ
+		}
+		res := tx.Model(&scheduleRow{}).Where("id = ? AND version = ? AND status = ?", sc.ID, sc.Version, kairos.ScheduleActive).Updates(set)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -240,6 +243,9 @@ func (s *ScheduleStore) ClaimFiring(ctx context.Context, sc *kairos.Schedule, ad
 	}
 	sc.Version++
 	sc.Status = status
+	if adv.TZ != "" {
+		sc.TZ = adv.TZ
+	}
 	sc.NextRun = fromMS(next)
 	return f.firing(), nil
 }

@@ -28,6 +28,8 @@ type scheduleParts struct {
 	mu     sync.Mutex
 	runner *schedules.Runner
 	bot    *bot.Bot
+
+	provider *clockstate.Provider
 }
 
 func (p *scheduleParts) wake() {
@@ -41,7 +43,7 @@ func (p *scheduleParts) wake() {
 
 // newSchedules builds the schedule store and tool of c.
 func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
-	p := &scheduleParts{store: store.NewScheduleStore(c.db)}
+	p := &scheduleParts{store: store.NewScheduleStore(c.db), provider: provider}
 	p.tool = schedtool.New(schedtool.Config{
 		Store: p.store, Policy: c.policy, Logger: c.log, Wake: p.wake,
 		Zone: func(ctx context.Context, thread string) (string, error) {
@@ -70,6 +72,16 @@ func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 			return d
 		},
 		Deliver: func(ctx context.Context, d schedules.Delivery) (int64, error) { return m.deliverSchedule(ctx, c, b, d) },
+		ZoneFor: func(ctx context.Context, s *kairos.Schedule) string {
+			if c.policy().Schedules.Travel != kairos.TravelFollowUser {
+				return ""
+			}
+			tz, err := c.sched.provider.SessionTimezone(ctx, s.ThreadKey)
+			if err != nil {
+				return ""
+			}
+			return tz
+		},
 	})
 	c.sched.mu.Lock()
 	c.sched.runner, c.sched.bot = r, b
@@ -310,7 +322,7 @@ func (m *Main) remindersCommand(ctx context.Context, c *core, in *kairos.Inbound
 		return "You have no reminders or scheduled tasks.", nil
 	}
 	tz := ""
-	if pz, err := clockstate.NewProvider(store.NewClockStore(c.db), c.now, "").SessionTimezone(ctx, in.ThreadKey()); err == nil {
+	if pz, err := c.sched.provider.SessionTimezone(ctx, in.ThreadKey()); err == nil {
 		tz = pz
 	}
 	var sb strings.Builder
