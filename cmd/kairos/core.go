@@ -168,13 +168,15 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.sched = newSchedules(c, provider)
 	c.registry = tools.NewRegistry(search, code, memory, c.sched.tool)
 
-	c.agent = agent.New(agent.Config{
+	acfg := agent.Config{
 		Model: c.model, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
 		SecretNames: m.Config.SecretNames(), Logger: c.log,
 		Modes: store.NewModeStore(c.db), Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
 		VisionModel: m.Config.VisionModel,
-	})
+	}
+	c.agent = agent.New(acfg)
+	c.sched.taskAgent = newTaskAgent(acfg)
 	c.media = m.newMedia(c)
 	return c, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/agent"
 	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/clockstate"
 	"github.com/kairos-agent/kairos/policy"
@@ -29,7 +30,25 @@ type scheduleParts struct {
 	runner *schedules.Runner
 	bot    *bot.Bot
 
-	provider *clockstate.Provider
+	provider  *clockstate.Provider
+	taskAgent *agent.Agent
+}
+
+// newTaskAgent is the agent scheduled tasks run with: the same as the
+// chat's, except that with schedules.tasks_may_use_tools false every
+// tool is absent from its turns.
+func newTaskAgent(cfg agent.Config) *agent.Agent {
+	pol := cfg.Policy
+	cfg.Policy = func() *kairos.Policy {
+		p := pol()
+		if p.Schedules.TasksMayUseTools {
+			return p
+		}
+		cp := *p
+		cp.Agent.DisabledTools = []string{"search", "code", "memory", "schedule"}
+		return &cp
+	}
+	return agent.New(cfg)
 }
 
 func (p *scheduleParts) wake() {
@@ -189,7 +208,7 @@ func (m *Main) runScheduledTask(ctx context.Context, c *core, s *kairos.Schedule
 		in.ChatKind = kairos.ChatGroup
 	}
 	out := &taskReplier{}
-	if err := c.agent.HandleMessage(ctx, in, out); err != nil {
+	if err := c.sched.taskAgent.HandleMessage(ctx, in, out); err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(out.text) == "" {
