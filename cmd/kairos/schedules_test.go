@@ -262,3 +262,37 @@ func TestTaintedTurnCannotCreateSchedule(t *testing.T) {
 		t.Fatalf("a schedule exists: %s", out)
 	}
 }
+
+// A watching cell runs under its budgets at its time, is traced like
+// every cell (visible in /codestats), and speaks only when its output
+// says notify.
+func TestWatchingCellNotifiesOnlyWhenItSaysSo(t *testing.T) {
+	e := newEnv(t)
+	const user = 2002
+	thread := kairos.ThreadKey(kairos.ChannelTelegram, kairos.ChatDM, user, user, 0)
+	due := time.Now().Add(-time.Second)
+	cell := func(code string) *kairos.Schedule {
+		return &kairos.Schedule{UserID: user, ChatID: user, ThreadKey: thread, Kind: kairos.ScheduleCell, Code: code, TZ: "UTC",
+			NextRun: due, Start: due.UTC().Format("2006-01-02T15:04:05")}
+	}
+	e.seedSchedules(t, cell(`output({notify: "price is below 100"})`), cell(`output({price: 120})`))
+	e.start()
+	waitSent(t, e.tg, user, "🔔 price is below 100")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := len(e.tg.SentTo(user)) + 1
+		e.tg.PushText(user, user, "/codestats", time.Now())
+		txt := waitReply(t, e.tg, user, n, "Code execution stats")
+		if strings.Contains(txt, "Total: 2") && strings.Contains(txt, "Success: 2") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/codestats never counted both cells: %q", txt)
+		}
+	}
+	for _, s := range e.tg.SentTo(user) {
+		if strings.Contains(s.LastText(), "120") {
+			t.Fatalf("a cell without notify spoke: %q", s.LastText())
+		}
+	}
+}
