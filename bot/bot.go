@@ -126,6 +126,13 @@ func New(cfg Config) (*Bot, error) {
 	if cfg.APIURL == "" {
 		cfg.APIURL = "https://api.telegram.org"
 	}
+	if cfg.SharedOrder {
+		// Without a lock per chat the replicas would interleave a chat's
+		// updates: refuse rather than silently lose the order asked for.
+		if _, ok := cfg.Updates.(kairos.ChatLocker); !ok {
+			return nil, kairos.Errorf(kairos.EINVALID, "shared per-chat order needs an update store that locks chats (PostgreSQL)")
+		}
+	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{}
 	}
@@ -435,7 +442,7 @@ func (b *Bot) Drain(d time.Duration) bool {
 // update_id order.
 func (b *Bot) processInOrder(ctx context.Context, u *kairos.RawUpdate) {
 	locker, ok := b.cfg.Updates.(kairos.ChatLocker)
-	if !b.cfg.SharedOrder || !ok {
+	if !b.cfg.SharedOrder || !ok { // New refuses SharedOrder without a locker
 		b.process(ctx, u)
 		return
 	}

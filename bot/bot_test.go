@@ -381,3 +381,13 @@ func TestShutdownFinishesTurnsInFlight(t *testing.T) {
 		t.Fatalf("%d updates still pending", len(pending))
 	}
 }
+
+// TestNewRefusesSharedOrderWithoutLocker: asking for per-chat order across
+// replicas with an update store that cannot lock chats is a configuration
+// error, not a silent loss of order.
+func TestNewRefusesSharedOrderWithoutLocker(t *testing.T) {
+	_, err := bot.New(bot.Config{Token: "t", SharedOrder: true})
+	if kairos.ErrorCode(err) != kairos.EINVALID {
+		t.Fatalf("New with SharedOrder and no locker: err = %v, want EINVALID", err)
+	}
+}
