@@ -265,7 +265,7 @@ func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kai
 				if errors.As(lastErr, &pe) {
 					ra = pe.RetryAfter
 				}
-				if err := sleepCtx(ctx, a.cfg.Backoff(attempt, ra)); err != nil {
+				if err := kairos.Sleep(ctx, a.cfg.Backoff(attempt, ra)); err != nil {
 					return nil, err
 				}
 			}
@@ -322,20 +322,6 @@ func (a *Agent) Models(p *kairos.Policy) []string {
 		ms = []string{"gpt-4o-mini"}
 	}
 	return ms
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
 }
 
 func (a *Agent) offeredTools(t *turn) []kairos.Tool {
@@ -455,7 +441,7 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 				out[j.i] = toolOutcome{content: fenceResult(res), tainted: res.Tainted}
 				j.rec.Outcome = "ok"
 			}
-			j.rec.Result = truncate(out[j.i].content, 4000)
+			j.rec.Result = kairos.Clip(out[j.i].content, 4000)
 		}()
 	}
 	wg.Wait()
@@ -577,14 +563,14 @@ func fenceResult(res *kairos.ToolResult) string {
 }
 
 func describeCall(c kairos.ToolCall) string {
-	return c.Name + " " + truncate(redactArgs(c.Arguments), 300)
+	return c.Name + " " + kairos.Clip(redactArgs(c.Arguments), 300)
 }
 
 // redactArgs hides values of keys that look like credentials.
 func redactArgs(args string) string {
 	var m map[string]any
 	if json.Unmarshal([]byte(args), &m) != nil {
-		return truncate(args, 2000)
+		return kairos.Clip(args, 2000)
 	}
 	for k := range m {
 		lk := strings.ToLower(k)
@@ -593,18 +579,5 @@ func redactArgs(args string) string {
 		}
 	}
 	b, _ := json.Marshal(m)
-	return truncate(string(b), 2000)
+	return kairos.Clip(string(b), 2000)
 }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -60,7 +60,7 @@ func (a *Agent) transition(ctx context.Context, t *turn, tm *kairos.ThreadMode, 
 	t.modeDirty = true
 	if a.cfg.Modes != nil {
 		rec := &kairos.ModeTransitionRecord{ThreadKey: tm.ThreadKey, From: string(mt.From), To: string(mt.To), Cause: mt.Cause,
-			Actor: mt.Actor, ApprovalToken: mt.ApprovalToken, Summary: truncate(mt.Summary, 500), At: in.At}
+			Actor: mt.Actor, ApprovalToken: mt.ApprovalToken, Summary: kairos.Clip(mt.Summary, 500), At: in.At}
 		if err := a.cfg.Modes.SetThreadMode(ctx, tm, rec); err != nil {
 			a.log.Warn("store thread mode", "err", err)
 		}
@@ -175,7 +175,7 @@ func (a *Agent) leaveExecute(ctx context.Context, t *turn, answer string) {
 	if t.tm == nil || Mode(t.tm.Mode) != ModeExecute {
 		return
 	}
-	if err := a.transition(ctx, t, t.tm, ModeDiscuss, TransitionInput{Actor: "agent", At: t.in.Date, Summary: "Answered: " + truncate(answer, 300)}); err != nil {
+	if err := a.transition(ctx, t, t.tm, ModeDiscuss, TransitionInput{Actor: "agent", At: t.in.Date, Summary: "Answered: " + kairos.Clip(answer, 300)}); err != nil {
 		a.log.Warn("leave EXECUTE", "err", err)
 	}
 }

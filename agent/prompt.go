@@ -94,7 +94,7 @@ func (a *Agent) relevantMemories(ctx context.Context, t *turn) string {
 	var b strings.Builder
 	budget := 300 // tokens
 	for _, m := range ms {
-		line := "- [" + m.Type + "] " + truncate(m.Content, 300) + "\n"
+		line := "- [" + m.Type + "] " + kairos.Clip(m.Content, 300) + "\n"
 		budget -= EstimateTokens(line)
 		if budget < 0 {
 			break
@@ -110,11 +110,11 @@ func (a *Agent) sessionSummary(ctx context.Context, t *turn) string {
 	var parts []string
 	if t.sess.PrevSessionID != "" {
 		if prev, err := a.cfg.Sessions.FindSession(ctx, t.sess.PrevSessionID); err == nil && prev.Summary != "" {
-			parts = append(parts, "Summary of the previous session: "+truncate(prev.Summary, 2000))
+			parts = append(parts, "Summary of the previous session: "+kairos.Clip(prev.Summary, 2000))
 		}
 	}
 	if t.sess.RunningSummary != "" {
-		parts = append(parts, "Earlier in this session: "+truncate(t.sess.RunningSummary, 2000))
+		parts = append(parts, "Earlier in this session: "+kairos.Clip(t.sess.RunningSummary, 2000))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -180,11 +180,11 @@ func (a *Agent) foldIntoSummary(ctx context.Context, t *turn, old []*kairos.Mess
 	b.WriteString("Turns to add:\n")
 	for _, m := range old {
 		if m.Role == kairos.RoleTool {
-			fmt.Fprintf(&b, "[tool %s result] %s\n", m.Name, truncate(m.Content, 400))
+			fmt.Fprintf(&b, "[tool %s result] %s\n", m.Name, kairos.Clip(m.Content, 400))
 			continue
 		}
 		if m.Content != "" {
-			fmt.Fprintf(&b, "%s: %s\n", m.Role, truncate(m.Content, 2000))
+			fmt.Fprintf(&b, "%s: %s\n", m.Role, kairos.Clip(m.Content, 2000))
 		}
 	}
 	req := kairos.ChatRequest{MaxTokens: 400, Messages: []kairos.ChatMessage{

@@ -335,7 +335,7 @@ func (b *Bot) continueOrphan(ctx context.Context, id string, dec kairos.Decision
 			b.resumeOrphan(ctx, row, dec)
 			return
 		}
-		sleepCtx(ctx, approvalPoll/2)
+		_ = kairos.Sleep(ctx, approvalPoll/2)
 	}
 }
 
@@ -398,7 +398,7 @@ func (b *Bot) startApprovalSweeper(intake context.Context) {
 		defer b.inflight.Done()
 		for intake.Err() == nil && ctx.Err() == nil {
 			b.sweepApprovals(ctx)
-			sleepCtx(intake, approvalSweep)
+			_ = kairos.Sleep(intake, approvalSweep)
 		}
 	}()
 }

@@ -50,8 +50,16 @@ func TestPersistedApprovalPressReachesWaiter(t *testing.T) {
 	if err != nil || row.Status != kairos.DecisionDenied || row.ClaimedBy != "waiter" || row.MessageID != int64(kb.MessageID) {
 		t.Fatalf("row %+v, %v", row, err)
 	}
-	if b := f.tg.SentTo(1)[0].Buttons(); len(b) != 0 {
-		t.Fatalf("keyboard still offers %q", b)
+	// The waiter may continue (it polls the row) before the pressing
+	// goroutine's edit lands: the keyboard must close, in either order.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b := f.tg.SentTo(1)[0].Buttons()
+		if len(b) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("keyboard still offers %q", b)
+		}
 	}
 }
 

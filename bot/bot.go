@@ -261,7 +261,7 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 				errWait = min(max(errWait*2, 500*time.Millisecond), 30*time.Second)
 			}
 			b.log.Warn("getUpdates failed", "err", err, "retry_in", errWait)
-			sleepCtx(ctx, errWait)
+			_ = kairos.Sleep(ctx, errWait)
 			continue
 		}
 		errWait = 0
@@ -272,7 +272,7 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 		if err != nil {
 			// Not stored: do not move the offset; Telegram re-sends them.
 			b.log.Error("store updates", "err", err)
-			sleepCtx(ctx, time.Second)
+			_ = kairos.Sleep(ctx, time.Second)
 			continue
 		}
 		offset = last + 1
@@ -712,15 +712,6 @@ func (nopMetrics) ReplySent(string)                   {}
 func (nopMetrics) TooManyRequests()                   {}
 func (nopMetrics) QueueDepth(int)                     {}
 func (nopMetrics) StageLatency(string, time.Duration) {}
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
 
 // Notify sends a Markdown message to a chat outside any turn (operator
 // notices).

@@ -255,11 +255,11 @@ func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, 
 			b.lim.backoff(in.ChatID, wait)
 			b.log.Warn("telegram rate limit", "method", method, "retry_after", wait)
 			if b.cfg.Limits.PerChat < 0 {
-				sleepCtx(ctx, wait)
+				_ = kairos.Sleep(ctx, wait)
 			}
 			continue
 		}
-		sleepCtx(ctx, time.Duration(200<<attempt)*time.Millisecond)
+		_ = kairos.Sleep(ctx, time.Duration(200<<attempt)*time.Millisecond)
 	}
 	return err
 }

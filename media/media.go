@@ -187,7 +187,7 @@ func (h *Handler) transcribe(ctx context.Context, pol *kairos.Policy, in *kairos
 			if errors.As(lastErr, &pe) {
 				ra = pe.RetryAfter
 			}
-			if err := sleepCtx(ctx, h.cfg.Backoff(attempt, ra)); err != nil {
+			if err := kairos.Sleep(ctx, h.cfg.Backoff(attempt, ra)); err != nil {
 				return "", err
 			}
 		}
@@ -310,17 +310,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // quoteHeard renders the transcript as a Markdown quote, its Markdown

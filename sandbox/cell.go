@@ -258,7 +258,7 @@ func (c *cell) dispatch(op, arg string) (any, error) {
 		}
 		v, ok := c.task.Secrets[name]
 		if !ok {
-			return nil, jsErr("ReferenceError", "secret %q not found; available: %s", clip(name, 64), strings.Join(c.secretNames(), ", "))
+			return nil, jsErr("ReferenceError", "secret %q not found; available: %s", kairos.Clip(name, 64), strings.Join(c.secretNames(), ", "))
 		}
 		return v, nil
 	case "secrets":
@@ -384,11 +384,4 @@ func (c *cell) remaining() map[string]any {
 		"network":         c.task.Network.Enabled,
 		"continuation_id": c.task.ContinuationID,
 	}
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

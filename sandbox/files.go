@@ -52,7 +52,7 @@ func (c *cell) readAttachment(arg string) (any, error) {
 		for _, x := range c.task.Files {
 			names = append(names, x.Name)
 		}
-		return nil, jsErr("ReferenceError", "no attachment %q in this turn; attachments: %v", clip(name, 100), names)
+		return nil, jsErr("ReferenceError", "no attachment %q in this turn; attachments: %v", kairos.Clip(name, 100), names)
 	}
 	c.mu.Lock()
 	room := c.budget.MaxBytesRead - c.bytesRead
@@ -66,7 +66,7 @@ func (c *cell) readAttachment(arg string) (any, error) {
 			if c.stopped() {
 				return nil, errStopped
 			}
-			return nil, jsErr("Error", "readAttachment: %s could not be read", clip(name, 100))
+			return nil, jsErr("Error", "readAttachment: %s could not be read", kairos.Clip(name, 100))
 		}
 		data, err = io.ReadAll(io.LimitReader(rc, room+1))
 		rc.Close()
@@ -74,7 +74,7 @@ func (c *cell) readAttachment(arg string) (any, error) {
 			if c.stopped() {
 				return nil, errStopped
 			}
-			return nil, jsErr("Error", "readAttachment: %s could not be read", clip(name, 100))
+			return nil, jsErr("Error", "readAttachment: %s could not be read", kairos.Clip(name, 100))
 		}
 	}
 	c.mu.Lock()

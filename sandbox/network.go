@@ -150,10 +150,10 @@ func checkURL(u *url.URL, grant *kairos.NetworkGrant) error {
 		return jsErr("NetworkError", "URL has no host")
 	}
 	if !allowed(u.Hostname(), grant.AllowHosts) {
-		return jsErr("NetworkError", "host %s is not on the network allow-list", clip(u.Hostname(), 100))
+		return jsErr("NetworkError", "host %s is not on the network allow-list", kairos.Clip(u.Hostname(), 100))
 	}
 	if cat := blockedCategory(u, grant.BlockedCategories); cat != "" {
-		return jsErr("NetworkError", "%s is in the blocked category %s", clip(u.Hostname(), 100), cat)
+		return jsErr("NetworkError", "%s is in the blocked category %s", kairos.Clip(u.Hostname(), 100), cat)
 	}
 	return nil
 }
@@ -198,7 +198,7 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 		methods = []string{http.MethodGet}
 	}
 	if !slices.ContainsFunc(methods, func(m string) bool { return strings.EqualFold(m, method) }) {
-		return nil, jsErr("NetworkError", "method %s is not allowed (allowed: %s)", clip(method, 16), strings.Join(methods, ", "))
+		return nil, jsErr("NetworkError", "method %s is not allowed (allowed: %s)", kairos.Clip(method, 16), strings.Join(methods, ", "))
 	}
 	var body []byte
 	if r.Body != nil {
@@ -234,7 +234,7 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 	if r.AuthSecret != "" {
 		v, ok := c.task.Secrets[r.AuthSecret]
 		if !ok {
-			return nil, jsErr("ReferenceError", "secret %q not found", clip(r.AuthSecret, 64))
+			return nil, jsErr("ReferenceError", "secret %q not found", kairos.Clip(r.AuthSecret, 64))
 		}
 		req.Header.Set("Authorization", "Bearer "+v)
 	}
@@ -247,7 +247,7 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 		if errors.As(err, &pe) {
 			return nil, pe.err
 		}
-		return nil, jsErr("NetworkError", "request to %s failed", clip(u.Hostname(), 100))
+		return nil, jsErr("NetworkError", "request to %s failed", kairos.Clip(u.Hostname(), 100))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, readRoom+1))
@@ -263,7 +263,7 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 		if c.stopped() {
 			return nil, errStopped
 		}
-		return nil, jsErr("NetworkError", "reading the response of %s failed", clip(u.Hostname(), 100))
+		return nil, jsErr("NetworkError", "reading the response of %s failed", kairos.Clip(u.Hostname(), 100))
 	}
 	out := &fetchResponse{
 		Status:     resp.StatusCode,

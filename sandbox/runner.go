@@ -234,7 +234,7 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		return nil, kairos.Errorf(kairos.EINVALID, "no cell task")
 	}
 	if !slices.Contains(kairos.Verbs, task.Verb) {
-		return nil, kairos.Errorf(kairos.EINVALID, "cell task verb %q is not one of %s", clip(task.Verb, 32), strings.Join(kairos.Verbs, ", "))
+		return nil, kairos.Errorf(kairos.EINVALID, "cell task verb %q is not one of %s", kairos.Clip(task.Verb, 32), strings.Join(kairos.Verbs, ", "))
 	}
 	if strings.TrimSpace(task.Code) == "" {
 		return nil, kairos.Errorf(kairos.EINVALID, "cell task has no code")

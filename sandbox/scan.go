@@ -34,7 +34,7 @@ func ScanForLeaks(code string, secrets map[string]string) string {
 	}
 	for _, m := range reLogGetSecret.FindAllStringSubmatch(code, -1) {
 		if _, ok := secrets[m[3]]; ok || len(secrets) == 0 {
-			return "attempting to log secret " + clip(m[3], 64)
+			return "attempting to log secret " + kairos.Clip(m[3], 64)
 		}
 	}
 	if strings.Contains(code, "getSecret") && reLogToString.MatchString(code) {

@@ -504,7 +504,7 @@ func (t *Tool) execute(ctx context.Context, inv *kairos.ToolInvocation, r run) (
 	j := &job{id: newID(), userKey: inv.UserKey, started: t.now(), done: make(chan struct{})}
 	trace := &kairos.CodeExecution{
 		ID: j.id, Code: t.red.Scrub(r.code), SessionID: inv.SessionID, UserKey: inv.UserKey,
-		TriggerMessage: t.red.Scrub(clip(inv.TriggerMessage, 4000)), LLMReasoning: t.red.Scrub(clip(r.reasoning, 8000)),
+		TriggerMessage: t.red.Scrub(kairos.Clip(inv.TriggerMessage, 4000)), LLMReasoning: t.red.Scrub(kairos.Clip(r.reasoning, 8000)),
 		Verb: c.verb, RiskTier: b.RiskTier, CreatedAt: j.started,
 	}
 
@@ -572,7 +572,7 @@ func (t *Tool) finish(j *job, started *kairos.CodeExecution, res *kairos.CellRes
 	if res.Duration <= 0 {
 		res.Duration = t.now().Sub(j.started)
 	}
-	trace.Stdout = clip(res.Stdout, maxStoredBytes)
+	trace.Stdout = kairos.Clip(res.Stdout, maxStoredBytes)
 	trace.Stderr = clipTail(res.Stderr, maxStoredBytes)
 	trace.ExitCode = res.ExitCode
 	trace.DurationMS = res.Duration.Milliseconds()
@@ -677,8 +677,8 @@ func (t *Tool) respond(id string, o *outcome) *response {
 	}
 	if cp := res.Checkpoint; cp != nil {
 		r.Checkpoint = &checkpointView{
-			ContinuationID: cp.ContinuationID, Cursor: clip(cp.Cursor, 500), StateBlobRef: cp.StateBlobRef,
-			Stage: clip(cp.Stage, 200), Completed: cp.Completed,
+			ContinuationID: cp.ContinuationID, Cursor: kairos.Clip(cp.Cursor, 500), StateBlobRef: cp.StateBlobRef,
+			Stage: kairos.Clip(cp.Stage, 200), Completed: cp.Completed,
 		}
 		if r.Error == "" {
 			r.Error = "the cell checkpointed before finishing; resume it with execute, this job_id and code that reads `resume`"
@@ -693,7 +693,7 @@ func capJSON(js json.RawMessage) json.RawMessage {
 	if len(js) <= MaxResultBytes {
 		return js
 	}
-	b, _ := json.Marshal(clip(string(js), MaxResultBytes) + fmt.Sprintf(" [truncated: %d bytes in all]", len(js)))
+	b, _ := json.Marshal(kairos.Clip(string(js), MaxResultBytes) + fmt.Sprintf(" [truncated: %d bytes in all]", len(js)))
 	return b
 }
 
@@ -731,11 +731,11 @@ func (t *Tool) status(ctx context.Context, userKey, id string) (*response, error
 // find returns the trace of one of the user's runs.
 func (t *Tool) find(ctx context.Context, userKey, id string) (*kairos.CodeExecution, error) {
 	if t.store == nil {
-		return nil, kairos.Errorf(kairos.ENOTFOUND, "no job %s", clip(id, 64))
+		return nil, kairos.Errorf(kairos.ENOTFOUND, "no job %s", kairos.Clip(id, 64))
 	}
 	e, err := t.store.FindExecution(ctx, id)
 	if kairos.ErrorCode(err) == kairos.ENOTFOUND || (err == nil && e.UserKey != userKey) {
-		return nil, kairos.Errorf(kairos.ENOTFOUND, "no job %s", clip(id, 64))
+		return nil, kairos.Errorf(kairos.ENOTFOUND, "no job %s", kairos.Clip(id, 64))
 	}
 	if err != nil {
 		return nil, err
@@ -804,19 +804,7 @@ func (t *Tool) checkpointOf(ctx context.Context, userKey, id string) (*kairos.Ch
 	if cp, _, ok := parseStored(e.Result); ok {
 		return cp, nil
 	}
-	return nil, kairos.Errorf(kairos.EINVALID, "job %s has no checkpoint to resume", clip(id, 64))
-}
-
-// clip keeps at most n bytes of s, on a rune boundary, marking a cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return nil, kairos.Errorf(kairos.EINVALID, "job %s has no checkpoint to resume", kairos.Clip(id, 64))
 }
 
 // clipTail keeps the last n bytes of s, on a rune boundary, marking a cut.

@@ -85,7 +85,7 @@ func (t *Tool) generate(ctx context.Context, inv *kairos.ToolInvocation, a *args
 		}
 		answer := resp.Message.Content
 		code := t.red.Scrub(ExtractCode(answer))
-		msgs = append(msgs, kairos.ChatMessage{Role: kairos.RoleAssistant, Content: clip(answer, MaxCodeBytes)})
+		msgs = append(msgs, kairos.ChatMessage{Role: kairos.RoleAssistant, Content: kairos.Clip(answer, MaxCodeBytes)})
 		if code == "" || len(code) > MaxCodeBytes {
 			last = &response{Success: false, Attempts: attempt, Error: "the coding model wrote no usable code"}
 			msgs = append(msgs, kairos.ChatMessage{Role: kairos.RoleUser, Content: "There was no usable code in your answer. Answer with the complete program in one ```javascript block."})
@@ -96,7 +96,7 @@ func (t *Tool) generate(ctx context.Context, inv *kairos.ToolInvocation, a *args
 			return &response{Success: false, Code: code, Attempts: attempt,
 				Error: c.action.Reason + ", which needs approval: run it with action execute and this code"}, nil
 		}
-		reasoning := strings.TrimSpace(inv.Reasoning + fmt.Sprintf("\n\n[generate attempt %d/%d] %s", attempt, MaxAttempts, clip(a.Task, 1000)))
+		reasoning := strings.TrimSpace(inv.Reasoning + fmt.Sprintf("\n\n[generate attempt %d/%d] %s", attempt, MaxAttempts, kairos.Clip(a.Task, 1000)))
 		r, err := t.execute(ctx, inv, run{code: code, timeoutMS: a.TimeoutMS, reasoning: reasoning})
 		if err != nil {
 			return nil, err
@@ -116,7 +116,7 @@ func feedback(r *response) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The code failed (%s): %s\n", r.ErrorCategory, clipTail(r.Error, 1500))
 	if len(r.Result) > 0 {
-		fmt.Fprintf(&b, "Its output before failing: %s\n", clip(string(r.Result), 500))
+		fmt.Fprintf(&b, "Its output before failing: %s\n", kairos.Clip(string(r.Result), 500))
 	}
 	b.WriteString("Fix it. Answer with the complete corrected program in one ```javascript block.")
 	return b.String()
