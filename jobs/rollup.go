@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	memorytool "github.com/kairos-agent/kairos/tools/memory"
 )
 
 // rollLevel is one roll-up: summaries of typ written from those of src.
@@ -152,11 +151,11 @@ func lookback(typ string, now time.Time, loc *time.Location) time.Time {
 
 // periodOf returns the period key of typ that holds the period key src.
 func periodOf(typ, src string, loc *time.Location) (string, bool) {
-	start, _, err := memorytool.PeriodRange(src, loc)
+	start, _, err := kairos.PeriodRange(src, loc)
 	if err != nil {
 		return "", false
 	}
-	return memorytool.PeriodKey(typ, start), true
+	return kairos.PeriodKey(typ, start), true
 }
 
 func (s *Sessions) recall(ctx context.Context, user, typ string, from time.Time, to *time.Time, prefix string) ([]*kairos.Memory, error) {
@@ -187,8 +186,8 @@ func (s *Sessions) rollupLevel(ctx context.Context, user string, l rollLevel, lo
 	}
 	// Walk the complete periods from the look-back on.
 	for start := from; ; {
-		key := memorytool.PeriodKey(l.typ, start)
-		pstart, pend, err := memorytool.PeriodRange(key, loc)
+		key := kairos.PeriodKey(l.typ, start)
+		pstart, pend, err := kairos.PeriodRange(key, loc)
 		if err != nil {
 			return err
 		}

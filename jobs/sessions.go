@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	memorytool "github.com/kairos-agent/kairos/tools/memory"
 )
 
 // Sessions ends sessions: on /newsession, on the memory tool's
@@ -83,7 +82,7 @@ func (s *Sessions) end(ctx context.Context, sess *kairos.Session, userKey, name 
 		}
 		_, _, err = s.cfg.Memories.StoreMemory(ctx, &kairos.Memory{UserKey: userKey, Store: kairos.StoreSummaries,
 			Type: kairos.SummaryConversation, Content: summary, ChatID: sess.ID,
-			PeriodKey: memorytool.PeriodKey(kairos.SummaryConversation, day.In(loc)),
+			PeriodKey: kairos.PeriodKey(kairos.SummaryConversation, day.In(loc)),
 			CreatedAt: at.In(loc), UpdatedAt: at.In(loc)})
 		if err != nil {
 			return nil, fmt.Errorf("store conversation summary: %w", err)
@@ -167,7 +166,7 @@ func (s *Sessions) rollLocked(ctx context.Context, cur *kairos.Session, div Divi
 func autoName(div Division, b time.Time, loc *time.Location) string {
 	l := b.In(loc)
 	if div.Kind == DivideWeekly {
-		return "Week " + memorytool.PeriodKey(kairos.SummaryWeekly, l)
+		return "Week " + kairos.PeriodKey(kairos.SummaryWeekly, l)
 	}
 	return l.Format("Monday 2006-01-02")
 }

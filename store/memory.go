@@ -12,9 +12,7 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -186,17 +184,14 @@ func (s *MemoryStore) upsert(ctx context.Context, row memoryRow) (memoryRow, boo
 
 // newRow validates m and builds its row.
 func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
-	if m == nil || m.UserKey == "" {
+	if m == nil {
 		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "a memory needs its user")
+	}
+	if err := m.Validate(); err != nil {
+		return memoryRow{}, err
 	}
 	// PostgreSQL text cannot hold NUL; it carries no meaning anyway.
 	content := strings.TrimSpace(dropNUL(m.Content))
-	if content == "" || !utf8.ValidString(content) {
-		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "a memory needs content (valid UTF-8)")
-	}
-	if m.PursuingPriority != nil && (*m.PursuingPriority < 0 || *m.PursuingPriority > 100) {
-		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "pursuingPriority %d is out of range 0..100", *m.PursuingPriority)
-	}
 	at := m.CreatedAt
 	if at.IsZero() {
 		at = s.db.Now().UTC()
@@ -206,33 +201,22 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 		Tags: encodeTags(unionTags(nil, dropNULs(m.Tags))), PursuingPriority: m.PursuingPriority,
 		CreatedAt: ms(at), UpdatedAt: ms(at),
 	}
-	switch m.Store {
-	case kairos.StoreUserMemory:
-		if !contains(kairos.MemoryCategories, m.Type) {
-			return memoryRow{}, kairos.Errorf(kairos.EINVALID, "unknown memory category %q", m.Type)
-		}
-		if m.PeriodKey != "" {
-			return memoryRow{}, kairos.Errorf(kairos.EINVALID, "user memories have no period key")
-		}
+	if m.Store == kairos.StoreUserMemory {
 		norm := normalizeContent(content)
 		sum := sha256.Sum256([]byte(norm))
 		row.MergeKey = "m:" + hex.EncodeToString(sum[:16])
 		row.ChatID = dropNUL(m.ChatID)
 		row.SpanStart, row.SpanEnd = row.CreatedAt, row.CreatedAt
-	case kairos.StoreSummaries:
-		if !contains(kairos.SummaryTypes, m.Type) {
-			return memoryRow{}, kairos.Errorf(kairos.EINVALID, "unknown summary type %q", m.Type)
-		}
-		start, end, err := summarySpan(m.Type, m.PeriodKey, at.Location())
-		if err != nil {
-			return memoryRow{}, err
-		}
-		row.PeriodKey, row.ChatID = m.PeriodKey, dropNUL(m.ChatID)
-		row.MergeKey = "s:" + m.Type + "\x1f" + row.PeriodKey + "\x1f" + row.ChatID
-		row.SpanStart, row.SpanEnd = start, end
-	default:
-		return memoryRow{}, kairos.Errorf(kairos.EINVALID, "unknown memory store %q", m.Store)
+		return row, nil
 	}
+	// A summary spans its period read in the zone it was written in.
+	start, end, err := kairos.PeriodRange(m.PeriodKey, at.Location())
+	if err != nil {
+		return memoryRow{}, err
+	}
+	row.PeriodKey, row.ChatID = m.PeriodKey, dropNUL(m.ChatID)
+	row.MergeKey = "s:" + m.Type + "\x1f" + row.PeriodKey + "\x1f" + row.ChatID
+	row.SpanStart, row.SpanEnd = ms(start), ms(end)-1
 	return row, nil
 }
 
@@ -305,90 +289,6 @@ func contains(list []string, v string) bool {
 		}
 	}
 	return false
-}
-
-// summarySpan returns the inclusive span, in unix ms, of a summary's
-// period key read in loc, validating the key's shape for the type.
-// (tools/memory has the exported PeriodRange; the store cannot import it.)
-func summarySpan(typ, key string, loc *time.Location) (int64, int64, error) {
-	bad := kairos.Errorf(kairos.EINVALID, "%q is not a valid period key for %s", key, typ)
-	num := func(s string, lo, hi int) (int, bool) {
-		if s == "" {
-			return 0, false
-		}
-		for i := 0; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return 0, false
-			}
-		}
-		n, err := strconv.Atoi(s)
-		return n, err == nil && n >= lo && n <= hi
-	}
-	if len(key) < 4 {
-		return 0, 0, bad
-	}
-	y, ok := num(key[:4], 1, 9999)
-	if !ok {
-		return 0, 0, bad
-	}
-	rest := key[4:]
-	var start, end time.Time
-	switch typ {
-	case kairos.SummaryConversation, kairos.SummaryDaily:
-		if len(rest) != 6 || rest[0] != '-' || rest[3] != '-' {
-			return 0, 0, bad
-		}
-		mo, ok1 := num(rest[1:3], 1, 12)
-		d, ok2 := num(rest[4:], 1, 31)
-		if !ok1 || !ok2 {
-			return 0, 0, bad
-		}
-		start = time.Date(y, time.Month(mo), d, 0, 0, 0, 0, loc)
-		if start.Day() != d {
-			return 0, 0, bad
-		}
-		end = start.AddDate(0, 0, 1)
-	case kairos.SummaryWeekly:
-		if len(rest) != 4 || rest[:2] != "-W" {
-			return 0, 0, bad
-		}
-		w, ok := num(rest[2:], 1, 53)
-		if !ok {
-			return 0, 0, bad
-		}
-		jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, loc)
-		start = jan4.AddDate(0, 0, -((int(jan4.Weekday())+6)%7)+7*(w-1))
-		if yy, ww := start.ISOWeek(); yy != y || ww != w {
-			return 0, 0, bad
-		}
-		end = start.AddDate(0, 0, 7)
-	case kairos.SummaryMonthly:
-		mo, ok := num(strings.TrimPrefix(rest, "-"), 1, 12)
-		if !ok || len(rest) != 3 || rest[0] != '-' {
-			return 0, 0, bad
-		}
-		start = time.Date(y, time.Month(mo), 1, 0, 0, 0, 0, loc)
-		end = start.AddDate(0, 1, 0)
-	case kairos.SummaryQuarterly:
-		if len(rest) != 3 || rest[:2] != "-Q" {
-			return 0, 0, bad
-		}
-		q, ok := num(rest[2:], 1, 4)
-		if !ok {
-			return 0, 0, bad
-		}
-		start = time.Date(y, time.Month(3*(q-1)+1), 1, 0, 0, 0, 0, loc)
-		end = start.AddDate(0, 3, 0)
-	case kairos.SummaryYearly:
-		if rest != "" {
-			return 0, 0, bad
-		}
-		start = time.Date(y, 1, 1, 0, 0, 0, 0, loc)
-		end = start.AddDate(1, 0, 0)
-	default:
-		return 0, 0, kairos.Errorf(kairos.EINVALID, "unknown summary type %q", typ)
-	}
-	return ms(start), ms(end) - 1, nil
 }
 
 // FindMemory returns the user's memory id (ENOTFOUND otherwise, also when

@@ -174,12 +174,6 @@ func storeArgs(a *args, given map[string]bool, inv *kairos.ToolInvocation, now t
 		return nil, err
 	}
 	content := strings.TrimSpace(a.Content)
-	if content == "" {
-		return nil, kairos.Errorf(kairos.EINVALID, "argument \"content\" is required for store")
-	}
-	if !utf8.ValidString(content) {
-		return nil, kairos.Errorf(kairos.EINVALID, "argument \"content\" is not valid UTF-8")
-	}
 	tags, err := cleanTags(a.Tags)
 	if err != nil {
 		return nil, err
@@ -198,15 +192,12 @@ func storeArgs(a *args, given map[string]bool, inv *kairos.ToolInvocation, now t
 		if m.Type == "" {
 			m.Type = "fact"
 		}
-		if err := toolutil.OneOf("category", m.Type, kairos.MemoryCategories...); err != nil {
-			return nil, err
-		}
 		if a.PursuingPriority.Set {
 			p := a.PursuingPriority.Value
-			if p < 0 || p > 100 {
-				return nil, kairos.Errorf(kairos.EINVALID, "argument \"pursuingPriority\": %d is out of range 0..100", p)
-			}
 			m.PursuingPriority = &p
+		}
+		if err := m.Validate(); err != nil {
+			return nil, err
 		}
 		return m, nil
 	}
@@ -221,15 +212,12 @@ func storeArgs(a *args, given map[string]bool, inv *kairos.ToolInvocation, now t
 	if a.SummaryType == "" {
 		return nil, kairos.Errorf(kairos.EINVALID, "argument \"summary_type\" is required for store \"summaries\"")
 	}
-	if err := toolutil.OneOf("summary_type", a.SummaryType, kairos.SummaryTypes...); err != nil {
-		return nil, err
-	}
 	m.Type = a.SummaryType
 	m.PeriodKey = strings.TrimSpace(a.PeriodKey)
 	if m.PeriodKey == "" {
-		m.PeriodKey = PeriodKey(m.Type, now)
+		m.PeriodKey = kairos.PeriodKey(m.Type, now)
 	}
-	if err := CheckPeriodKey(m.Type, m.PeriodKey); err != nil {
+	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	m.ChatID = strings.TrimSpace(a.ChatID)

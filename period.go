@@ -1,11 +1,9 @@
-package memory
+package kairos
 
 import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/kairos-agent/kairos"
 )
 
 // PeriodKey returns the calendar-aligned period key of summaryType that
@@ -15,16 +13,16 @@ import (
 // returns "" for an unknown summary type.
 func PeriodKey(summaryType string, t time.Time) string {
 	switch summaryType {
-	case kairos.SummaryConversation, kairos.SummaryDaily:
+	case SummaryConversation, SummaryDaily:
 		return t.Format("2006-01-02")
-	case kairos.SummaryWeekly:
+	case SummaryWeekly:
 		y, w := t.ISOWeek()
 		return fmt.Sprintf("%04d-W%02d", y, w)
-	case kairos.SummaryMonthly:
+	case SummaryMonthly:
 		return t.Format("2006-01")
-	case kairos.SummaryQuarterly:
+	case SummaryQuarterly:
 		return fmt.Sprintf("%04d-Q%d", t.Year(), (int(t.Month())-1)/3+1)
-	case kairos.SummaryYearly:
+	case SummaryYearly:
 		return fmt.Sprintf("%04d", t.Year())
 	}
 	return ""
@@ -42,15 +40,15 @@ const (
 // keyShape returns the shape a summary type's period keys have.
 func keyShape(summaryType string) string {
 	switch summaryType {
-	case kairos.SummaryConversation, kairos.SummaryDaily:
+	case SummaryConversation, SummaryDaily:
 		return shapeDay
-	case kairos.SummaryWeekly:
+	case SummaryWeekly:
 		return shapeWeek
-	case kairos.SummaryMonthly:
+	case SummaryMonthly:
 		return shapeMonth
-	case kairos.SummaryQuarterly:
+	case SummaryQuarterly:
 		return shapeQuarter
-	case kairos.SummaryYearly:
+	case SummaryYearly:
 		return shapeYear
 	}
 	return ""
@@ -58,15 +56,15 @@ func keyShape(summaryType string) string {
 
 // CheckPeriodKey reports whether key is a valid period key for
 // summaryType (an existing calendar day, an ISO week the year has, a
-// quarter 1–4, …), as a kairos.EINVALID error that says what was expected.
+// quarter 1–4, …), as a EINVALID error that says what was expected.
 func CheckPeriodKey(summaryType, key string) error {
 	shape := keyShape(summaryType)
 	if shape == "" {
-		return kairos.Errorf(kairos.EINVALID, "unknown summary type %q", summaryType)
+		return Errorf(EINVALID, "unknown summary type %q", summaryType)
 	}
 	got, _, _, err := parsePeriod(key)
 	if err != nil || got != shape {
-		return kairos.Errorf(kairos.EINVALID, "argument \"period_key\": %q is not a valid %s key for %s", key, shape, summaryType)
+		return Errorf(EINVALID, "argument \"period_key\": %q is not a valid %s key for %s", key, shape, summaryType)
 	}
 	return nil
 }
@@ -114,7 +112,7 @@ func isoWeekMonday(y, w int, loc *time.Location) time.Time {
 // month or quarter number otherwise.
 func parsePeriod(key string) (shape string, year, n int, err error) {
 	bad := func() (string, int, int, error) {
-		return "", 0, 0, kairos.Errorf(kairos.EINVALID, "%q is not a period key (YYYY-MM-DD, YYYY-Www, YYYY-MM, YYYY-Qn or YYYY)", key)
+		return "", 0, 0, Errorf(EINVALID, "%q is not a period key (YYYY-MM-DD, YYYY-Www, YYYY-MM, YYYY-Qn or YYYY)", key)
 	}
 	if len(key) < 4 {
 		return bad()
