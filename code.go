@@ -48,6 +48,37 @@ type Budget struct {
 	RiskTier        string
 }
 
+// DefaultBudget is what a cell may spend when nothing says otherwise. It
+// is the one place these numbers live: DefaultPolicy's budgets.defaults
+// are built from it, the sandbox fills a task's zero fields from it, and
+// the code tool falls back to its time budget.
+func DefaultBudget() Budget {
+	return Budget{
+		TimeBudget:      30 * time.Second,
+		MaxToolCalls:    64,
+		MaxBytesRead:    4 << 20,
+		MaxBytesWritten: 1 << 20,
+		MaxNetworkCalls: 16,
+		MemoryLimit:     64 << 20,
+		MaxOutputBytes:  64 << 10,
+		RiskTier:        "low",
+	}
+}
+
+// PolicyBudget is b as the policy writes it (milliseconds, MiB).
+func (b Budget) PolicyBudget() CellBudget {
+	return CellBudget{
+		TimeBudgetMS:    int(b.TimeBudget / time.Millisecond),
+		MaxToolCalls:    b.MaxToolCalls,
+		MaxBytesRead:    b.MaxBytesRead,
+		MaxBytesWritten: b.MaxBytesWritten,
+		MaxNetworkCalls: b.MaxNetworkCalls,
+		MemoryLimitMB:   int(b.MemoryLimit >> 20),
+		MaxOutputBytes:  b.MaxOutputBytes,
+		RiskTier:        b.RiskTier,
+	}
+}
+
 // CellTask is one piece of code to run in a cell.
 type CellTask struct {
 	Code   string

@@ -13,7 +13,6 @@ require (
 	github.com/olebedev/when v1.1.0
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/sashabaranov/go-openai v1.43.0
-	github.com/sosodev/duration v1.4.0
 	github.com/teambition/rrule-go v1.8.2
 	github.com/tetratelabs/wazero v1.11.0
 	golang.org/x/image v0.47.0

@@ -60,11 +60,11 @@ type CheckinRule struct {
 
 // CheckinWhen holds a rule's conditions; all given ones must hold.
 type CheckinWhen struct {
-	ThreadKind    string `yaml:"thread_kind,omitempty" json:"thread_kind,omitempty"`
-	ElapsedGTE    string `yaml:"elapsed_gte,omitempty" json:"elapsed_gte,omitempty"` // ISO-8601 duration
-	HasOpenAction *bool  `yaml:"has_open_action,omitempty" json:"has_open_action,omitempty"`
+	ThreadKind    string    `yaml:"thread_kind,omitempty" json:"thread_kind,omitempty"`
+	ElapsedGTE    *Duration `yaml:"elapsed_gte,omitempty" json:"elapsed_gte,omitempty"`
+	HasOpenAction *bool     `yaml:"has_open_action,omitempty" json:"has_open_action,omitempty"`
 	// ElapsedAnyChannelGTE compares the user's last interaction on any channel.
-	ElapsedAnyChannelGTE string `yaml:"elapsed_any_channel_gte,omitempty" json:"elapsed_any_channel_gte,omitempty"`
+	ElapsedAnyChannelGTE *Duration `yaml:"elapsed_any_channel_gte,omitempty" json:"elapsed_any_channel_gte,omitempty"`
 }
 
 // CheckinThen holds a rule's outcome.
@@ -140,7 +140,7 @@ type AgentPolicy struct {
 	MaxTurnTokens  int      `yaml:"max_turn_tokens" json:"max_turn_tokens"` // prompt+completion tokens per turn
 	HistoryTokens  int      `yaml:"history_tokens" json:"history_tokens"`   // budget for the session history
 	MaxReplyTokens int      `yaml:"max_reply_tokens" json:"max_reply_tokens"`
-	ModeTimeout    string   `yaml:"mode_timeout" json:"mode_timeout"` // ISO-8601; idle threads fall back to DISCUSS
+	ModeTimeout    Duration `yaml:"mode_timeout" json:"mode_timeout"` // idle threads fall back to DISCUSS
 	Retries        int      `yaml:"retries" json:"retries"`           // per model, on 429/5xx/timeouts
 	// DisabledTools are absent from the model's tool list (search, code, memory).
 	DisabledTools []string `yaml:"disabled_tools" json:"disabled_tools"`
@@ -148,16 +148,16 @@ type AgentPolicy struct {
 
 // SessionsPolicy governs session division and retention.
 type SessionsPolicy struct {
-	AutoDivide              string `yaml:"auto_divide" json:"auto_divide"`                             // daily | weekly | none
-	AutoDivideTime          string `yaml:"auto_divide_time" json:"auto_divide_time"`                   // HH:MM in the user's Session TZ
-	CodeExecutionsRetention string `yaml:"code_executions_retention" json:"code_executions_retention"` // ISO-8601 duration
-	BackupSchedule          string `yaml:"backup_schedule" json:"backup_schedule"`                     // cron spec, empty = no scheduled backup
+	AutoDivide              string   `yaml:"auto_divide" json:"auto_divide"`           // daily | weekly | none
+	AutoDivideTime          string   `yaml:"auto_divide_time" json:"auto_divide_time"` // HH:MM in the user's Session TZ
+	CodeExecutionsRetention Duration `yaml:"code_executions_retention" json:"code_executions_retention"`
+	BackupSchedule          string   `yaml:"backup_schedule" json:"backup_schedule"` // cron spec, empty = no scheduled backup
 }
 
 // ApprovalsPolicy says which actions need a human's yes.
 type ApprovalsPolicy struct {
 	Required []string `yaml:"required" json:"required"` // action names, e.g. memory.forget
-	Timeout  string   `yaml:"timeout" json:"timeout"`   // ISO-8601; expiry means deny
+	Timeout  Duration `yaml:"timeout" json:"timeout"`   // expiry means deny
 }
 
 // BuiltinBlockedCategories are refused whatever the policy says (seed 004).
@@ -185,9 +185,9 @@ func DefaultPolicy() *Policy {
 			Checkins: CheckinsPolicy{
 				Enabled: true,
 				Rules: []CheckinRule{
-					{ID: "project_gap_1d", When: CheckinWhen{ThreadKind: "project", ElapsedGTE: "P1D"}, Then: CheckinThen{AskForUpdates: true}},
-					{ID: "action_gap_2h", When: CheckinWhen{HasOpenAction: &yes, ElapsedGTE: "PT2H"}, Then: CheckinThen{AllowHedgedReference: true}},
-					{ID: "long_gap_30d", When: CheckinWhen{ElapsedGTE: "P30D"}, Then: CheckinThen{OfferRecap: true}},
+					{ID: "project_gap_1d", When: CheckinWhen{ThreadKind: "project", ElapsedGTE: durationPtr("P1D")}, Then: CheckinThen{AskForUpdates: true}},
+					{ID: "action_gap_2h", When: CheckinWhen{HasOpenAction: &yes, ElapsedGTE: durationPtr("PT2H")}, Then: CheckinThen{AllowHedgedReference: true}},
+					{ID: "long_gap_30d", When: CheckinWhen{ElapsedGTE: durationPtr("P30D")}, Then: CheckinThen{OfferRecap: true}},
 				},
 			},
 			Inference: InferencePolicy{
@@ -211,16 +211,7 @@ func DefaultPolicy() *Policy {
 			Methods:           []string{"GET"},
 		},
 		Budgets: BudgetsPolicy{
-			Defaults: CellBudget{
-				TimeBudgetMS:    30000,
-				MaxToolCalls:    64,
-				MaxBytesRead:    4 << 20,
-				MaxBytesWritten: 1 << 20,
-				MaxNetworkCalls: 16,
-				MemoryLimitMB:   64,
-				MaxOutputBytes:  64 << 10,
-				RiskTier:        "low",
-			},
+			Defaults: DefaultBudget().PolicyBudget(),
 		},
 		Agent: AgentPolicy{
 			MaxSteps:       8,
@@ -228,17 +219,17 @@ func DefaultPolicy() *Policy {
 			MaxTurnTokens:  60000,
 			HistoryTokens:  6000,
 			MaxReplyTokens: 1500,
-			ModeTimeout:    "PT30M",
+			ModeTimeout:    MustDuration("PT30M"),
 			Retries:        2,
 		},
 		Sessions: SessionsPolicy{
 			AutoDivide:              "daily",
 			AutoDivideTime:          "00:00",
-			CodeExecutionsRetention: "P30D",
+			CodeExecutionsRetention: MustDuration("P30D"),
 		},
 		Approvals: ApprovalsPolicy{
 			Required: []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets},
-			Timeout:  "PT10M",
+			Timeout:  MustDuration("PT10M"),
 		},
 		Media:     DefaultMediaPolicy(),
 		Schedules: DefaultSchedulesPolicy(),

@@ -21,10 +21,10 @@ type SchedulesPolicy struct {
 	MaxPerUser int `yaml:"max_per_user" json:"max_per_user"`
 	// MinInterval (ISO-8601 duration) is the shortest repeat of a
 	// recurring task or watching cell (reminders are not limited).
-	MinInterval string `yaml:"min_interval" json:"min_interval"`
+	MinInterval Duration `yaml:"min_interval" json:"min_interval"`
 	// LateThreshold (ISO-8601 duration): a firing found later than this
 	// after its time (downtime) is reported as missed instead of sent.
-	LateThreshold string `yaml:"late_threshold" json:"late_threshold"`
+	LateThreshold Duration `yaml:"late_threshold" json:"late_threshold"`
 	// TasksMayUseTools lets a task's agent turn call tools (search,
 	// memory, code); false answers from the model alone.
 	TasksMayUseTools bool `yaml:"tasks_may_use_tools" json:"tasks_may_use_tools"`
@@ -41,6 +41,6 @@ const (
 
 // DefaultSchedulesPolicy returns the built-in schedules section.
 func DefaultSchedulesPolicy() SchedulesPolicy {
-	return SchedulesPolicy{Enabled: true, MaxPerUser: DefaultMaxSchedulesPerUser, MinInterval: DefaultScheduleMinInterval,
-		LateThreshold: DefaultLateThreshold, TasksMayUseTools: true, Travel: TravelKeepZone}
+	return SchedulesPolicy{Enabled: true, MaxPerUser: DefaultMaxSchedulesPerUser, MinInterval: MustDuration(DefaultScheduleMinInterval),
+		LateThreshold: MustDuration(DefaultLateThreshold), TasksMayUseTools: true, Travel: TravelKeepZone}
 }

@@ -511,7 +511,7 @@ func notApproved(action, outcome string) string {
 }
 
 func approvalTimeout(p *kairos.Policy) time.Duration {
-	if d, err := ParseISODuration(p.Approvals.Timeout); err == nil && d > 0 {
+	if d := p.Approvals.Timeout.Approx(); d > 0 {
 		return d
 	}
 	return 10 * time.Minute

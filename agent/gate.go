@@ -39,7 +39,7 @@ func (a *Agent) modeState(ctx context.Context, t *turn) *kairos.ThreadMode {
 	}
 	tm = cur
 	tm.SessionID = t.sess.ID
-	if d, err := ParseISODuration(t.pol.Agent.ModeTimeout); err == nil && d > 0 && Mode(tm.Mode) != ModeDiscuss &&
+	if d := t.pol.Agent.ModeTimeout.Approx(); d > 0 && Mode(tm.Mode) != ModeDiscuss &&
 		t.in.Date.Sub(tm.UpdatedAt) >= d {
 		a.transition(ctx, t, tm, ModeDiscuss, TransitionInput{Actor: "system", At: t.in.Date, Timeout: true})
 	}

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/sosodev/duration"
 )
 
 // DefaultPersona opens every system prompt unless the policy sets one.
@@ -252,13 +250,4 @@ func EstimateTokens(s string) int {
 		i += n
 	}
 	return (ascii+3)/4 + other
-}
-
-// ParseISODuration parses an ISO-8601 duration such as PT2H or P1D.
-func ParseISODuration(s string) (time.Duration, error) {
-	d, err := duration.Parse(s)
-	if err != nil {
-		return 0, err
-	}
-	return d.ToTimeDuration(), nil
 }

@@ -1,13 +1,9 @@
 package clockstate
 
 import (
-	"errors"
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/sosodev/duration"
 )
 
 // Check-in actions, by their policy names (§0, §9).
@@ -35,23 +31,9 @@ type CheckinOutcome struct {
 	By map[string]string
 }
 
-var durCache sync.Map // string -> *duration.Duration
-
-func cachedDuration(s string) (*duration.Duration, error) {
-	if v, ok := durCache.Load(s); ok {
-		return v.(*duration.Duration), nil
-	}
-	d, err := ParseISODuration(s)
-	if err != nil {
-		return nil, err
-	}
-	durCache.Store(s, d)
-	return d, nil
-}
-
 // elapsedAtLeast reports whether at is at least d after last, counting
 // calendar units in loc (P1D across a DST change is one calendar day).
-func elapsedAtLeast(last, at time.Time, d *duration.Duration, loc *time.Location) bool {
+func elapsedAtLeast(last, at time.Time, d kairos.Duration, loc *time.Location) bool {
 	if last.IsZero() {
 		return false
 	}
@@ -62,11 +44,9 @@ func elapsedAtLeast(last, at time.Time, d *duration.Duration, loc *time.Location
 // every condition it states holds: thread_kind equals the thread's kind,
 // elapsed_gte / elapsed_any_channel_gte are reached (never on a first
 // interaction), has_open_action matches. Every firing rule contributes
-// its actions. A rule with a bad duration is skipped and reported in err;
-// the others still count.
-func EvaluateCheckins(rules []kairos.CheckinRule, in CheckinInput) (CheckinOutcome, error) {
+// its actions. (Durations were checked when the policy was decoded.)
+func EvaluateCheckins(rules []kairos.CheckinRule, in CheckinInput) CheckinOutcome {
 	var out CheckinOutcome
-	var errs []error
 	kind := in.ThreadKind
 	if kind == "" {
 		kind = kairos.ThreadKindConversation
@@ -96,18 +76,10 @@ rules:
 			continue
 		}
 		for _, c := range []struct {
-			spec string
+			d    *kairos.Duration
 			last time.Time
 		}{{w.ElapsedGTE, in.Last}, {w.ElapsedAnyChannelGTE, in.LastAnyChannel}} {
-			if c.spec == "" {
-				continue
-			}
-			d, err := cachedDuration(c.spec)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("check-in rule %q: %w", r.ID, err))
-				continue rules
-			}
-			if !elapsedAtLeast(c.last, in.At, d, loc) {
+			if c.d != nil && !elapsedAtLeast(c.last, in.At, *c.d, loc) {
 				continue rules
 			}
 		}
@@ -129,5 +101,5 @@ rules:
 			out.Rules = append(out.Rules, r.ID)
 		}
 	}
-	return out, errors.Join(errs...)
+	return out
 }

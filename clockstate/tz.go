@@ -11,7 +11,6 @@ import (
 	_ "time/tzdata" // IANA data even on hosts without /usr/share/zoneinfo
 
 	"github.com/kairos-agent/kairos"
-	"github.com/sosodev/duration"
 )
 
 // ISOLayout is ISO-8601 with a numeric offset; UTC prints as +00:00 so
@@ -266,44 +265,21 @@ func daysIn(y int, m time.Month) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
-// ParseISODuration parses an ISO-8601 duration (P1D, PT2H, P2DT3H, P1M)
-// with github.com/sosodev/duration. Negative durations are refused.
-func ParseISODuration(s string) (*duration.Duration, error) {
-	s = strings.TrimSpace(s)
-	d, err := duration.Parse(s)
-	if err != nil || !strings.ContainsAny(s, "0123456789") {
-		return nil, kairos.Errorf(kairos.EINVALID, "bad ISO-8601 duration %q", s)
-	}
-	if d.Negative {
-		return nil, kairos.Errorf(kairos.EINVALID, "negative ISO-8601 duration %q", s)
-	}
-	return d, nil
-}
-
 // AddISODuration adds d to t: whole years, months, weeks and days as
 // calendar units in loc (DST-aware, RFC 5545 style), the rest as exact
 // time. Fractional calendar units fall back to exact time.
-func AddISODuration(t time.Time, d *duration.Duration, loc *time.Location) time.Time {
-	whole := func(f float64) bool { return f == math.Trunc(f) && math.Abs(f) < 1e6 }
+func AddISODuration(t time.Time, d kairos.Duration, loc *time.Location) time.Time {
 	if loc == nil {
 		loc = time.UTC
 	}
-	if whole(d.Years) && whole(d.Months) && whole(d.Weeks) && whole(d.Days) {
-		sign := 1
-		if d.Negative {
-			sign = -1
-		}
-		r := t
-		if d.Years != 0 || d.Months != 0 || d.Weeks != 0 || d.Days != 0 {
-			r = AddCalendar(t, loc, sign*int(d.Years), sign*int(d.Months), sign*(int(d.Weeks)*7+int(d.Days)))
-		}
-		rest := time.Duration(math.Round((d.Hours*3600 + d.Minutes*60 + d.Seconds) * 1e9))
-		if d.Negative {
-			rest = -rest
-		}
-		return r.Add(rest)
+	if !d.CalendarWhole() {
+		return t.Add(d.Approx())
 	}
-	return t.Add(d.ToTimeDuration())
+	r := t
+	if d.Years != 0 || d.Months != 0 || d.Weeks != 0 || d.Days != 0 {
+		r = AddCalendar(t, loc, int(d.Years), int(d.Months), int(d.Weeks)*7+int(d.Days))
+	}
+	return r.Add(time.Duration(math.Round((d.Hours*3600 + d.Minutes*60 + d.Seconds) * 1e9)))
 }
 
 // FormatElapsed renders an elapsed time as a normalised ISO-8601 duration

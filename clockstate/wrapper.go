@@ -305,14 +305,10 @@ func (w *Wrapper) OnUserMessage(ctx context.Context, in *kairos.Inbound) (*kairo
 	taAllowed := cp.Enabled && t.mode != kairos.ClockModeOff
 	var outcome CheckinOutcome
 	if taAllowed && cp.Checkins.Enabled {
-		var rerr error
-		outcome, rerr = EvaluateCheckins(cp.Checkins.Rules, CheckinInput{
+		outcome = EvaluateCheckins(cp.Checkins.Rules, CheckinInput{
 			ThreadKind: env.ThreadKind, Last: st.Thread.LastInteraction, LastAnyChannel: st.User.LastInteractionAnyChannel,
 			At: at, HasOpenAction: len(open) > 0, Loc: t.loc,
 		})
-		if rerr != nil {
-			w.log.Warn("check-in rules skipped", "err", rerr)
-		}
 	}
 	cue := len(open) > 0 && reCue.MatchString(t.text) && dir.Kind == DirNone
 	env.CheckinActions = outcome.Actions

@@ -399,7 +399,8 @@ func TestSection0_PolicyIsReadPerMessage(t *testing.T) {
 	h := newHarness(t, nil)
 	h.send(dm(1, "hi", t0))
 	p := kairos.DefaultPolicy()
-	p.Clock.Checkins.Rules = []kairos.CheckinRule{{ID: "six_hours", When: kairos.CheckinWhen{ElapsedGTE: "PT6H"}, Then: kairos.CheckinThen{OfferRecap: true}}}
+	six := kairos.MustDuration("PT6H")
+	p.Clock.Checkins.Rules = []kairos.CheckinRule{{ID: "six_hours", When: kairos.CheckinWhen{ElapsedGTE: &six}, Then: kairos.CheckinThen{OfferRecap: true}}}
 	h.pol.Store(p)
 	env := h.send(dm(1, "hi again", t0.Add(7*time.Hour)))
 	if strings.Join(env.CheckinActions, ",") != "offer_recap" {

@@ -8,25 +8,15 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/sosodev/duration"
 )
 
 // pruneCode deletes code executions older than the policy's
 // sessions.code_executions_retention (ISO-8601, e.g. P30D); an empty
 // retention keeps them all.
 func (s *Scheduler) pruneCode(ctx context.Context, now time.Time) (string, error) {
-	ret := strings.TrimSpace(s.cfg.Policy().Sessions.CodeExecutionsRetention)
-	if ret == "" {
-		return "no retention set", ErrSkip
-	}
-	d, err := duration.Parse(ret)
-	if err != nil || d.Negative {
-		return "", fmt.Errorf("sessions.code_executions_retention %q is not an ISO-8601 duration", ret)
-	}
-	keep := d.ToTimeDuration()
+	keep := s.cfg.Policy().Sessions.CodeExecutionsRetention.Approx()
 	if keep <= 0 {
-		return "", fmt.Errorf("sessions.code_executions_retention %q is not positive", ret)
+		return "no retention set", ErrSkip
 	}
 	before := now.Add(-keep)
 	n, err := s.cfg.Code.PruneExecutions(ctx, before)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding"
 	"fmt"
 	"math"
 	"reflect"
@@ -8,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/kairos-agent/kairos"
 )
 
 // The decoder walks goccy/go-yaml's AST itself instead of using goccy's
@@ -218,6 +221,12 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 	}
 	p := tokenPos(n)
 	d.valPos[path] = p
+	if v.Kind() != reflect.Pointer && v.CanAddr() {
+		if u, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
+			d.decodeText(n, u, path, p)
+			return
+		}
+	}
 	switch v.Kind() {
 	case reflect.Struct:
 		m, ok := n.(*ast.MappingNode)
@@ -316,6 +325,28 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		}
 	default:
 		d.errorf(p, "%s: unsupported field kind %s", path, v.Kind())
+	}
+}
+
+// decodeText decodes a scalar into a type that parses its own text
+// (kairos.Duration): its parse error is placed at the value.
+func (d *decoder) decodeText(n ast.Node, u encoding.TextUnmarshaler, path string, p pos) {
+	var text string
+	switch x := n.(type) {
+	case *ast.StringNode:
+		text = x.Value
+	case *ast.LiteralNode:
+		text = x.Value.Value
+	default:
+		sc, ok := n.(ast.ScalarNode)
+		if !ok {
+			d.typeErr(n, path, "a string")
+			return
+		}
+		text = sc.GetToken().Value // 30m or 600: the parser says what is wrong
+	}
+	if err := u.UnmarshalText([]byte(text)); err != nil {
+		d.errorf(p, "%s: %s", path, kairos.ErrorMessage(err))
 	}
 }
 

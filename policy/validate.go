@@ -6,10 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/robfig/cron/v3"
-	"github.com/sosodev/duration"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -48,32 +46,6 @@ func Validate(p *kairos.Policy) error {
 	return errs
 }
 
-// ParseDuration parses an ISO-8601 duration ("P1D", "PT2H30M", "P1W")
-// with github.com/sosodev/duration after a strict syntax check (units in
-// order, at least one present, decimals as 0.5), refusing empty, negative and absurdly
-// long (over 100 years) ones. Years and months are 365 and 365/12 days.
-func ParseDuration(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty duration")
-	}
-	if strings.HasPrefix(s, "-") {
-		return 0, fmt.Errorf("%q: a duration must not be negative", s)
-	}
-	bad := fmt.Errorf("%q is not an ISO-8601 duration (e.g. P1D, PT2H, PT30M, P1W)", s)
-	if !durationRe.MatchString(s) {
-		return 0, bad
-	}
-	d, err := duration.Parse(s)
-	if err != nil {
-		return 0, bad
-	}
-	hours := d.Years*365*24 + d.Months*365*24/12 + d.Weeks*7*24 + d.Days*24 + d.Hours + d.Minutes/60 + d.Seconds/3600
-	if math.IsNaN(hours) || math.IsInf(hours, 0) || hours > 100*365*24 {
-		return 0, fmt.Errorf("%q is longer than 100 years", s)
-	}
-	return d.ToTimeDuration(), nil
-}
-
 type fieldErr struct {
 	path string
 	key  bool // the problem is the key itself (map keys)
@@ -107,22 +79,14 @@ func (c *checker) min(path string, v, lo int64) {
 	}
 }
 
-// dur checks an ISO-8601 duration; positive demands more than zero.
-func (c *checker) dur(path, v string, positive bool) {
-	d, err := ParseDuration(v)
-	if err != nil {
-		c.add(path, "%v", err)
-		return
-	}
-	if positive && d <= 0 {
+// dur checks a decoded duration; positive demands more than zero.
+func (c *checker) dur(path string, d kairos.Duration, positive bool) {
+	if positive && d.Approx() <= 0 {
 		c.add(path, "must be longer than zero")
 	}
 }
 
 var (
-	// durationRe is ISO-8601's PnYnMnWnDTnHnMnS with the units in order
-	// and at least one present (doc/policy.schema.json uses the same).
-	durationRe = regexp.MustCompile(`^P(([0-9]+(\.[0-9]+)?Y([0-9]+(\.[0-9]+)?M)?([0-9]+(\.[0-9]+)?W)?([0-9]+(\.[0-9]+)?D)?|[0-9]+(\.[0-9]+)?M([0-9]+(\.[0-9]+)?W)?([0-9]+(\.[0-9]+)?D)?|[0-9]+(\.[0-9]+)?W([0-9]+(\.[0-9]+)?D)?|[0-9]+(\.[0-9]+)?D)(T([0-9]+(\.[0-9]+)?H([0-9]+(\.[0-9]+)?M)?([0-9]+(\.[0-9]+)?S)?|[0-9]+(\.[0-9]+)?M([0-9]+(\.[0-9]+)?S)?|[0-9]+(\.[0-9]+)?S))?|T([0-9]+(\.[0-9]+)?H([0-9]+(\.[0-9]+)?M)?([0-9]+(\.[0-9]+)?S)?|[0-9]+(\.[0-9]+)?M([0-9]+(\.[0-9]+)?S)?|[0-9]+(\.[0-9]+)?S))$`)
 	hhmm       = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
 	hostRe     = regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
 	categoryRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
@@ -249,12 +213,6 @@ func validateClock(c *checker, cp *kairos.ClockPolicy) {
 		}
 		if r.When.ThreadKind != "" {
 			c.enum(path+".when.thread_kind", r.When.ThreadKind, ThreadKinds)
-		}
-		if r.When.ElapsedGTE != "" {
-			c.dur(path+".when.elapsed_gte", r.When.ElapsedGTE, false)
-		}
-		if r.When.ElapsedAnyChannelGTE != "" {
-			c.dur(path+".when.elapsed_any_channel_gte", r.When.ElapsedAnyChannelGTE, false)
 		}
 		if t := r.Then; !t.AskForUpdates && !t.AllowHedgedReference && !t.OfferRecap {
 			c.add(path+".then", "the rule does nothing: set ask_for_updates, allow_hedged_reference or offer_recap to true")

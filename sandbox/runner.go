@@ -39,16 +39,7 @@ type Config struct {
 	PoolSize int
 }
 
-// Defaults applied to zero budget fields (the same as kairos.DefaultPolicy).
 const (
-	DefaultTimeBudget      = 30 * time.Second
-	DefaultMaxToolCalls    = 64
-	DefaultMaxBytesRead    = 4 << 20
-	DefaultMaxBytesWritten = 1 << 20
-	DefaultMaxNetworkCalls = 16
-	DefaultMemoryLimit     = 64 << 20
-	DefaultMaxOutputBytes  = 64 << 10
-
 	// Budget.MemoryLimit bounds the cell's whole linear memory (the engine
 	// itself and its 1 MiB stack take about 1.4 MiB). MaxMemoryLimit caps
 	// it; MinMemoryLimit floors it.
@@ -118,7 +109,7 @@ func (r *Runner) engine(ctx context.Context) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start engine: %w", err)
 	}
-	if err := eng.prepare(ctx, prelude, DefaultMemoryLimit, rand.Reader); err != nil {
+	if err := eng.prepare(ctx, prelude, uint32(kairos.DefaultBudget().MemoryLimit), rand.Reader); err != nil {
 		_ = eng.close(ctx)
 		return nil, fmt.Errorf("prepare engine: %w", err)
 	}
@@ -198,30 +189,29 @@ func (r *Runner) Close(ctx context.Context) error {
 	return nil
 }
 
-// withDefaults fills zero budget fields and clamps the memory limit.
+// withDefaults fills zero budget fields from kairos.DefaultBudget and
+// clamps the memory limit.
 func withDefaults(b kairos.Budget) kairos.Budget {
+	def := kairos.DefaultBudget()
 	if b.TimeBudget <= 0 && b.DeadlineAt.IsZero() {
-		b.TimeBudget = DefaultTimeBudget
+		b.TimeBudget = def.TimeBudget
+	}
+	fill := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
 	}
 	if b.MaxToolCalls <= 0 {
-		b.MaxToolCalls = DefaultMaxToolCalls
-	}
-	if b.MaxBytesRead <= 0 {
-		b.MaxBytesRead = DefaultMaxBytesRead
-	}
-	if b.MaxBytesWritten <= 0 {
-		b.MaxBytesWritten = DefaultMaxBytesWritten
+		b.MaxToolCalls = def.MaxToolCalls
 	}
 	if b.MaxNetworkCalls <= 0 {
-		b.MaxNetworkCalls = DefaultMaxNetworkCalls
+		b.MaxNetworkCalls = def.MaxNetworkCalls
 	}
-	if b.MemoryLimit <= 0 {
-		b.MemoryLimit = DefaultMemoryLimit
-	}
+	fill(&b.MaxBytesRead, def.MaxBytesRead)
+	fill(&b.MaxBytesWritten, def.MaxBytesWritten)
+	fill(&b.MemoryLimit, def.MemoryLimit)
+	fill(&b.MaxOutputBytes, def.MaxOutputBytes)
 	b.MemoryLimit = min(max(b.MemoryLimit, MinMemoryLimit), MaxMemoryLimit)
-	if b.MaxOutputBytes <= 0 {
-		b.MaxOutputBytes = DefaultMaxOutputBytes
-	}
 	return b
 }
 

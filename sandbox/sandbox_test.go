@@ -347,7 +347,7 @@ var abuse = []struct {
 	{name: "typed array bomb", code: `new Uint8Array(1 << 30)`, category: kairos.CatMemory, budget: kairos.Budget{MemoryLimit: 16 << 20}},
 	{name: "100 MB to stdout", code: `const s = "y".repeat(1 << 20); for (let i = 0; i < 100; i++) console.log(s)`, category: kairos.CatBudget,
 		check: func(t *testing.T, res *kairos.CellResult) {
-			if len(res.Stdout) > DefaultMaxOutputBytes+100 {
+			if int64(len(res.Stdout)) > kairos.DefaultBudget().MaxOutputBytes+100 {
 				t.Errorf("stdout is %d bytes", len(res.Stdout))
 			}
 		}},

@@ -14,7 +14,6 @@ import (
 	"github.com/kairos-agent/kairos/agent"
 	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/clockstate"
-	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/schedules"
 	"github.com/kairos-agent/kairos/store"
 	codetool "github.com/kairos-agent/kairos/tools/code"
@@ -76,8 +75,7 @@ func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 			r, err := schedules.ParseRepeat(s)
 			return schedtool.Repeat(r), err
 		},
-		Occurrences:   schedules.Occurrences,
-		ParseDuration: policy.ParseDuration,
+		Occurrences: schedules.Occurrences,
 	})
 	return p
 }
@@ -86,11 +84,8 @@ func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 	r := schedules.NewRunner(schedules.Config{
 		Store: c.sched.store, Now: c.now, Logger: c.log.With("component", "schedules"),
-		LateThreshold: func() time.Duration {
-			d, _ := policy.ParseDuration(c.policy().Schedules.LateThreshold)
-			return d
-		},
-		Deliver: func(ctx context.Context, d schedules.Delivery) (int64, error) { return m.deliverSchedule(ctx, c, b, d) },
+		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
+		Deliver:       func(ctx context.Context, d schedules.Delivery) (int64, error) { return m.deliverSchedule(ctx, c, b, d) },
 		ZoneFor: func(ctx context.Context, s *kairos.Schedule) string {
 			if c.policy().Schedules.Travel != kairos.TravelFollowUser {
 				return ""

@@ -8,10 +8,6 @@ import (
 	"github.com/kairos-agent/kairos"
 )
 
-// DefaultTimeBudget is a cell's time budget when the policy sets none
-// (seed 003's default timeout).
-const DefaultTimeBudget = 30 * time.Second
-
 // BudgetFor returns the budget of a cell with the given verb under p:
 // budgets.defaults, then budgets.per_verb[verb], then
 // budgets.per_risk_tier[tier] where tier is the risk tier the first two
@@ -36,7 +32,7 @@ func BudgetFor(p *kairos.Policy, verb string) kairos.Budget {
 		RiskTier:        cb.RiskTier,
 	}
 	if b.TimeBudget <= 0 {
-		b.TimeBudget = DefaultTimeBudget
+		b.TimeBudget = kairos.DefaultBudget().TimeBudget
 	}
 	return b
 }

@@ -183,8 +183,8 @@ func TestBudgetFor(t *testing.T) {
 		})
 	}
 	empty := &kairos.Policy{}
-	if b := code.BudgetFor(empty, kairos.VerbBuild); b.TimeBudget != code.DefaultTimeBudget {
-		t.Fatalf("empty policy time budget = %s, want %s", b.TimeBudget, code.DefaultTimeBudget)
+	if b, want := code.BudgetFor(empty, kairos.VerbBuild), kairos.DefaultBudget().TimeBudget; b.TimeBudget != want {
+		t.Fatalf("empty policy time budget = %s, want %s", b.TimeBudget, want)
 	}
 }
 

@@ -40,8 +40,6 @@ type Config struct {
 	// Occurrences returns up to n instants of rule started at the wall
 	// time start in loc, strictly after after.
 	Occurrences func(rule string, start time.Time, loc *time.Location, after time.Time, n int) ([]time.Time, error)
-	// ParseDuration reads an ISO-8601 duration (schedules.min_interval).
-	ParseDuration func(string) (time.Duration, error)
 	// Wake tells the runner a schedule changed.
 	Wake   func()
 	Logger *slog.Logger
@@ -365,8 +363,7 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args) (*k
 		return nil, "", kairos.Errorf(kairos.EINVALID, "repeat %q has no occurrence after now", s.Repeat)
 	}
 	if s.Kind != kairos.ScheduleReminder && len(occ) == 2 {
-		if t.cfg.ParseDuration == nil {
-		} else if min, err := t.cfg.ParseDuration(t.policy().Schedules.MinInterval); err == nil && min > 0 && occ[1].Sub(occ[0]) < min {
+		if min := t.policy().Schedules.MinInterval.Approx(); min > 0 && occ[1].Sub(occ[0]) < min {
 			return nil, "", kairos.Errorf(kairos.EINVALID, "a recurring %s may repeat at most every %s (policy schedules.min_interval)", s.Kind, t.policy().Schedules.MinInterval)
 		}
 	}

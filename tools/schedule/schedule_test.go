@@ -9,7 +9,6 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/clockstate"
-	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/schedules"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
@@ -28,7 +27,7 @@ func newTool(t *testing.T, zone string) (*schedtool.Tool, *store.ScheduleStore) 
 			r, err := schedules.ParseRepeat(s)
 			return schedtool.Repeat(r), err
 		},
-		Occurrences: schedules.Occurrences, ParseDuration: policy.ParseDuration}), st
+		Occurrences: schedules.Occurrences}), st
 }
 
 func inv(args string, tainted bool) *kairos.ToolInvocation {
