@@ -51,6 +51,17 @@ type pendingApproval struct {
 	userID  int64
 	kb      atomic.Pointer[keyboardMsg] // set once the keyboard is sent
 	decided atomic.Bool                 // in-memory requests only (no store)
+	closed  atomic.Bool                 // the keyboard was edited to show the outcome
+}
+
+// closeOnce closes pa's keyboard unless it was closed already. A press can
+// reach handleCallback before Approve has recorded the keyboard's message
+// id; then the press closes nothing and Approve closes it when the
+// decision arrives.
+func (b *Bot) closeOnce(ctx context.Context, pa *pendingApproval, kb *keyboardMsg, outcome string) {
+	if kb != nil && pa.closed.CompareAndSwap(false, true) {
+		b.closeKeyboard(ctx, *kb, outcome)
+	}
 }
 
 // keyboardMsg locates an approval keyboard for the edit that closes it.
@@ -125,6 +136,7 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 	for {
 		select {
 		case dec := <-ch:
+			b.closeOnce(context.WithoutCancel(ctx), pa, &kbm, dec.Outcome)
 			if persist {
 				// A press that came before the row was written decided in
 				// memory: record it (a no-op when the row has it).
@@ -150,7 +162,7 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 				if !pa.decided.CompareAndSwap(false, true) {
 					continue // a press is being delivered on ch
 				}
-				b.closeKeyboard(ctx, kbm, kairos.DecisionExpired)
+				b.closeOnce(ctx, pa, &kbm, kairos.DecisionExpired)
 				return kairos.Decision{Outcome: kairos.DecisionExpired, At: now}, nil
 			}
 			won, err := st.DecideApproval(ctx, id, kairos.DecisionExpired, "", now)
@@ -160,7 +172,7 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 				continue
 			}
 			if won {
-				b.closeKeyboard(ctx, kbm, kairos.DecisionExpired)
+				b.closeOnce(ctx, pa, &kbm, kairos.DecisionExpired)
 				return b.claimAsWaiter(ctx, id, kairos.Decision{Outcome: kairos.DecisionExpired, At: now}, persist)
 			}
 			// Decided elsewhere just now: the next tick reads it.
@@ -276,9 +288,7 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 			answer("This request was already decided.")
 			return
 		}
-		if kb := local.kb.Load(); kb != nil {
-			b.closeKeyboard(ctx, *kb, outcome)
-		}
+		b.closeOnce(ctx, local, local.kb.Load(), outcome)
 		deliver(local.ch, dec)
 		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
 		return
@@ -292,11 +302,13 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	}
 	if won {
 		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
-		b.closeKeyboard(ctx, rowKeyboard(row), outcome)
 		if local != nil {
+			kb := rowKeyboard(row)
+			b.closeOnce(ctx, local, &kb, outcome)
 			deliver(local.ch, dec)
 			return
 		}
+		b.closeKeyboard(ctx, rowKeyboard(row), outcome)
 	} else {
 		if row, err = st.FindApproval(ctx, id); err != nil {
 			answer("This request is no longer open.")
