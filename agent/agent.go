@@ -354,75 +354,92 @@ type toolOutcome struct {
 // can read.
 func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst kairos.ChatMessage) []toolOutcome {
 	out := make([]toolOutcome, len(asst.ToolCalls))
-	type job struct {
-		i    int
-		tool kairos.Tool
-		inv  *kairos.ToolInvocation
-		rec  *kairos.ToolCallRecord
-	}
-	var jobs []job
+	var jobs []toolJob
 	for i, call := range asst.ToolCalls {
 		if t.handedOff {
 			return out // the turn continues elsewhere (resume.go)
 		}
 		rec := &kairos.ToolCallRecord{ID: call.ID, SessionID: t.sess.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(),
 			Tool: call.Name, Arguments: redactArgs(call.Arguments), Mode: t.mode, Tainted: t.tainted, CreatedAt: a.cfg.Now()}
-		fail := func(outcome, msg string) {
+		job, outcome, msg := a.admit(ctx, t, asst, call, rec)
+		if job == nil {
 			out[i] = toolOutcome{content: errorResult(msg)}
 			rec.Outcome, rec.Result = outcome, out[i].content
 			a.journal(ctx, rec)
-		}
-		var tool kairos.Tool
-		if a.cfg.Tools != nil {
-			tool = findTool(a.cfg.Tools.Tools(t.pol), call.Name)
-		}
-		if tool == nil {
-			fail("error", fmt.Sprintf("unknown tool %q", call.Name))
 			continue
 		}
-		if t.toolCalls >= max(t.pol.Agent.MaxToolCalls, 1) {
-			fail("skipped", "the per-turn tool call limit is reached; answer with what you have")
-			continue
-		}
-		t.toolCalls++
-		inv := &kairos.ToolInvocation{CallID: call.ID, Name: call.Name, Arguments: json.RawMessage(call.Arguments),
-			UserKey: t.in.UserKey(), ThreadKey: t.in.ThreadKey(), SessionID: t.sess.ID, ChatKind: t.in.ChatKind,
-			TriggerMessage: t.in.Text, Reasoning: asst.Content, Now: t.in.Date, Tainted: t.tainted,
-			Files: cellFiles(t.in)}
-		if !json.Valid(inv.Arguments) {
-			fail("error", "arguments are not valid JSON")
-			continue
-		}
-		act, err := tool.Action(ctx, inv)
-		if err != nil {
-			fail("error", kairos.ErrorMessage(err))
-			continue
-		}
-		rec.Action = act.Name
-		ok, approval, why := a.gate(ctx, t, call, act)
-		rec.Mode, rec.Approval = t.mode, approval
-		if t.tm != nil {
-			rec.Envelope = t.tm.Envelope
-		}
-		if !ok {
-			fail("denied", why)
-			continue
-		}
-		if approval == "" {
-			if need, why := a.needsApproval(t, act); need {
-				dec := a.ask(ctx, t, call, act, why)
-				rec.Approval = dec.Outcome
-				if dec.Outcome != kairos.DecisionApproved {
-					fail("denied", notApproved(act.Name, dec.Outcome))
-					continue
-				}
-			}
-		}
-		jobs = append(jobs, job{i: i, tool: tool, inv: inv, rec: rec})
+		job.i = i
+		jobs = append(jobs, *job)
 	}
 	if t.handedOff {
 		return out // nothing runs here: the continuation runs the step
 	}
+	a.execute(ctx, t, jobs, out)
+	return out
+}
+
+// toolJob is a call admitted to run: its place in the step, its tool, the
+// invocation and the journal record the run completes.
+type toolJob struct {
+	i    int
+	tool kairos.Tool
+	inv  *kairos.ToolInvocation
+	rec  *kairos.ToolCallRecord
+}
+
+// admit is the gating half of a step: the tool must exist, the turn's
+// tool-call limit must allow it, its arguments must be JSON, the mode's
+// envelope must grant its action, and an action that needs a human's yes
+// must get it. A refused call returns no job, with the journal outcome
+// ("error", "skipped", "denied") and the message the model reads.
+func (a *Agent) admit(ctx context.Context, t *turn, asst kairos.ChatMessage, call kairos.ToolCall, rec *kairos.ToolCallRecord) (*toolJob, string, string) {
+	var tool kairos.Tool
+	if a.cfg.Tools != nil {
+		tool = findTool(a.cfg.Tools.Tools(t.pol), call.Name)
+	}
+	if tool == nil {
+		return nil, "error", fmt.Sprintf("unknown tool %q", call.Name)
+	}
+	if t.toolCalls >= max(t.pol.Agent.MaxToolCalls, 1) {
+		return nil, "skipped", "the per-turn tool call limit is reached; answer with what you have"
+	}
+	t.toolCalls++
+	inv := &kairos.ToolInvocation{CallID: call.ID, Name: call.Name, Arguments: json.RawMessage(call.Arguments),
+		UserKey: t.in.UserKey(), ThreadKey: t.in.ThreadKey(), SessionID: t.sess.ID, ChatKind: t.in.ChatKind,
+		TriggerMessage: t.in.Text, Reasoning: asst.Content, Now: t.in.Date, Tainted: t.tainted,
+		Files: cellFiles(t.in)}
+	if !json.Valid(inv.Arguments) {
+		return nil, "error", "arguments are not valid JSON"
+	}
+	act, err := tool.Action(ctx, inv)
+	if err != nil {
+		return nil, "error", kairos.ErrorMessage(err)
+	}
+	rec.Action = act.Name
+	ok, approval, why := a.gate(ctx, t, call, act)
+	rec.Mode, rec.Approval = t.mode, approval
+	if t.tm != nil {
+		rec.Envelope = t.tm.Envelope
+	}
+	if !ok {
+		return nil, "denied", why
+	}
+	if approval == "" {
+		if need, why := a.needsApproval(t, act); need {
+			dec := a.ask(ctx, t, call, act, why)
+			rec.Approval = dec.Outcome
+			if dec.Outcome != kairos.DecisionApproved {
+				return nil, "denied", notApproved(act.Name, dec.Outcome)
+			}
+		}
+	}
+	return &toolJob{tool: tool, inv: inv, rec: rec}, "", ""
+}
+
+// execute is the running half of a step: the admitted calls run in
+// parallel, each result is fenced (and taints the turn when the tool says
+// so), then every call is counted and journaled in the step's order.
+func (a *Agent) execute(ctx context.Context, t *turn, jobs []toolJob, out []toolOutcome) {
 	var wg sync.WaitGroup
 	for _, j := range jobs {
 		wg.Add(1)
@@ -452,7 +469,6 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 		a.cfg.Observer.ToolCall(j.inv.Name, j.rec.Outcome, time.Duration(j.rec.DurationMS)*time.Millisecond)
 		a.journal(ctx, j.rec)
 	}
-	return out
 }
 
 func (a *Agent) journal(ctx context.Context, rec *kairos.ToolCallRecord) {
