@@ -23,6 +23,26 @@ func (w *Wrapper) render(t *turn, env *kairos.ClockEnvelope, out CheckinOutcome,
 	var b strings.Builder
 	b.Grow(256)
 
+	renderNow(&b, t, env)
+	if !env.TemporalAwareness && !timeRelated {
+		return b.String()
+	}
+	renderCheckins(&b, t, env, out, open, cue)
+	if timeRelated {
+		w.renderAnchoring(&b, t, env, pr, timeRef)
+	}
+	// §8.2: impactful actions wait for the user's yes (light mode: "ask
+	// before any impactful action").
+	if cp.Inference.RequireConfirmationForImpactfulActions && (timeRelated || env.TemporalAwareness) {
+		b.WriteString("\nConfirm before reminders, calendar changes, messages to others, purchases, deploys or deletions.")
+	}
+	return b.String()
+}
+
+// renderNow writes the first line, always there: the turn's time with its
+// offset in the Session TZ and where the zone came from, the elapsed time,
+// and the user's home time when it differs.
+func renderNow(b *strings.Builder, t *turn, env *kairos.ClockEnvelope) {
 	b.WriteString("Clock: now ")
 	b.WriteString(env.NowISO)
 	b.WriteString(" (")
@@ -50,10 +70,12 @@ func (w *Wrapper) render(t *turn, env *kairos.ClockEnvelope, out CheckinOutcome,
 		b.WriteString(ToISO(t.at, home))
 		b.WriteString(").")
 	}
-	if !env.TemporalAwareness && !timeRelated {
-		return b.String()
-	}
+}
 
+// renderCheckins writes activity elsewhere (§5.1), the check-ins that
+// fired (§9), the open actions they may refer to, and the inference rule.
+func renderCheckins(b *strings.Builder, t *turn, env *kairos.ClockEnvelope, out CheckinOutcome, open []*kairos.ClockAction, cue bool) {
+	cp := &t.pol.Clock
 	// Active elsewhere since this thread's last interaction (§5.1).
 	if env.TemporalAwareness && env.ElapsedAnyChannel != "" && t.st.User.LastInteractionAnyChannel.After(t.st.Thread.LastInteraction.Add(time.Minute)) {
 		b.WriteString("\nUser last active on any channel: ")
@@ -116,44 +138,40 @@ func (w *Wrapper) render(t *turn, env *kairos.ClockEnvelope, out CheckinOutcome,
 			b.WriteString("\nDo not infer what happened in the gap; ask.")
 		}
 	}
+}
 
-	// Anchoring (§4.2, §4.3, §11), also when temporal awareness is off.
-	if timeRelated {
-		if t.res.Question != "" && !(timeRef && pr.ClarificationQuestion == t.res.Question) {
-			b.WriteString("\nAsk before using it: ")
-			b.WriteString(t.res.Question)
-		}
-		switch {
-		case timeRef && pr.NeedsClarification:
-			b.WriteString("\nTime \"")
-			b.WriteString(pr.Phrase)
-			b.WriteString("\" is ambiguous; ask: ")
-			b.WriteString(pr.ClarificationQuestion)
-		case timeRef && pr.Start != nil:
-			b.WriteString("\nTime \"")
-			b.WriteString(pr.Phrase)
-			b.WriteString("\" = ")
-			b.WriteString(ToISO(*pr.Start, env.SessionTZ))
-			if pr.End != nil {
-				b.WriteString(" to ")
-				b.WriteString(ToISO(*pr.End, env.SessionTZ))
-			}
-			b.WriteString(" (")
-			b.WriteString(env.SessionTZ)
-			b.WriteString(").")
-		}
-		b.WriteString("\nAnchor times without a zone to the Session TZ; state absolute times with their zone.")
-		if t.res.Source == TZFromFallback {
-			b.WriteString(" The user's timezone is unknown: say you assume UTC and ask for it before scheduling.")
-		}
-		w.renderZones(&b, t, pr, timeRef)
+// renderAnchoring (§4.2, §4.3, §11), also when temporal awareness is off:
+// the zone question, the time the message names as an instant (or its
+// clarification), the anchoring rule and the zones of a group.
+func (w *Wrapper) renderAnchoring(b *strings.Builder, t *turn, env *kairos.ClockEnvelope, pr ParseResult, timeRef bool) {
+	if t.res.Question != "" && !(timeRef && pr.ClarificationQuestion == t.res.Question) {
+		b.WriteString("\nAsk before using it: ")
+		b.WriteString(t.res.Question)
 	}
-	// §8.2: impactful actions wait for the user's yes (light mode: "ask
-	// before any impactful action").
-	if cp.Inference.RequireConfirmationForImpactfulActions && (timeRelated || env.TemporalAwareness) {
-		b.WriteString("\nConfirm before reminders, calendar changes, messages to others, purchases, deploys or deletions.")
+	switch {
+	case timeRef && pr.NeedsClarification:
+		b.WriteString("\nTime \"")
+		b.WriteString(pr.Phrase)
+		b.WriteString("\" is ambiguous; ask: ")
+		b.WriteString(pr.ClarificationQuestion)
+	case timeRef && pr.Start != nil:
+		b.WriteString("\nTime \"")
+		b.WriteString(pr.Phrase)
+		b.WriteString("\" = ")
+		b.WriteString(ToISO(*pr.Start, env.SessionTZ))
+		if pr.End != nil {
+			b.WriteString(" to ")
+			b.WriteString(ToISO(*pr.End, env.SessionTZ))
+		}
+		b.WriteString(" (")
+		b.WriteString(env.SessionTZ)
+		b.WriteString(").")
 	}
-	return b.String()
+	b.WriteString("\nAnchor times without a zone to the Session TZ; state absolute times with their zone.")
+	if t.res.Source == TZFromFallback {
+		b.WriteString(" The user's timezone is unknown: say you assume UTC and ask for it before scheduling.")
+	}
+	w.renderZones(b, t, pr, timeRef)
 }
 
 // renderZones adds group conversions (§7.3, §11) and the ambiguity

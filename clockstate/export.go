@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -209,143 +211,162 @@ func SnapshotFromState(f *StateFile) (*kairos.ClockSnapshot, error) {
 		return nil, kairos.Errorf(kairos.EINVALID, "clock state version %d is not supported (want %d)", f.Version, StateVersion)
 	}
 	s := &kairos.ClockSnapshot{}
-	var err error
-	ukeys := make([]string, 0, len(f.Users))
-	for k := range f.Users {
-		ukeys = append(ukeys, k)
-	}
-	sort.Strings(ukeys)
-	for _, uk := range ukeys {
+	for _, uk := range slices.Sorted(maps.Keys(f.Users)) {
 		us := f.Users[uk]
 		if uk == "" || us == nil {
 			return nil, kairos.Errorf(kairos.EINVALID, "users: empty user entry")
 		}
-		p := "users." + uk
-		if us.DefaultTZ != "" && !ValidTZ(us.DefaultTZ) {
-			return nil, kairos.Errorf(kairos.EINVALID, "%s.default_tz: unknown timezone %q", p, us.DefaultTZ)
-		}
-		if m := us.PolicyOverrides.Mode; m != "" && !validMode(m) {
-			return nil, kairos.Errorf(kairos.EINVALID, "%s.policy_overrides.mode: %q is not off, light or normal", p, m)
-		}
-		u := kairos.UserClock{UserKey: uk, DefaultTZ: us.DefaultTZ, Mode: us.PolicyOverrides.Mode, LinkGroup: us.LinkGroup}
-		if u.LastInteractionAnyChannel, err = parseISO(us.LastInteractionAnyChannelISO, p+".last_interaction_any_channel_iso"); err != nil {
+		u, err := userFromState(uk, us)
+		if err != nil {
 			return nil, err
-		}
-		for ck, c := range us.Channels {
-			if c == nil {
-				continue
-			}
-			var cc kairos.ChannelClock
-			if cc.LastUserMessage, err = parseISO(c.LastUserMessageISO, p+".channels."+ck+".last_user_message_iso"); err != nil {
-				return nil, err
-			}
-			if cc.LastAgentMessage, err = parseISO(c.LastAgentMessageISO, p+".channels."+ck+".last_agent_message_iso"); err != nil {
-				return nil, err
-			}
-			if u.Channels == nil {
-				u.Channels = map[string]kairos.ChannelClock{}
-			}
-			u.Channels[ck] = cc
-		}
-		for act, c := range us.Calibration.ActivityOverrides {
-			if c == nil {
-				continue
-			}
-			if c.TypicalMinutes < 0 || c.MaxMinutes < 0 {
-				return nil, kairos.Errorf(kairos.EINVALID, "%s.calibration.activity_overrides.%s: negative minutes", p, act)
-			}
-			upd, err := parseISO(c.UpdatedISO, p+".calibration.activity_overrides."+act+".updated_iso")
-			if err != nil {
-				return nil, err
-			}
-			if u.Calibration == nil {
-				u.Calibration = map[string]kairos.ActivityCalibration{}
-			}
-			u.Calibration[act] = kairos.ActivityCalibration{TypicalMinutes: c.TypicalMinutes, MaxMinutes: c.MaxMinutes, UpdatedAt: upd}
 		}
 		s.Users = append(s.Users, u)
 		for i, a := range us.LatestActions {
 			if a == nil {
 				continue
 			}
-			ap := fmt.Sprintf("%s.latest_actions[%d]", p, i)
-			if a.ID == "" || a.Label == "" {
-				return nil, kairos.Errorf(kairos.EINVALID, "%s: id and label are required", ap)
-			}
-			if !validStatuses[a.Status] {
-				return nil, kairos.Errorf(kairos.EINVALID, "%s.status: %q is not a known status", ap, a.Status)
-			}
-			src := a.Source
-			if src == "" {
-				src = kairos.ActionSourceAuto
-			}
-			if !validSources[src] {
-				return nil, kairos.Errorf(kairos.EINVALID, "%s.source: %q is not auto, clock_it or user_confirmed", ap, a.Source)
-			}
-			ca := &kairos.ClockAction{ID: a.ID, UserKey: uk, ThreadKey: a.ThreadKey, Label: a.Label, Type: a.Type, Status: a.Status,
-				Source: src, Activity: a.Activity, Quote: a.Quote,
-				ExpectedTypicalMinutes: a.ExpectedTypicalMinutes, ExpectedMaxMinutes: a.ExpectedMaxMinutes}
-			if ca.Type == "" {
-				ca.Type = "temporal_action"
-			}
-			if ca.RecordedAt, err = parseISO(a.RecordedISO, ap+".recorded_iso"); err != nil {
+			ca, err := actionFromState(uk, fmt.Sprintf("users.%s.latest_actions[%d]", uk, i), a)
+			if err != nil {
 				return nil, err
-			}
-			if ca.ExpiresAt, err = parseISO(a.ExpiresISO, ap+".expires_iso"); err != nil {
-				return nil, err
-			}
-			if ca.RecordedAt.IsZero() || ca.ExpiresAt.IsZero() {
-				return nil, kairos.Errorf(kairos.EINVALID, "%s: recorded_iso and expires_iso are required (all actions expire)", ap)
-			}
-			if ca.UpdatedAt, err = parseISO(a.UpdatedISO, ap+".updated_iso"); err != nil {
-				return nil, err
-			}
-			if ca.UpdatedAt.IsZero() {
-				ca.UpdatedAt = ca.RecordedAt
 			}
 			s.Actions = append(s.Actions, ca)
 		}
 	}
-	tkeys := make([]string, 0, len(f.Threads))
-	for k := range f.Threads {
-		tkeys = append(tkeys, k)
-	}
-	sort.Strings(tkeys)
-	for _, tk := range tkeys {
+	for _, tk := range slices.Sorted(maps.Keys(f.Threads)) {
 		ts := f.Threads[tk]
 		if tk == "" || ts == nil {
 			return nil, kairos.Errorf(kairos.EINVALID, "threads: empty thread entry")
 		}
-		p := "threads." + tk
-		if ts.ThreadKind != "" && !validKind(ts.ThreadKind) {
-			return nil, kairos.Errorf(kairos.EINVALID, "%s.thread_kind: %q is not one of %v", p, ts.ThreadKind, kairos.ThreadKinds)
-		}
-		if ts.SessionTZ != "" && !ValidTZ(ts.SessionTZ) {
-			return nil, kairos.Errorf(kairos.EINVALID, "%s.session_tz: unknown timezone %q", p, ts.SessionTZ)
-		}
-		t := kairos.ThreadClock{ThreadKey: tk, Kind: ts.ThreadKind, SessionTZ: ts.SessionTZ}
-		if t.LastInteraction, err = parseISO(ts.LastInteractionISO, p+".last_interaction_iso"); err != nil {
+		t, err := threadFromState(tk, ts)
+		if err != nil {
 			return nil, err
-		}
-		if t.LastUserMessage, err = parseISO(ts.LastUserMessageISO, p+".last_user_message_iso"); err != nil {
-			return nil, err
-		}
-		if t.LastAgentMessage, err = parseISO(ts.LastAgentMessageISO, p+".last_agent_message_iso"); err != nil {
-			return nil, err
-		}
-		for uk, v := range ts.LastUserMessageISOByUser {
-			at, err := parseISO(v, p+".last_user_message_iso_by_user."+uk)
-			if err != nil {
-				return nil, err
-			}
-			if t.LastUserMessageByUser == nil {
-				t.LastUserMessageByUser = map[string]time.Time{}
-			}
-			t.LastUserMessageByUser[uk] = at
 		}
 		s.Threads = append(s.Threads, t)
 	}
 	return s, nil
+}
+
+// userFromState checks and converts one user's entry (without its
+// actions); errors name the entry's path in the file.
+func userFromState(uk string, us *UserState) (kairos.UserClock, error) {
+	p := "users." + uk
+	var err error
+	if us.DefaultTZ != "" && !ValidTZ(us.DefaultTZ) {
+		return kairos.UserClock{}, kairos.Errorf(kairos.EINVALID, "%s.default_tz: unknown timezone %q", p, us.DefaultTZ)
+	}
+	if m := us.PolicyOverrides.Mode; m != "" && !validMode(m) {
+		return kairos.UserClock{}, kairos.Errorf(kairos.EINVALID, "%s.policy_overrides.mode: %q is not off, light or normal", p, m)
+	}
+	u := kairos.UserClock{UserKey: uk, DefaultTZ: us.DefaultTZ, Mode: us.PolicyOverrides.Mode, LinkGroup: us.LinkGroup}
+	if u.LastInteractionAnyChannel, err = parseISO(us.LastInteractionAnyChannelISO, p+".last_interaction_any_channel_iso"); err != nil {
+		return u, err
+	}
+	for ck, c := range us.Channels {
+		if c == nil {
+			continue
+		}
+		var cc kairos.ChannelClock
+		if cc.LastUserMessage, err = parseISO(c.LastUserMessageISO, p+".channels."+ck+".last_user_message_iso"); err != nil {
+			return u, err
+		}
+		if cc.LastAgentMessage, err = parseISO(c.LastAgentMessageISO, p+".channels."+ck+".last_agent_message_iso"); err != nil {
+			return u, err
+		}
+		if u.Channels == nil {
+			u.Channels = map[string]kairos.ChannelClock{}
+		}
+		u.Channels[ck] = cc
+	}
+	for act, c := range us.Calibration.ActivityOverrides {
+		if c == nil {
+			continue
+		}
+		if c.TypicalMinutes < 0 || c.MaxMinutes < 0 {
+			return u, kairos.Errorf(kairos.EINVALID, "%s.calibration.activity_overrides.%s: negative minutes", p, act)
+		}
+		upd, err := parseISO(c.UpdatedISO, p+".calibration.activity_overrides."+act+".updated_iso")
+		if err != nil {
+			return u, err
+		}
+		if u.Calibration == nil {
+			u.Calibration = map[string]kairos.ActivityCalibration{}
+		}
+		u.Calibration[act] = kairos.ActivityCalibration{TypicalMinutes: c.TypicalMinutes, MaxMinutes: c.MaxMinutes, UpdatedAt: upd}
+	}
+	return u, nil
+}
+
+// actionFromState checks and converts one clocked action at path ap.
+func actionFromState(uk, ap string, a *ActionState) (*kairos.ClockAction, error) {
+	if a.ID == "" || a.Label == "" {
+		return nil, kairos.Errorf(kairos.EINVALID, "%s: id and label are required", ap)
+	}
+	if !validStatuses[a.Status] {
+		return nil, kairos.Errorf(kairos.EINVALID, "%s.status: %q is not a known status", ap, a.Status)
+	}
+	src := a.Source
+	if src == "" {
+		src = kairos.ActionSourceAuto
+	}
+	if !validSources[src] {
+		return nil, kairos.Errorf(kairos.EINVALID, "%s.source: %q is not auto, clock_it or user_confirmed", ap, a.Source)
+	}
+	ca := &kairos.ClockAction{ID: a.ID, UserKey: uk, ThreadKey: a.ThreadKey, Label: a.Label, Type: a.Type, Status: a.Status,
+		Source: src, Activity: a.Activity, Quote: a.Quote,
+		ExpectedTypicalMinutes: a.ExpectedTypicalMinutes, ExpectedMaxMinutes: a.ExpectedMaxMinutes}
+	if ca.Type == "" {
+		ca.Type = "temporal_action"
+	}
+	var err error
+	if ca.RecordedAt, err = parseISO(a.RecordedISO, ap+".recorded_iso"); err != nil {
+		return nil, err
+	}
+	if ca.ExpiresAt, err = parseISO(a.ExpiresISO, ap+".expires_iso"); err != nil {
+		return nil, err
+	}
+	if ca.RecordedAt.IsZero() || ca.ExpiresAt.IsZero() {
+		return nil, kairos.Errorf(kairos.EINVALID, "%s: recorded_iso and expires_iso are required (all actions expire)", ap)
+	}
+	if ca.UpdatedAt, err = parseISO(a.UpdatedISO, ap+".updated_iso"); err != nil {
+		return nil, err
+	}
+	if ca.UpdatedAt.IsZero() {
+		ca.UpdatedAt = ca.RecordedAt
+	}
+	return ca, nil
+}
+
+// threadFromState checks and converts one thread's entry.
+func threadFromState(tk string, ts *ThreadState) (kairos.ThreadClock, error) {
+	p := "threads." + tk
+	if ts.ThreadKind != "" && !validKind(ts.ThreadKind) {
+		return kairos.ThreadClock{}, kairos.Errorf(kairos.EINVALID, "%s.thread_kind: %q is not one of %v", p, ts.ThreadKind, kairos.ThreadKinds)
+	}
+	if ts.SessionTZ != "" && !ValidTZ(ts.SessionTZ) {
+		return kairos.ThreadClock{}, kairos.Errorf(kairos.EINVALID, "%s.session_tz: unknown timezone %q", p, ts.SessionTZ)
+	}
+	t := kairos.ThreadClock{ThreadKey: tk, Kind: ts.ThreadKind, SessionTZ: ts.SessionTZ}
+	var err error
+	if t.LastInteraction, err = parseISO(ts.LastInteractionISO, p+".last_interaction_iso"); err != nil {
+		return t, err
+	}
+	if t.LastUserMessage, err = parseISO(ts.LastUserMessageISO, p+".last_user_message_iso"); err != nil {
+		return t, err
+	}
+	if t.LastAgentMessage, err = parseISO(ts.LastAgentMessageISO, p+".last_agent_message_iso"); err != nil {
+		return t, err
+	}
+	for uk, v := range ts.LastUserMessageISOByUser {
+		at, err := parseISO(v, p+".last_user_message_iso_by_user."+uk)
+		if err != nil {
+			return t, err
+		}
+		if t.LastUserMessageByUser == nil {
+			t.LastUserMessageByUser = map[string]time.Time{}
+		}
+		t.LastUserMessageByUser[uk] = at
+	}
+	return t, nil
 }
 
 // Export writes the whole clock state to out as the §10.2 JSON document.
