@@ -249,29 +249,8 @@ func (w *Wrapper) OnUserMessage(ctx context.Context, in *kairos.Inbound) (*kairo
 		env.Reply = reply
 	}
 
-	// 2. Session TZ.
-	for _, p := range st.Participants {
-		t.known = append(t.known, p.DefaultTZ)
-	}
-	for _, u := range st.Linked {
-		t.known = append(t.known, u.DefaultTZ)
-	}
-	t.res = ResolveSessionTZ(t.text, st.Thread.SessionTZ, st.User.DefaultTZ, t.known, at)
-	t.loc, err = LoadTZ(t.res.TZ)
-	if err != nil {
-		t.res.TZ, t.loc = "UTC", time.UTC
-	}
-	t.mode = EffectiveMode(pol, &st.User)
-	env.SessionTZ = t.res.TZ
-	env.NowISO = ToISO(at, t.res.TZ)
-	env.ThreadKind = kindOf(&st.Thread)
-	env.Mode = t.mode
-	if last := st.Thread.LastInteraction; !last.IsZero() {
-		env.Elapsed = FormatElapsed(at.Sub(last))
-	}
-	if cp.CrossChannelTracking && !st.User.LastInteractionAnyChannel.IsZero() {
-		env.ElapsedAnyChannel = FormatElapsed(at.Sub(st.User.LastInteractionAnyChannel))
-	}
+	// 2. Session TZ, mode and elapsed times.
+	stampZone(t, env)
 
 	// 3. Bookkeeping, always (§4.1, §4.5).
 	if cp.Store.LastMessageTimestamps {
@@ -284,18 +263,10 @@ func (w *Wrapper) OnUserMessage(ctx context.Context, in *kairos.Inbound) (*kairo
 	open := visibleActions(st.Actions, t.threadKey, at)
 
 	// 4. Latest actions: directives, then automatic storage.
-	switch dir.Kind {
-	case DirClockIt:
-		env.Reply, err = w.clockIt(ctx, t, dir)
-	case DirDone, DirCancel:
-		env.Reply, err = w.closeAction(ctx, t, dir, open)
-	default:
-		if dir.Kind == DirNone {
-			err = w.autoClock(ctx, t)
-		}
-	}
-	if err != nil {
+	if reply, err := w.latestActions(ctx, t, dir, open); err != nil {
 		return nil, err
+	} else if reply != "" {
+		env.Reply = reply
 	}
 
 	// 5. Relevance (§5.1).
@@ -317,6 +288,50 @@ func (w *Wrapper) OnUserMessage(ctx context.Context, in *kairos.Inbound) (*kairo
 	// 6. The envelope.
 	env.Text = w.render(t, env, outcome, open, pr, timeRef, timeRelated, cue)
 	return env, nil
+}
+
+// stampZone resolves the turn's Session TZ (§4.2) from the message, the
+// thread, the user and the zones of the people around, and stamps the
+// envelope with it, the effective mode and the elapsed times.
+func stampZone(t *turn, env *kairos.ClockEnvelope) {
+	st, at := t.st, t.at
+	for _, p := range st.Participants {
+		t.known = append(t.known, p.DefaultTZ)
+	}
+	for _, u := range st.Linked {
+		t.known = append(t.known, u.DefaultTZ)
+	}
+	t.res = ResolveSessionTZ(t.text, st.Thread.SessionTZ, st.User.DefaultTZ, t.known, at)
+	var err error
+	if t.loc, err = LoadTZ(t.res.TZ); err != nil {
+		t.res.TZ, t.loc = "UTC", time.UTC
+	}
+	t.mode = EffectiveMode(t.pol, &st.User)
+	env.SessionTZ = t.res.TZ
+	env.NowISO = ToISO(at, t.res.TZ)
+	env.ThreadKind = kindOf(&st.Thread)
+	env.Mode = t.mode
+	if last := st.Thread.LastInteraction; !last.IsZero() {
+		env.Elapsed = FormatElapsed(at.Sub(last))
+	}
+	if t.pol.Clock.CrossChannelTracking && !st.User.LastInteractionAnyChannel.IsZero() {
+		env.ElapsedAnyChannel = FormatElapsed(at.Sub(st.User.LastInteractionAnyChannel))
+	}
+}
+
+// latestActions applies a clock-it, done or cancel directive (§6), or
+// stores an action the message announces when there is no directive; it
+// returns the directive's reply.
+func (w *Wrapper) latestActions(ctx context.Context, t *turn, dir Directive, open []*kairos.ClockAction) (string, error) {
+	switch dir.Kind {
+	case DirClockIt:
+		return w.clockIt(ctx, t, dir)
+	case DirDone, DirCancel:
+		return w.closeAction(ctx, t, dir, open)
+	case DirNone:
+		return "", w.autoClock(ctx, t)
+	}
+	return "", nil
 }
 
 // trivialPhrase: "now" and "today" alone do not make a message
