@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -80,21 +79,12 @@ func New(cfg Config) *Agent {
 		cfg.Policy = func() *kairos.Policy { return p }
 	}
 	if cfg.Backoff == nil {
-		cfg.Backoff = defaultBackoff
+		cfg.Backoff = kairos.Backoff
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
 	}
 	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent")}
-}
-
-func defaultBackoff(attempt int, retryAfter time.Duration) time.Duration {
-	if retryAfter > 0 {
-		return min(retryAfter, 30*time.Second)
-	}
-	d := 500 * time.Millisecond << (attempt - 1)
-	d = min(d, 8*time.Second)
-	return d/2 + rand.N(d/2+1)
 }
 
 // turn is the state of one turn.
@@ -260,12 +250,7 @@ func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kai
 		req.Model = model
 		for attempt := 0; attempt <= retries; attempt++ {
 			if attempt > 0 {
-				var ra time.Duration
-				var pe *kairos.ProviderError
-				if errors.As(lastErr, &pe) {
-					ra = pe.RetryAfter
-				}
-				if err := kairos.Sleep(ctx, a.cfg.Backoff(attempt, ra)); err != nil {
+				if err := kairos.RetryWait(ctx, attempt, lastErr, a.cfg.Backoff); err != nil {
 					return nil, err
 				}
 			}

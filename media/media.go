@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -72,7 +71,7 @@ func New(cfg Config) *Handler {
 		cfg.Metrics = nopMetrics{}
 	}
 	if cfg.Backoff == nil {
-		cfg.Backoff = defaultBackoff
+		cfg.Backoff = kairos.Backoff
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -81,14 +80,6 @@ func New(cfg Config) *Handler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Handler{cfg: cfg, log: cfg.Logger.With("component", "media")}
-}
-
-func defaultBackoff(attempt int, retryAfter time.Duration) time.Duration {
-	if retryAfter > 0 {
-		return min(retryAfter, 30*time.Second)
-	}
-	d := min(500*time.Millisecond<<(attempt-1), 8*time.Second)
-	return d/2 + rand.N(d/2+1)
 }
 
 // Vision reports whether image turns can be answered under p.
@@ -182,12 +173,7 @@ func (h *Handler) transcribe(ctx context.Context, pol *kairos.Policy, in *kairos
 	var lastErr error
 	for attempt := 0; attempt <= retries; attempt++ {
 		if attempt > 0 {
-			var ra time.Duration
-			var pe *kairos.ProviderError
-			if errors.As(lastErr, &pe) {
-				ra = pe.RetryAfter
-			}
-			if err := kairos.Sleep(ctx, h.cfg.Backoff(attempt, ra)); err != nil {
+			if err := kairos.RetryWait(ctx, attempt, lastErr, h.cfg.Backoff); err != nil {
 				return "", err
 			}
 		}
