@@ -3,6 +3,7 @@ package kairos
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net/url"
 	"sort"
 	"strings"
@@ -191,4 +192,19 @@ func compactText(s string) (string, []int) {
 		index = append(index, i)
 	}
 	return b.String(), index
+}
+
+// ScrubJSON scrubs a JSON text. When replacing a secret broke the JSON
+// (a secret that spanned an escape), the scrubbed text is returned as a
+// JSON string instead, so the result is always valid JSON.
+func (r *Redactor) ScrubJSON(js json.RawMessage) json.RawMessage {
+	if len(js) == 0 {
+		return js
+	}
+	s := r.Scrub(string(js))
+	if s == string(js) || json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
 }

@@ -3,6 +3,7 @@ package kairos_test
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -72,4 +73,24 @@ func FuzzRedactorScrub(f *testing.F) {
 			t.Fatalf("secret %q survives in %q", secret, out)
 		}
 	})
+}
+
+func TestScrubJSON(t *testing.T) {
+	r := kairos.NewRedactor([]string{"8675309123", "plain-secret-1"})
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"plain-secret-1"}`, `{"a":"[REDACTED]"}`},
+		{`{"a":"nothing here"}`, `{"a":"nothing here"}`},
+		// The secret is a bare number: the replacement breaks the JSON, so
+		// the scrubbed text comes back as one JSON string.
+		{`{"n":8675309123}`, `"{\"n\":[REDACTED]}"`},
+		{``, ``},
+	} {
+		got := string(r.ScrubJSON(json.RawMessage(tc.in)))
+		if got != tc.want {
+			t.Errorf("ScrubJSON(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+		if got != "" && !json.Valid([]byte(got)) {
+			t.Errorf("ScrubJSON(%s) = %s is not JSON", tc.in, got)
+		}
+	}
 }

@@ -356,7 +356,7 @@ func (c *cell) setCheckpoint(arg string) (any, error) {
 		Stage:          in.Stage,
 	}
 	if cp.ContinuationID == "" {
-		cp.ContinuationID = newID()
+		cp.ContinuationID = kairos.NewID()
 	}
 	if len(in.State) > 0 && string(in.State) != "null" {
 		cp.State = in.State

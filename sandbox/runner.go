@@ -230,7 +230,7 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		return nil, kairos.Errorf(kairos.EINVALID, "cell task has no code")
 	}
 	start := time.Now()
-	res := &kairos.CellResult{ID: newID()}
+	res := &kairos.CellResult{ID: kairos.NewID()}
 	red := kairos.NewRedactor(secretValues(task.Secrets))
 	if reason := ScanForLeaks(task.Code, task.Secrets); reason != "" {
 		res.ExitCode = -1
@@ -374,7 +374,7 @@ func (r *Runner) finish(c *cell, res *kairos.CellResult, exc string, evalErr err
 	}
 	res.Stdout, res.Stderr, res.Error = red.Scrub(stdout), red.Scrub(stderr), red.Scrub(res.Error)
 	if len(c.output) > 0 {
-		res.Output = scrubJSON(red, c.output)
+		res.Output = red.ScrubJSON(c.output)
 	}
 	if c.checkpoint != nil {
 		cp := *c.checkpoint
@@ -385,21 +385,10 @@ func (r *Runner) finish(c *cell, res *kairos.CellResult, exc string, evalErr err
 			cp.Completed[i] = red.Scrub(cp.Completed[i])
 		}
 		if len(cp.State) > 0 {
-			cp.State = scrubJSON(red, cp.State)
+			cp.State = red.ScrubJSON(cp.State)
 		}
 		res.Checkpoint = &cp
 	}
-}
-
-// scrubJSON scrubs a JSON text; if scrubbing broke it, the scrubbed text
-// is returned as a JSON string.
-func scrubJSON(red *kairos.Redactor, js json.RawMessage) json.RawMessage {
-	s := red.Scrub(string(js))
-	if s == string(js) || json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
 }
 
 func secretValues(m map[string]string) []string {
@@ -408,15 +397,6 @@ func secretValues(m map[string]string) []string {
 		vs = append(vs, v)
 	}
 	return vs
-}
-
-// newID returns a random UUID (version 4).
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // attach hands the instance's WASI side to a cell.

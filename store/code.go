@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/kairos-agent/kairos"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -96,7 +95,7 @@ func (s *CodeStore) RecordExecution(ctx context.Context, e *kairos.CodeExecution
 		return kairos.Errorf(kairos.EINVALID, "no code execution to record")
 	}
 	if e.ID == "" {
-		e.ID = uuid.NewString()
+		e.ID = kairos.NewID()
 	}
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = s.db.Now()

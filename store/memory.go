@@ -16,7 +16,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/kairos-agent/kairos"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -197,7 +196,7 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 		at = s.db.Now().UTC()
 	}
 	row := memoryRow{
-		ID: uuid.NewString(), UserKey: m.UserKey, Store: m.Store, Type: m.Type, Content: content,
+		ID: kairos.NewID(), UserKey: m.UserKey, Store: m.Store, Type: m.Type, Content: content,
 		Tags: encodeTags(unionTags(nil, dropNULs(m.Tags))), PursuingPriority: m.PursuingPriority,
 		CreatedAt: ms(at), UpdatedAt: ms(at),
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
@@ -58,7 +57,7 @@ func benchCorpus(b *testing.B, db *store.DB, user string, n int) {
 		content := strings.Join(words, " ") + "."
 		tags, _ := json.Marshal([]string{vocab[zipf.Uint64()]})
 		at := t0 + int64(i)*60_000
-		id := uuid.NewString()
+		id := kairos.NewID()
 		if _, err := stmt.ExecContext(ctx, id, user, kairos.StoreUserMemory, cats[i%len(cats)], content, string(tags), "m:"+id, at, at, at, at); err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/kairos-agent/kairos"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -77,7 +76,7 @@ func (s *SessionStore) OpenSession(ctx context.Context, threadKey, userKey strin
 		if err := g.Where("thread_key = ? AND ended_at IS NOT NULL", threadKey).Order("ended_at DESC").Take(&last).Error; err == nil {
 			prev = last.ID
 		}
-		r = sessionRow{ID: uuid.NewString(), ThreadKey: threadKey, UserKey: userKey, StartedAt: ms(at), PrevSessionID: prev}
+		r = sessionRow{ID: kairos.NewID(), ThreadKey: threadKey, UserKey: userKey, StartedAt: ms(at), PrevSessionID: prev}
 		// The partial unique index on open sessions makes a racing
 		// creator lose; it then reads the winner's row.
 		res := g.Clauses(clause.OnConflict{DoNothing: true}).Create(&r)
@@ -136,7 +135,7 @@ func (s *SessionStore) EndSession(ctx context.Context, id, summary string, at ti
 		if res.RowsAffected == 0 {
 			return kairos.Errorf(kairos.ECONFLICT, "session %s already ended", id)
 		}
-		n := sessionRow{ID: uuid.NewString(), ThreadKey: cur.ThreadKey, UserKey: cur.UserKey, Name: nextName, StartedAt: ms(at), PrevSessionID: id}
+		n := sessionRow{ID: kairos.NewID(), ThreadKey: cur.ThreadKey, UserKey: cur.UserKey, Name: nextName, StartedAt: ms(at), PrevSessionID: id}
 		if err := tx.Create(&n).Error; err != nil {
 			return err
 		}

@@ -2,8 +2,6 @@ package code
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -473,12 +471,6 @@ type outcome struct {
 	note string
 }
 
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // execute runs code and answers with its result, or with a job_id when it
 // is still running after AsyncAfter.
 func (t *Tool) execute(ctx context.Context, inv *kairos.ToolInvocation, r run) (*response, error) {
@@ -501,7 +493,7 @@ func (t *Tool) execute(ctx context.Context, inv *kairos.ToolInvocation, r run) (
 		task.Resume = r.resume
 		task.ContinuationID = r.resume.ContinuationID
 	}
-	j := &job{id: newID(), userKey: inv.UserKey, started: t.now(), done: make(chan struct{})}
+	j := &job{id: kairos.NewID(), userKey: inv.UserKey, started: t.now(), done: make(chan struct{})}
 	trace := &kairos.CodeExecution{
 		ID: j.id, Code: t.red.Scrub(r.code), SessionID: inv.SessionID, UserKey: inv.UserKey,
 		TriggerMessage: t.red.Scrub(kairos.Clip(inv.TriggerMessage, 4000)), LLMReasoning: t.red.Scrub(kairos.Clip(r.reasoning, 8000)),
@@ -624,7 +616,7 @@ func (t *Tool) record(e *kairos.CodeExecution) {
 func (t *Tool) scrub(res *kairos.CellResult) *kairos.CellResult {
 	r := *res
 	r.Stdout, r.Stderr, r.Error = t.red.Scrub(r.Stdout), t.red.Scrub(r.Stderr), t.red.Scrub(r.Error)
-	r.Output = scrubJSON(t.red, r.Output)
+	r.Output = t.red.ScrubJSON(r.Output)
 	if r.Checkpoint != nil {
 		cp := *r.Checkpoint
 		cp.Cursor, cp.Stage, cp.StateBlobRef = t.red.Scrub(cp.Cursor), t.red.Scrub(cp.Stage), t.red.Scrub(cp.StateBlobRef)
@@ -633,24 +625,10 @@ func (t *Tool) scrub(res *kairos.CellResult) *kairos.CellResult {
 		for i := range cp.Completed {
 			cp.Completed[i] = t.red.Scrub(cp.Completed[i])
 		}
-		cp.State = scrubJSON(t.red, cp.State)
+		cp.State = t.red.ScrubJSON(cp.State)
 		r.Checkpoint = &cp
 	}
 	return &r
-}
-
-// scrubJSON scrubs a JSON text; when scrubbing broke it, the scrubbed text
-// becomes a JSON string.
-func scrubJSON(red *kairos.Redactor, js json.RawMessage) json.RawMessage {
-	if len(js) == 0 {
-		return js
-	}
-	s := red.Scrub(string(js))
-	if s == string(js) || json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
 }
 
 // respond turns a finished run into the model's result.
