@@ -5,6 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +31,8 @@ type options struct {
 	databaseURL string
 	keep        bool
 	migrate     bool
+	cpuProfile  string
+	heapProfile string
 }
 
 func main() {
@@ -43,6 +48,8 @@ func main() {
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up when no reply arrives for this long")
 	flag.StringVar(&o.databaseURL, "database-url", "", "KAIROS_DATABASE_URL (PostgreSQL); SQLite in a temporary directory when empty")
 	flag.BoolVar(&o.migrate, "migrate", true, "run `kairos migrate` before `kairos run`, so the start-up time is that of a restart, not of a first start on an empty database")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write kairos's CPU profile of the whole run to this file (KAIROS_CPU_PROFILE)")
+	flag.StringVar(&o.heapProfile, "heapprofile", "", "write kairos's heap profile at idle (after -settle, before the load) to this file (KAIROS_PPROF=on)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (database and kairos.log)")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -110,9 +117,23 @@ func run(o options) error {
 		"KAIROS_MODEL=load-model",
 		"KAIROS_DATA_DIR=" + filepath.Join(dir, "data"),
 		"KAIROS_POLICY=" + policy,
-		"KAIROS_HTTP_ADDR=127.0.0.1:0",
 		"KAIROS_SEARCH_URL=http://127.0.0.1:1",
 		"KAIROS_LOG_LEVEL=warn",
+	}
+	adminAddr := "127.0.0.1:0"
+	if o.heapProfile != "" {
+		if adminAddr, err = freeAddr(); err != nil {
+			return err
+		}
+		env = append(env, "KAIROS_PPROF=on")
+	}
+	env = append(env, "KAIROS_HTTP_ADDR="+adminAddr)
+	if o.cpuProfile != "" {
+		abs, err := filepath.Abs(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		env = append(env, "KAIROS_CPU_PROFILE="+abs)
 	}
 	if o.workers > 0 {
 		env = append(env, "KAIROS_WORKERS="+strconv.Itoa(o.workers))
@@ -185,6 +206,11 @@ func run(o options) error {
 	}
 	time.Sleep(o.settle)
 	idle := readStatus(pid)
+	if o.heapProfile != "" {
+		if err := fetchTo(o.heapProfile, "http://"+adminAddr+"/debug/pprof/heap"); err != nil {
+			return fmt.Errorf("heap profile: %w", err)
+		}
+	}
 
 	// Drive the load.
 	loadStart := time.Now()
@@ -282,6 +308,33 @@ func readStatus(pid int) status {
 		}
 	}
 	return s
+}
+
+// freeAddr returns a loopback address with a port free right now.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// fetchTo saves the body of a GET to path.
+func fetchTo(path, url string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 func tail(path string) string {

@@ -36,6 +36,8 @@ type Config struct {
 	SendLimitsOff bool
 	// Secrets are KAIROS_SECRET_<NAME> values by NAME.
 	Secrets map[string]string
+	// Profiling is KAIROS_CPU_PROFILE and KAIROS_PPROF (profile.go).
+	Profiling profiling
 }
 
 // LoadConfig reads the environment, applying the documented defaults.
@@ -102,6 +104,11 @@ func LoadConfig(getenv func(string) string, environ func() []string) (Config, er
 		}
 		c.Workers = n
 	}
+	prof, err := loadProfiling(getenv, c.HTTPAddr)
+	if err != nil {
+		return c, err
+	}
+	c.Profiling = prof
 	for _, kv := range environ() {
 		k, v, ok := strings.Cut(kv, "=")
 		if ok && strings.HasPrefix(k, "KAIROS_SECRET_") && len(k) > len("KAIROS_SECRET_") && v != "" {

@@ -135,6 +135,9 @@ func (m *Main) Run(ctx context.Context) error {
 		return nil
 	}
 	args := m.cmd[1:]
+	if err := m.startCPUProfile(); err != nil {
+		return err
+	}
 	switch m.cmd[0] {
 	case "run":
 		return m.runBot(ctx)

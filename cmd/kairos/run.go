@@ -55,6 +55,7 @@ func (m *Main) runBot(ctx context.Context) error {
 		return c.jobs.Stop(sctx)
 	})
 	mux := c.adminMux()
+	m.servePprof(mux)
 	if m.Config.WebhookURL != "" {
 		mux.Handle("POST "+bot.WebhookPath, b.WebhookHandler(m.Config.WebhookSecret))
 	}
