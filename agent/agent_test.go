@@ -5,71 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/agent"
+	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/openai"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
 	"github.com/kairos-agent/kairos/tools"
 )
-
-// fakeClock stands in for clockstate: it returns a fixed envelope and
-// counts the calls.
-type fakeClock struct {
-	user, agent atomic.Int32
-	reply       string
-}
-
-func (c *fakeClock) OnUserMessage(ctx context.Context, in *kairos.Inbound) (*kairos.ClockEnvelope, error) {
-	c.user.Add(1)
-	return &kairos.ClockEnvelope{ThreadKey: in.ThreadKey(), NowISO: in.Date.Format(time.RFC3339), Elapsed: "PT1H",
-		Text: "Clock: now " + in.Date.Format(time.RFC3339) + " (UTC); elapsed since last interaction PT1H.", Reply: c.reply}, nil
-}
-
-func (c *fakeClock) OnAgentMessage(ctx context.Context, m *kairos.AgentMessage) error {
-	c.agent.Add(1)
-	return nil
-}
-
-// recorder is a Replier that keeps what it was given.
-type recorder struct {
-	mu        sync.Mutex
-	partials  []string
-	final     string
-	finals    int
-	typing    int
-	approvals []*kairos.ApprovalRequest
-	decide    string
-}
-
-func (r *recorder) Typing(context.Context) { r.mu.Lock(); r.typing++; r.mu.Unlock() }
-func (r *recorder) Partial(_ context.Context, s string) {
-	r.mu.Lock()
-	r.partials = append(r.partials, s)
-	r.mu.Unlock()
-}
-func (r *recorder) Final(_ context.Context, s string) error {
-	r.mu.Lock()
-	r.final, r.finals = s, r.finals+1
-	r.mu.Unlock()
-	return nil
-}
-func (r *recorder) Approve(_ context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.approvals = append(r.approvals, req)
-	out := r.decide
-	if out == "" {
-		out = kairos.DecisionDenied
-	}
-	return kairos.Decision{Outcome: out, By: "telegram:1"}, nil
-}
 
 // echoTool is a real kairos.Tool for loop tests.
 type echoTool struct {
@@ -119,7 +67,7 @@ type harness struct {
 	agent    *agent.Agent
 	sessions *store.SessionStore
 	modes    *store.ModeStore
-	clock    *fakeClock
+	clock    *mock.Clock
 	tools    []*echoTool
 	pol      *kairos.Policy
 }
@@ -127,7 +75,7 @@ type harness struct {
 func newHarness(t *testing.T, models []string, withModes bool, ts ...*echoTool) *harness {
 	t.Helper()
 	db := storetest.MustOpenDB(t)
-	h := &harness{llm: testkit.NewFakeOpenAI(t), sessions: store.NewSessionStore(db), clock: &fakeClock{}, tools: ts, pol: kairos.DefaultPolicy()}
+	h := &harness{llm: testkit.NewFakeOpenAI(t), sessions: store.NewSessionStore(db), clock: &mock.Clock{}, tools: ts, pol: kairos.DefaultPolicy()}
 	h.pol.Agent.Retries = 1
 	var kt []kairos.Tool
 	for _, x := range ts {
@@ -155,19 +103,19 @@ func dm(text string) *kairos.Inbound {
 func TestTurnCarriesTextAndEnvelope(t *testing.T) {
 	h := newHarness(t, []string{"m1"}, false)
 	h.llm.Enqueue(testkit.TextReply("Hello **Ann**"))
-	out := &recorder{}
+	out := &mock.Replier{}
 	if err := h.agent.HandleMessage(context.Background(), dm("hi there"), out); err != nil {
 		t.Fatal(err)
 	}
-	if out.final != "Hello **Ann**" || out.finals != 1 {
-		t.Fatalf("final = %q (%d)", out.final, out.finals)
+	if out.Text() != "Hello **Ann**" || out.Finals() != 1 {
+		t.Fatalf("final = %q (%d)", out.Text(), out.Finals())
 	}
 	req := h.llm.LastRequest()
 	if req.LastUserMessage() != "hi there" || !strings.Contains(req.SystemPrompt(), "2026-11-21T09:30:00Z") {
 		t.Fatalf("request lacks the text or the clock envelope: %q / %q", req.LastUserMessage(), req.SystemPrompt())
 	}
-	if h.clock.user.Load() != 1 || h.clock.agent.Load() != 1 {
-		t.Fatalf("clock calls user=%d agent=%d", h.clock.user.Load(), h.clock.agent.Load())
+	if h.clock.UserCalls.Load() != 1 || h.clock.AgentCalls.Load() != 1 {
+		t.Fatalf("clock calls user=%d agent=%d", h.clock.UserCalls.Load(), h.clock.AgentCalls.Load())
 	}
 	// The next turn carries the first as history.
 	h.llm.Enqueue(testkit.TextReply("again"))
@@ -186,13 +134,13 @@ func TestTurnCarriesTextAndEnvelope(t *testing.T) {
 
 func TestDirectiveReplyNeedsNoModel(t *testing.T) {
 	h := newHarness(t, []string{"m1"}, false)
-	h.clock.reply = "Thread kind set to project."
-	out := &recorder{}
+	h.clock.Reply = "Thread kind set to project."
+	out := &mock.Replier{}
 	if err := h.agent.HandleMessage(context.Background(), dm("clock: kind project"), out); err != nil {
 		t.Fatal(err)
 	}
-	if out.final != "Thread kind set to project." || len(h.llm.Requests()) != 0 {
-		t.Fatalf("final = %q, model requests = %d", out.final, len(h.llm.Requests()))
+	if out.Text() != "Thread kind set to project." || len(h.llm.Requests()) != 0 {
+		t.Fatalf("final = %q, model requests = %d", out.Text(), len(h.llm.Requests()))
 	}
 }
 
@@ -204,12 +152,12 @@ func TestMultiStepAndParallelToolCalls(t *testing.T) {
 		testkit.ToolReply(testkit.ToolCall{Name: "echo", Arguments: `{"text":"fail"}`}, testkit.ToolCall{Name: "nope", Arguments: `{}`}, testkit.ToolCall{Name: "echo", Arguments: `not json`}),
 		testkit.TextReply("done"),
 	)
-	out := &recorder{}
+	out := &mock.Replier{}
 	if err := h.agent.HandleMessage(context.Background(), dm("go"), out); err != nil {
 		t.Fatal(err)
 	}
-	if out.final != "done" {
-		t.Fatalf("final = %q", out.final)
+	if out.Text() != "done" {
+		t.Fatalf("final = %q", out.Text())
 	}
 	if echo.calls.Load() != 3 || echo.maxInFl.Load() != 2 {
 		t.Fatalf("echo calls = %d, max in flight = %d (want 3 and 2: the first step's calls run in parallel)", echo.calls.Load(), echo.maxInFl.Load())
@@ -231,7 +179,7 @@ func TestMultiStepAndParallelToolCalls(t *testing.T) {
 	if !strings.Contains(all[2], `"success":false`) {
 		t.Fatalf("a tool error must be a readable result: %s", all[2])
 	}
-	if out.typing == 0 {
+	if out.Typings() == 0 {
 		t.Fatal("no typing action while tools ran")
 	}
 }
@@ -241,13 +189,13 @@ func TestStepLimitForcesAnAnswer(t *testing.T) {
 	h := newHarness(t, []string{"m1"}, false, echo)
 	h.pol.Agent.MaxSteps = 2
 	h.llm.Enqueue(testkit.ToolReply(testkit.ToolCall{Name: "echo", Arguments: `{"text":"a"}`}), testkit.TextReply("final"))
-	out := &recorder{}
+	out := &mock.Replier{}
 	if err := h.agent.HandleMessage(context.Background(), dm("loop"), out); err != nil {
 		t.Fatal(err)
 	}
 	last := h.llm.LastRequest()
-	if len(last.Tools) != 0 || out.final != "final" {
-		t.Fatalf("the last step offered %d tools; final %q", len(last.Tools), out.final)
+	if len(last.Tools) != 0 || out.Text() != "final" {
+		t.Fatalf("the last step offered %d tools; final %q", len(last.Tools), out.Text())
 	}
 }
 
@@ -256,12 +204,12 @@ func TestFailoverAndApology(t *testing.T) {
 		h := newHarness(t, []string{"primary", "backup"}, false)
 		h.llm.FailModel("primary", 503)
 		h.llm.EnqueueFor("backup", testkit.TextReply("from backup"))
-		out := &recorder{}
+		out := &mock.Replier{}
 		if err := h.agent.HandleMessage(context.Background(), dm("hi"), out); err != nil {
 			t.Fatal(err)
 		}
-		if out.final != "from backup" {
-			t.Fatalf("final = %q", out.final)
+		if out.Text() != "from backup" {
+			t.Fatalf("final = %q", out.Text())
 		}
 		if n := len(h.llm.RequestsFor("primary")); n != 2 {
 			t.Fatalf("primary tried %d times, want 1 + 1 retry", n)
@@ -271,12 +219,12 @@ func TestFailoverAndApology(t *testing.T) {
 		h := newHarness(t, []string{"primary", "backup"}, false)
 		h.llm.FailModel("primary", 500)
 		h.llm.FailModel("backup", 429)
-		out := &recorder{}
+		out := &mock.Replier{}
 		if err := h.agent.HandleMessage(context.Background(), dm("hi"), out); err != nil {
 			t.Fatal(err)
 		}
-		if out.final != agent.Apology {
-			t.Fatalf("final = %q", out.final)
+		if out.Text() != agent.Apology {
+			t.Fatalf("final = %q", out.Text())
 		}
 		sess, _ := h.sessions.OpenSession(context.Background(), dm("").ThreadKey(), "", time.Now())
 		if msgs, _ := h.sessions.Messages(context.Background(), sess.ID, 0, 0); len(msgs) != 0 {
@@ -287,10 +235,10 @@ func TestFailoverAndApology(t *testing.T) {
 		h := newHarness(t, []string{"primary", "backup"}, false)
 		h.llm.FailModel("primary", 404)
 		h.llm.EnqueueFor("backup", testkit.TextReply("ok"))
-		out := &recorder{}
+		out := &mock.Replier{}
 		h.agent.HandleMessage(context.Background(), dm("hi"), out)
-		if n := len(h.llm.RequestsFor("primary")); n != 1 || out.final != "ok" {
-			t.Fatalf("primary tried %d times, final %q", n, out.final)
+		if n := len(h.llm.RequestsFor("primary")); n != 1 || out.Text() != "ok" {
+			t.Fatalf("primary tried %d times, final %q", n, out.Text())
 		}
 	})
 }
@@ -309,12 +257,12 @@ func TestImpactfulActionsNeedApproval(t *testing.T) {
 			forget := &echoTool{name: "forget", impactful: true}
 			h := newHarness(t, []string{"m1"}, false, forget)
 			h.llm.Enqueue(testkit.ToolReply(testkit.ToolCall{ID: "c1", Name: "forget", Arguments: `{"text":"x"}`}), testkit.TextReply("ok"))
-			out := &recorder{decide: tc.decide}
+			out := &mock.Replier{Decide: tc.decide}
 			if err := h.agent.HandleMessage(context.Background(), dm("forget my birthday"), out); err != nil {
 				t.Fatal(err)
 			}
-			if len(out.approvals) != 1 || forget.calls.Load() != tc.wantRuns {
-				t.Fatalf("approvals = %d, runs = %d", len(out.approvals), forget.calls.Load())
+			if len(out.Approvals()) != 1 || forget.calls.Load() != tc.wantRuns {
+				t.Fatalf("approvals = %d, runs = %d", len(out.Approvals()), forget.calls.Load())
 			}
 			res := h.llm.LastRequest().ToolResults()
 			if len(res) != 1 || !strings.Contains(res[0].Content, tc.wantText) {
@@ -343,12 +291,12 @@ func TestTaintRequiresApproval(t *testing.T) {
 		testkit.ToolReply(testkit.ToolCall{Name: "forget", Arguments: `{"text":"all"}`}),
 		testkit.TextReply("ok"),
 	)
-	out := &recorder{decide: kairos.DecisionDenied}
+	out := &mock.Replier{Decide: kairos.DecisionDenied}
 	if err := h.agent.HandleMessage(context.Background(), dm("look this up"), out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.approvals) != 1 || !strings.Contains(out.approvals[0].Reason, "untrusted") || forget.calls.Load() != 0 {
-		t.Fatalf("approvals = %+v, forget runs = %d", out.approvals, forget.calls.Load())
+	if len(out.Approvals()) != 1 || !strings.Contains(out.Approvals()[0].Reason, "untrusted") || forget.calls.Load() != 0 {
+		t.Fatalf("approvals = %+v, forget runs = %d", out.Approvals(), forget.calls.Load())
 	}
 	res := h.llm.Requests()[1].ToolResults()
 	if !strings.Contains(res[0].Content, "untrusted_data") {
@@ -365,13 +313,13 @@ func TestModeGate(t *testing.T) {
 	})
 	h.pol.Approvals.Required = nil
 	h.llm.Enqueue(testkit.ToolReply(testkit.ToolCall{ID: "w1", Name: "code", Arguments: `{"action":"execute","code":"postJSON()"}`}), testkit.TextReply("posted"))
-	out := &recorder{decide: kairos.DecisionApproved}
+	out := &mock.Replier{Decide: kairos.DecisionApproved}
 	ctx := context.Background()
 	if err := h.agent.HandleMessage(ctx, dm("what is the weather like?"), out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.approvals) != 1 || !strings.Contains(out.approvals[0].Reason, "EXECUTE") || netw.calls.Load() != 1 {
-		t.Fatalf("approvals = %+v, runs = %d", out.approvals, netw.calls.Load())
+	if len(out.Approvals()) != 1 || !strings.Contains(out.Approvals()[0].Reason, "EXECUTE") || netw.calls.Load() != 1 {
+		t.Fatalf("approvals = %+v, runs = %d", out.Approvals(), netw.calls.Load())
 	}
 	trs, _ := h.modes.Transitions(ctx, dm("").ThreadKey())
 	var path []string
@@ -412,7 +360,7 @@ func TestHistoryBudgetFoldsIntoRunningSummary(t *testing.T) {
 		return testkit.TextReply(strings.Repeat("long answer ", 20))
 	})
 	for i := 0; i < 4; i++ {
-		if err := h.agent.HandleMessage(ctx, dm(fmt.Sprintf("message number %d", i)), &recorder{}); err != nil {
+		if err := h.agent.HandleMessage(ctx, dm(fmt.Sprintf("message number %d", i)), &mock.Replier{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -432,7 +380,7 @@ func TestHistoryBudgetFoldsIntoRunningSummary(t *testing.T) {
 func TestUsageRecorded(t *testing.T) {
 	h := newHarness(t, []string{"m1"}, false)
 	h.llm.Enqueue(testkit.TextReply("a b c"))
-	if err := h.agent.HandleMessage(context.Background(), dm("count me"), &recorder{}); err != nil {
+	if err := h.agent.HandleMessage(context.Background(), dm("count me"), &mock.Replier{}); err != nil {
 		t.Fatal(err)
 	}
 	p, c, err := h.sessions.UsageTotals(context.Background(), dm("").UserKey(), "")

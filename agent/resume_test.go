@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
@@ -14,19 +15,20 @@ import (
 // turn's state and reports the turn handed off (as the bot does when the
 // process is stopping or another replica took the continuation).
 type pausingReplier struct {
-	recorder
+	mock.Replier
 	state []byte
 }
 
-func (p *pausingReplier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.approvals = append(p.approvals, req)
-	if len(p.approvals) == 1 {
-		return kairos.Decision{Outcome: kairos.DecisionApproved, By: "telegram:1"}, nil
+func newPausingReplier() *pausingReplier {
+	p := &pausingReplier{}
+	p.ApproveFn = func(n int, req *kairos.ApprovalRequest) (kairos.Decision, error) {
+		if n == 1 {
+			return kairos.Decision{Outcome: kairos.DecisionApproved, By: "telegram:1"}, nil
+		}
+		p.state = req.State
+		return kairos.Decision{Outcome: kairos.DecisionDenied}, kairos.ErrHandedOff
 	}
-	p.state = req.State
-	return kairos.Decision{Outcome: kairos.DecisionDenied}, kairos.ErrHandedOff
+	return p
 }
 
 // TestResumePausedTurn pauses a turn at the second of two impactful calls
@@ -49,12 +51,12 @@ func TestResumePausedTurn(t *testing.T) {
 				testkit.ToolCall{ID: "c1", Name: "forget", Arguments: `{"text":"a"}`},
 				testkit.ToolCall{ID: "c2", Name: "forget", Arguments: `{"text":"b"}`}))
 			ctx := context.Background()
-			first := &pausingReplier{}
+			first := newPausingReplier()
 			if err := h.agent.HandleMessage(ctx, dm("forget a and b"), first); err != nil {
 				t.Fatal(err)
 			}
-			if first.finals != 0 || len(first.state) == 0 || forget.calls.Load() != 0 {
-				t.Fatalf("paused turn: finals %d, state %d bytes, runs %d", first.finals, len(first.state), forget.calls.Load())
+			if first.Finals() != 0 || len(first.state) == 0 || forget.calls.Load() != 0 {
+				t.Fatalf("paused turn: finals %d, state %d bytes, runs %d", first.Finals(), len(first.state), forget.calls.Load())
 			}
 			sess, _ := h.sessions.OpenSession(ctx, dm("").ThreadKey(), "", time.Now())
 			if msgs, _ := h.sessions.Messages(ctx, sess.ID, 0, 0); len(msgs) != 0 {
@@ -62,12 +64,12 @@ func TestResumePausedTurn(t *testing.T) {
 			}
 
 			h.llm.Enqueue(testkit.TextReply("all done"))
-			second := &recorder{decide: kairos.DecisionDenied}
+			second := &mock.Replier{Decide: kairos.DecisionDenied}
 			if err := h.agent.Resume(ctx, first.state, kairos.Decision{Outcome: tc.decide, By: "telegram:1"}, second); err != nil {
 				t.Fatal(err)
 			}
-			if second.final != "all done" || second.finals != 1 || len(second.approvals) != 0 {
-				t.Fatalf("resumed: final %q ×%d, asked again %d times", second.final, second.finals, len(second.approvals))
+			if second.Text() != "all done" || second.Finals() != 1 || len(second.Approvals()) != 0 {
+				t.Fatalf("resumed: final %q ×%d, asked again %d times", second.Text(), second.Finals(), len(second.Approvals()))
 			}
 			if forget.calls.Load() != tc.wantRuns {
 				t.Fatalf("forget ran %d times, want %d", forget.calls.Load(), tc.wantRuns)

@@ -8,25 +8,9 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/agent"
+	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/tools"
 )
-
-type stubClock struct{}
-
-func (stubClock) OnUserMessage(ctx context.Context, in *kairos.Inbound) (*kairos.ClockEnvelope, error) {
-	return &kairos.ClockEnvelope{ThreadKey: in.ThreadKey(), NowISO: in.Date.Format(time.RFC3339), Text: "Clock: " + in.Date.Format(time.RFC3339)}, nil
-}
-
-func (stubClock) OnAgentMessage(ctx context.Context, m *kairos.AgentMessage) error { return nil }
-
-type finalOnly struct{ text string }
-
-func (r *finalOnly) Typing(context.Context)                  {}
-func (r *finalOnly) Partial(context.Context, string)         {}
-func (r *finalOnly) Final(_ context.Context, s string) error { r.text = s; return nil }
-func (r *finalOnly) Approve(context.Context, *kairos.ApprovalRequest) (kairos.Decision, error) {
-	return kairos.Decision{}, nil
-}
 
 // A message that arrives across the division boundary before the job ran
 // is answered in the new session, whose prompt carries the previous
@@ -35,24 +19,24 @@ func TestAgentTurnAcrossTheBoundary(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	u := e.user(7, "Asia/Tokyo")
-	e.model.fn = func(req kairos.ChatRequest) (string, error) {
+	answerText(e.model, func(req kairos.ChatRequest) (string, error) {
 		if strings.Contains(req.Messages[0].Content, "Summarize this conversation") {
 			return "Ann plans to call the dentist on Tuesday.", nil
 		}
 		return "Good morning, Ann.", nil
-	}
-	a := agent.New(agent.Config{Model: e.model, Sessions: e.sessions, Clock: stubClock{}, Tools: tools.NewRegistry(),
+	})
+	a := agent.New(agent.Config{Model: e.model, Sessions: e.sessions, Clock: &mock.Clock{}, Tools: tools.NewRegistry(),
 		Policy: e.cfg.Policy, Models: []string{"m1"}, Rollover: e.sched.Sessions().Rollover,
 		Now: func() time.Time { return time.Date(2026, 3, 3, 7, 30, 0, 0, u.loc) }})
 	old := e.say(u, time.Date(2026, 3, 2, 21, 0, 0, 0, u.loc), "remind me: dentist tomorrow")
 
 	in := inbound(u, time.Date(2026, 3, 3, 7, 30, 0, 0, u.loc))
-	out := &finalOnly{}
+	out := &mock.Replier{}
 	if err := a.HandleMessage(ctx, in, out); err != nil {
 		t.Fatal(err)
 	}
-	if out.text != "Good morning, Ann." {
-		t.Fatalf("answer %q", out.text)
+	if out.Text() != "Good morning, Ann." {
+		t.Fatalf("answer %q", out.Text())
 	}
 	cur := e.open(u)
 	if cur.ID == old.ID || cur.PrevSessionID != old.ID {
@@ -62,7 +46,7 @@ func TestAgentTurnAcrossTheBoundary(t *testing.T) {
 	if len(msgs) != 2 || msgs[0].Content != "good morning" {
 		t.Fatalf("new session messages %+v", msgs)
 	}
-	turn := e.model.requests("Clock: ")
+	turn := requestsWith(e.model, "Clock: ")
 	if len(turn) != 1 {
 		t.Fatalf("%d turn requests", len(turn))
 	}

@@ -10,48 +10,31 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/jobs"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
 )
 
-// fakeModel is a fn-field kairos.Model that records what it was asked.
-type fakeModel struct {
-	mu   sync.Mutex
-	reqs []kairos.ChatRequest
-	fn   func(req kairos.ChatRequest) (string, error) // nil: answer from the request
-}
-
-func (m *fakeModel) Chat(ctx context.Context, req kairos.ChatRequest, onDelta func(string)) (*kairos.ChatResponse, error) {
-	m.mu.Lock()
-	m.reqs = append(m.reqs, req)
-	n := len(m.reqs)
-	fn := m.fn
-	m.mu.Unlock()
-	text := ""
-	if fn != nil {
-		var err error
-		if text, err = fn(req); err != nil {
+// answerText makes a mock.Model answer with fn's text; a nil fn numbers
+// its answers ("summary #n of m chars").
+func answerText(m *mock.Model, fn func(req kairos.ChatRequest) (string, error)) {
+	m.SetChat(func(ctx context.Context, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
+		if fn == nil {
+			return mock.Answer(req, fmt.Sprintf("summary #%d of %d chars", m.Calls(), len(req.Messages[len(req.Messages)-1].Content))), nil
+		}
+		text, err := fn(req)
+		if err != nil {
 			return nil, err
 		}
-	} else {
-		text = fmt.Sprintf("summary #%d of %d chars", n, len(req.Messages[len(req.Messages)-1].Content))
-	}
-	return &kairos.ChatResponse{Model: req.Model, Message: kairos.ChatMessage{Role: kairos.RoleAssistant, Content: text}}, nil
+		return mock.Answer(req, text), nil
+	})
 }
 
-func (m *fakeModel) calls() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.reqs)
-}
-
-// requests returns the recorded requests whose system prompt contains s.
-func (m *fakeModel) requests(s string) []kairos.ChatRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// requestsWith returns the model's requests whose system prompt contains s.
+func requestsWith(m *mock.Model, s string) []kairos.ChatRequest {
 	var out []kairos.ChatRequest
-	for _, r := range m.reqs {
+	for _, r := range m.Requests() {
 		if strings.Contains(r.Messages[0].Content, s) {
 			out = append(out, r)
 		}
@@ -66,7 +49,7 @@ type env struct {
 	sessions *store.SessionStore
 	memories *store.MemoryStore
 	journal  *store.JobStore
-	model    *fakeModel
+	model    *mock.Model
 	pol      *kairos.Policy
 	polMu    sync.Mutex
 	tz       map[string]*time.Location // thread key → Session TZ
@@ -78,7 +61,8 @@ func newEnv(t testing.TB, mutate ...func(*jobs.Config)) *env {
 	t.Helper()
 	db := storetest.MustOpenDB(t)
 	e := &env{t: t, db: db, sessions: store.NewSessionStore(db), memories: store.NewMemoryStore(db),
-		journal: store.NewJobStore(db), model: &fakeModel{}, pol: kairos.DefaultPolicy(), tz: map[string]*time.Location{}}
+		journal: store.NewJobStore(db), model: &mock.Model{}, pol: kairos.DefaultPolicy(), tz: map[string]*time.Location{}}
+	answerText(e.model, nil)
 	e.cfg = jobs.Config{
 		Sessions: e.sessions, Memories: e.memories, Model: e.model, Journal: e.journal,
 		Models: func() []string { return []string{"m1"} },

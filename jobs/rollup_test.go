@@ -38,7 +38,7 @@ func TestRollupCatchesUpAfterDowntime(t *testing.T) {
 
 	// Back on Saturday noon: the first tick runs division then roll-up.
 	back := time.Date(2026, 3, 7, 12, 0, 0, 0, u.loc)
-	calls := e.model.calls()
+	calls := e.model.Calls()
 	runs := e.sched.RunDue(ctx, back)
 	var names []string
 	for _, r := range runs {
@@ -54,18 +54,18 @@ func TestRollupCatchesUpAfterDowntime(t *testing.T) {
 		t.Fatalf("weekly before the week ended: %s", got)
 	}
 	// Wednesday's daily was built from Wednesday's conversation only.
-	dailyReqs := e.model.requests("daily-summary for 2026-03-04")
+	dailyReqs := requestsWith(e.model, "daily-summary for 2026-03-04")
 	if len(dailyReqs) != 1 || !strings.Contains(dailyReqs[0].Messages[1].Content, "[conversation-summary 2026-03-04]") ||
 		strings.Contains(dailyReqs[0].Messages[1].Content, "2026-03-03") {
 		t.Fatalf("daily request %+v", dailyReqs)
 	}
-	written := e.model.calls() - calls // Wednesday's conversation summary + 3 dailies
+	written := e.model.Calls() - calls // Wednesday's conversation summary + 3 dailies
 	if written != 4 {
 		t.Fatalf("%d model calls on the first tick", written)
 	}
 
 	t.Run("idempotent under double runs", func(t *testing.T) {
-		calls := e.model.calls()
+		calls := e.model.Calls()
 		for i := 0; i < 2; i++ {
 			e.run(jobs.JobRollup, back.Add(time.Duration(i)*time.Minute))
 		}
@@ -80,8 +80,8 @@ func TestRollupCatchesUpAfterDowntime(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if e.model.calls() != calls {
-			t.Fatalf("%d more model calls", e.model.calls()-calls)
+		if e.model.Calls() != calls {
+			t.Fatalf("%d more model calls", e.model.Calls()-calls)
 		}
 		e.summaries(u, kairos.SummaryDaily) // fails on duplicates
 	})
@@ -94,7 +94,7 @@ func TestRollupCatchesUpAfterDowntime(t *testing.T) {
 		if got := e.periodKeys(u, kairos.SummaryWeekly); got != "2026-W10" {
 			t.Fatalf("weeklies %s", got)
 		}
-		reqs := e.model.requests("weekly-summary for 2026-W10")
+		reqs := requestsWith(e.model, "weekly-summary for 2026-W10")
 		if len(reqs) != 1 || strings.Count(reqs[0].Messages[1].Content, "[daily-summary ") != 3 {
 			t.Fatalf("weekly request %+v", reqs)
 		}
@@ -112,7 +112,7 @@ func TestRollupCatchesUpAfterDowntime(t *testing.T) {
 		if got := e.periodKeys(u, kairos.SummaryYearly); got != "2026" {
 			t.Fatalf("yearly: %s", got)
 		}
-		if reqs := e.model.requests("yearly-summary for 2026"); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[1].Content, "[quarterly-summary 2026-Q1]") {
+		if reqs := requestsWith(e.model, "yearly-summary for 2026"); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[1].Content, "[quarterly-summary 2026-Q1]") {
 			t.Fatalf("yearly request %+v", reqs)
 		}
 	})
@@ -173,9 +173,9 @@ func TestRollupModelFailureRetriesNextRun(t *testing.T) {
 	if _, err := e.sched.Sessions().End(context.Background(), u.thread, u.key, "", time.Date(2026, 3, 2, 13, 0, 0, 0, u.loc)); err != nil {
 		t.Fatal(err)
 	}
-	e.model.fn = func(req kairos.ChatRequest) (string, error) {
+	answerText(e.model, func(req kairos.ChatRequest) (string, error) {
 		return "", &kairos.ProviderError{StatusCode: 503, Retryable: true, Message: "down"}
-	}
+	})
 	at := time.Date(2026, 3, 10, 0, 0, 0, 0, u.loc)
 	r, _ := e.sched.RunJob(context.Background(), jobs.JobRollup, at)
 	if r.Outcome != kairos.JobError || !strings.Contains(r.Detail, "daily-summary 2026-03-02") {
@@ -184,7 +184,7 @@ func TestRollupModelFailureRetriesNextRun(t *testing.T) {
 	if got := e.periodKeys(u, kairos.SummaryWeekly); got != "" {
 		t.Fatalf("weekly written without its daily: %s", got)
 	}
-	e.model.fn = nil
+	answerText(e.model, nil)
 	e.run(jobs.JobRollup, at)
 	if got := e.periodKeys(u, kairos.SummaryDaily) + " " + e.periodKeys(u, kairos.SummaryWeekly); got != "2026-03-02 2026-W10" {
 		t.Fatalf("after recovery: %s", got)

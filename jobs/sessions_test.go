@@ -169,8 +169,8 @@ func TestLazyRollover(t *testing.T) {
 
 	t.Run("before the boundary nothing happens", func(t *testing.T) {
 		got, err := e.sched.Sessions().Rollover(ctx, inbound(u, tue.Add(-time.Second)), old)
-		if err != nil || got.ID != old.ID || e.model.calls() != 0 {
-			t.Fatalf("got %s, %v, %d model calls", got.ID, err, e.model.calls())
+		if err != nil || got.ID != old.ID || e.model.Calls() != 0 {
+			t.Fatalf("got %s, %v, %d model calls", got.ID, err, e.model.Calls())
 		}
 	})
 	t.Run("a message after the boundary gets the new session first", func(t *testing.T) {
@@ -186,7 +186,7 @@ func TestLazyRollover(t *testing.T) {
 		if prev.EndedAt == nil || !prev.EndedAt.Equal(tue) || !strings.HasPrefix(prev.Summary, "summary #1") {
 			t.Fatalf("previous session %+v", prev)
 		}
-		reqs := e.model.requests("Summarize this conversation")
+		reqs := requestsWith(e.model, "Summarize this conversation")
 		if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[1].Content, "call the dentist") || reqs[0].Model != "m1" || len(reqs[0].Tools) != 0 {
 			t.Fatalf("summary requests %+v", reqs)
 		}
@@ -199,8 +199,8 @@ func TestLazyRollover(t *testing.T) {
 	t.Run("a stale session value is re-read", func(t *testing.T) {
 		// The agent opened `old` before another turn rolled it over.
 		got, err := e.sched.Sessions().Rollover(ctx, inbound(u, tue.Add(9*time.Hour)), old)
-		if err != nil || got.ID == old.ID || got.PrevSessionID != old.ID || e.model.calls() != 1 {
-			t.Fatalf("got %+v, %v, %d calls", got, err, e.model.calls())
+		if err != nil || got.ID == old.ID || got.PrevSessionID != old.ID || e.model.Calls() != 1 {
+			t.Fatalf("got %+v, %v, %d calls", got, err, e.model.Calls())
 		}
 	})
 	t.Run("an empty session is not divided", func(t *testing.T) {
@@ -223,7 +223,7 @@ func TestEnd(t *testing.T) {
 		if err != nil || name != "Session 2026-03-04 23:50" {
 			t.Fatalf("%q, %v", name, err)
 		}
-		if e.model.calls() != 0 || len(e.summaries(u, kairos.SummaryConversation)) != 0 {
+		if e.model.Calls() != 0 || len(e.summaries(u, kairos.SummaryConversation)) != 0 {
 			t.Fatal("an empty session was summarized")
 		}
 		if e.open(u).Name != name {
@@ -247,8 +247,8 @@ func TestEnd(t *testing.T) {
 		}
 	})
 	t.Run("model down: an excerpt keeps the division", func(t *testing.T) {
-		e.model.fn = func(kairos.ChatRequest) (string, error) { return "", errors.New("503") }
-		defer func() { e.model.fn = nil }()
+		answerText(e.model, func(kairos.ChatRequest) (string, error) { return "", errors.New("503") })
+		defer func() { answerText(e.model, nil) }()
 		s := e.say(u, at.Add(time.Hour), "remember the umbrella")
 		if _, err := e.sched.Sessions().End(ctx, u.thread, u.key, "", at.Add(2*time.Hour)); err != nil {
 			t.Fatal(err)

@@ -2,12 +2,12 @@ package store_test
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
 )
@@ -40,22 +40,14 @@ func TestApprovalsDecideAndClaimOnce(t *testing.T) {
 
 	// Many concurrent decisions: exactly one wins.
 	var wins atomic.Int32
-	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outcome := []string{kairos.DecisionApproved, kairos.DecisionDenied}[i%2]
-			ok, err := l.DecideApproval(ctx, "a1", outcome, "telegram:1", now)
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				wins.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
+	testkit.Hammer(t, 8, func(i int) error {
+		outcome := []string{kairos.DecisionApproved, kairos.DecisionDenied}[i%2]
+		ok, err := l.DecideApproval(ctx, "a1", outcome, "telegram:1", now)
+		if ok {
+			wins.Add(1)
+		}
+		return err
+	})
 	if wins.Load() != 1 {
 		t.Fatalf("%d decisions won, want 1", wins.Load())
 	}

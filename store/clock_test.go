@@ -3,12 +3,12 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
 )
@@ -256,30 +256,20 @@ func TestClockStore_Hammer(t *testing.T) {
 	ctx := context.Background()
 	cs := store.NewClockStore(storetest.MustOpenDB(t))
 	const workers, each = 8, 20
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*each*2)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < each; i++ {
-				at := clockT0.Add(time.Duration(w*each+i) * time.Second)
-				u := fmt.Sprintf("telegram:%d", w%3)
-				if err := cs.RecordUserMessage(ctx, kairos.ClockMark{ThreadKey: "g", UserKey: u, At: at, AnyChannel: true}); err != nil {
-					errs <- err
-				}
-				if err := cs.AddClockAction(ctx, &kairos.ClockAction{ID: fmt.Sprintf("act_%d_%d", w, i), UserKey: u, ThreadKey: "g",
-					Label: "x", Status: kairos.ActionPlanned, RecordedAt: at, ExpiresAt: at.Add(time.Hour)}, 5); err != nil {
-					errs <- err
-				}
+	testkit.Hammer(t, workers, func(w int) error {
+		for i := 0; i < each; i++ {
+			at := clockT0.Add(time.Duration(w*each+i) * time.Second)
+			u := fmt.Sprintf("telegram:%d", w%3)
+			if err := cs.RecordUserMessage(ctx, kairos.ClockMark{ThreadKey: "g", UserKey: u, At: at, AnyChannel: true}); err != nil {
+				return err
 			}
-		}(w)
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+			if err := cs.AddClockAction(ctx, &kairos.ClockAction{ID: fmt.Sprintf("act_%d_%d", w, i), UserKey: u, ThreadKey: "g",
+				Label: "x", Status: kairos.ActionPlanned, RecordedAt: at, ExpiresAt: at.Add(time.Hour)}, 5); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	max := clockT0.Add(time.Duration(workers*each-1) * time.Second)
 	st, err := cs.LoadClockState(ctx, "telegram:0", "g")
 	if err != nil {

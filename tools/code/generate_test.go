@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/tools/code"
 )
 
@@ -134,7 +135,7 @@ func TestGenerateAsync(t *testing.T) {
 }
 
 func TestGenerateModelFailure(t *testing.T) {
-	model := &fakeModel{ChatFn: func(ctx context.Context, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
+	model := &mock.Model{ChatFn: func(ctx context.Context, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
 		return nil, &kairos.ProviderError{StatusCode: 503, Retryable: true, Message: "overloaded"}
 	}}
 	tool, _ := newTool(t, code.Config{Runner: syntaxRunner(), Model: model})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
 	"github.com/kairos-agent/kairos/tools/code"
@@ -50,33 +51,11 @@ func okRunner(value string) *fakeRunner {
 	}}
 }
 
-// fakeModel is a fn-field kairos.Model that remembers its requests.
-type fakeModel struct {
-	ChatFn func(ctx context.Context, req kairos.ChatRequest) (*kairos.ChatResponse, error)
-
-	mu   sync.Mutex
-	reqs []kairos.ChatRequest
-}
-
-func (m *fakeModel) Chat(ctx context.Context, req kairos.ChatRequest, onDelta func(string)) (*kairos.ChatResponse, error) {
-	m.mu.Lock()
-	req.Messages = append([]kairos.ChatMessage(nil), req.Messages...)
-	m.reqs = append(m.reqs, req)
-	m.mu.Unlock()
-	return m.ChatFn(ctx, req)
-}
-
-func (m *fakeModel) Requests() []kairos.ChatRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]kairos.ChatRequest(nil), m.reqs...)
-}
-
 // scriptedModel answers with the given texts in order.
-func scriptedModel(answers ...string) *fakeModel {
+func scriptedModel(answers ...string) *mock.Model {
 	var mu sync.Mutex
 	i := 0
-	return &fakeModel{ChatFn: func(ctx context.Context, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
+	return &mock.Model{ChatFn: func(ctx context.Context, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if i >= len(answers) {
