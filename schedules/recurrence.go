@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/clockstate"
 	"github.com/teambition/rrule-go"
 )
 
@@ -175,7 +174,7 @@ func floating(t time.Time) time.Time {
 }
 
 func resolve(loc *time.Location, w time.Time) time.Time {
-	t, _ := clockstate.ResolveLocal(loc, w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second())
+	t, _ := kairos.ResolveLocal(loc, w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second())
 	return t
 }
 

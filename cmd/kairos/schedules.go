@@ -301,7 +301,7 @@ func (m *Main) scheduleButton(ctx context.Context, c *core, from int64, data str
 				loc = time.UTC
 			}
 			l := now.In(loc)
-			at, _ = clockstate.ResolveLocal(loc, l.Year(), l.Month(), l.Day()+1, l.Hour(), l.Minute(), l.Second())
+			at, _ = kairos.ResolveLocal(loc, l.Year(), l.Month(), l.Day()+1, l.Hour(), l.Minute(), l.Second())
 		default:
 			return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
 		}
