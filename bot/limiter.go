@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/kairos-agent/kairos"
 )
 
 // Limits are Telegram's outbound limits. Zero values switch a limit off
@@ -63,18 +65,7 @@ func (l *limiter) wait(ctx context.Context, chat int64, group bool) error {
 		}
 	}
 	l.mu.Unlock()
-	d := at.Sub(now)
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return kairos.Sleep(ctx, at.Sub(now))
 }
 
 // backoff pushes a chat's next slot to now+d after a 429.
