@@ -92,6 +92,8 @@ type Bot struct {
 	me   models.User
 	pkey []byte // pairing-code key
 
+	attempts *attemptLimiter // refusals to strangers and failed /pair
+
 	mu       sync.Mutex
 	chats    map[int64]*chatQueue
 	inflight sync.WaitGroup
@@ -169,6 +171,7 @@ func New(cfg Config) (*Bot, error) {
 		sem:   make(chan struct{}, cfg.Workers),
 
 		stopping: make(chan struct{}),
+		attempts: newAttemptLimiter(AttemptWindow),
 	}
 	b.work, b.cancelWork = context.WithCancel(context.Background())
 	return b, nil

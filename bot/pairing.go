@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -16,11 +18,17 @@ import (
 // (a MAC under the bot's key), and an operator's /pair checks the code.
 // Nothing about the stranger is stored.
 
-// refuse answers a stranger once with their id and a pairing code; the
-// message never reaches the agent or the database.
+// refuse answers a stranger with their id and a pairing code (a few
+// times an hour at most, see AttemptWindow); the message never reaches
+// the agent or the database.
 func (b *Bot) refuse(ctx context.Context, in *kairos.Inbound, out *replier) error {
 	if in.ChatKind == kairos.ChatGroup {
 		return nil // never pair from a group
+	}
+	if !b.attempts.allow(b.cfg.Now(), []string{"refuse-user:" + strconv.FormatInt(in.UserID, 10), "refuse-chat:" + strconv.FormatInt(in.ChatID, 10)},
+		[]int{RefusalsPerUser, RefusalsPerChat}) {
+		b.log.Debug("stranger not answered (pairing attempts limited)")
+		return nil
 	}
 	text := fmt.Sprintf("Sorry, I only talk to people my operator has approved. Your Telegram id is `%d`.", in.UserID)
 	if b.cfg.Policy().Access.Pairing {
@@ -48,4 +56,83 @@ func (b *Bot) ParsePairingCode(code string) (int64, error) {
 		return 0, kairos.Errorf(kairos.EINVALID, "that pairing code is not valid")
 	}
 	return uid, nil
+}
+
+// Pairing attempts are rate-limited, so that nobody can make the bot send
+// messages (and spend its Telegram quota) by writing to it, nor try codes
+// without end: a stranger hears the refusal at most RefusalsPerUser times
+// per AttemptWindow (a chat at most RefusalsPerChat times); further
+// messages get no answer. A failed /pair counts against the operator and
+// the chat the same way (FailedPairsPerUser, FailedPairsPerChat). The
+// counters live in memory, per process.
+const (
+	AttemptWindow      = time.Hour
+	RefusalsPerUser    = 3
+	RefusalsPerChat    = 10
+	FailedPairsPerUser = 10
+	FailedPairsPerChat = 20
+	// maxAttemptKeys bounds the counters' memory: past it (after dropping
+	// expired windows) new keys are refused.
+	maxAttemptKeys = 10000
+)
+
+// attemptLimiter counts attempts per key in fixed windows.
+type attemptLimiter struct {
+	mu     sync.Mutex
+	window time.Duration
+	seen   map[string]*attemptWindow
+}
+
+type attemptWindow struct {
+	start time.Time
+	n     int
+}
+
+func newAttemptLimiter(window time.Duration) *attemptLimiter {
+	return &attemptLimiter{window: window, seen: map[string]*attemptWindow{}}
+}
+
+// blocked reports whether any key has used up its limit in its current
+// window, without recording an attempt.
+func (l *attemptLimiter) blocked(now time.Time, keys []string, limits []int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, k := range keys {
+		if w := l.seen[k]; w != nil && now.Sub(w.start) < l.window && w.n >= limits[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// allow records an attempt for every key and reports whether each key is
+// within its limit (limits[i] for keys[i]). A refused attempt still
+// counts, so hammering does not reopen the window early.
+func (l *attemptLimiter) allow(now time.Time, keys []string, limits []int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.seen) >= maxAttemptKeys {
+		for k, w := range l.seen {
+			if now.Sub(w.start) >= l.window {
+				delete(l.seen, k)
+			}
+		}
+	}
+	ok := true
+	for i, k := range keys {
+		w := l.seen[k]
+		if w == nil || now.Sub(w.start) >= l.window {
+			if w == nil && len(l.seen) >= maxAttemptKeys {
+				ok = false
+				continue
+			}
+			w = &attemptWindow{start: now}
+			l.seen[k] = w
+		}
+		w.n++
+		if w.n > limits[i] {
+			ok = false
+		}
+	}
+	return ok
 }
