@@ -38,9 +38,16 @@ type Memory struct {
 	PursuingPriority *int   // 0–100, user memories
 	PeriodKey        string // summaries
 	ChatID           string // conversation summaries: the session id
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
-	Relevance        float64 // recall only
+	// Tainted: written in a turn that held untrusted content (or, for a
+	// summary, built from such turns). It is shown to the model as data
+	// with its origin, and recalling it taints the turn that reads it.
+	Tainted bool
+	// TaintSource says what the untrusted content was ("search", "code",
+	// "a document", …); empty when untainted.
+	TaintSource string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	Relevance   float64 // recall only
 }
 
 // MemoryFilter selects memories for recall and list.

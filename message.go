@@ -44,6 +44,12 @@ type Inbound struct {
 	Images      []ImagePart    // for a vision model, this turn only
 	Documents   []DocumentPart // untrusted: they taint the turn
 	Heard       string         // the transcript of a voice note or audio, when it became Text
+
+	// Untrusted, when set, says why Text is not the user's own words (a
+	// forwarded message, a scheduled task created while untrusted content
+	// was in the turn). Such a message taints its turn and reaches the
+	// model fenced as data.
+	Untrusted string
 }
 
 // ThreadKey identifies the conversation the message belongs to (CLOCK.md

@@ -21,6 +21,10 @@ type Session struct {
 	// that no longer fit the prompt's history budget.
 	RunningSummary    string
 	SummarizedThrough int64
+	// Tainted: a message holding untrusted content (a web page, code
+	// output, a document, a tainted memory) was stored in the session, so
+	// its history, running summary and final summary are untrusted too.
+	Tainted bool
 }
 
 // Message roles.

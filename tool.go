@@ -43,6 +43,7 @@ type ToolInvocation struct {
 	Reasoning      string     // the model's text that came with the call
 	Now            time.Time  // the turn's time (the message's date)
 	Tainted        bool       // untrusted content is already in the turn
+	TaintSource    string     // what it was, when Tainted ("search", "a document", …)
 	Files          []CellFile // the turn's attachments (code cells may read them)
 }
 

@@ -94,7 +94,8 @@ type turn struct {
 	sess      *kairos.Session
 	pol       *kairos.Policy
 	out       kairos.Replier
-	tainted   bool
+	tainted   bool     // untrusted content is in the turn (see taint)
+	taintedBy []string // what it was, for the memories and approvals of the turn
 	toolCalls int
 	tokens    int
 	mode      string
@@ -102,6 +103,27 @@ type turn struct {
 	modeDirty bool              // the mode or envelope changed in this turn
 	pending   []*kairos.Message // persisted together at the end
 	paused                      // what a turn paused for approval needs to resume (resume.go)
+}
+
+// taint marks the turn as holding untrusted content from src (a tool's
+// name, "a document", "a tainted memory", …). From then on an impactful
+// action needs a human's yes, and what the turn writes is marked.
+func (t *turn) taint(src string) {
+	t.tainted = true
+	if !slices.Contains(t.taintedBy, src) {
+		t.taintedBy = append(t.taintedBy, src)
+	}
+}
+
+// taintSource says what made the turn untrusted ("" when it is not).
+func (t *turn) taintSource() string {
+	if !t.tainted {
+		return ""
+	}
+	if len(t.taintedBy) == 0 {
+		return "untrusted content"
+	}
+	return strings.Join(t.taintedBy, ", ")
 }
 
 // HandleMessage answers one user message. Failures of the model end in an
@@ -128,6 +150,12 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 		}
 	}
 	t := &turn{in: in, env: env, sess: sess, pol: a.cfg.Policy(), out: out}
+	if in.Untrusted != "" {
+		t.taint(in.Untrusted)
+	}
+	if sess.Tainted {
+		t.taint("untrusted content earlier in this session")
+	}
 	t.tm = a.modeState(ctx, t)
 	t.mode = t.tm.Mode
 	if cls := Classify(in.Text); cls.Kind == KindAction && Mode(t.tm.Mode) == ModeDiscuss && a.cfg.Modes != nil {
@@ -136,7 +164,7 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 		}
 	}
 	t.pending = append(t.pending, &kairos.Message{SessionID: sess.ID, ThreadKey: in.ThreadKey(), UserKey: in.UserKey(),
-		Role: kairos.RoleUser, Content: storedText(in), Name: in.UserName, CreatedAt: in.Date})
+		Role: kairos.RoleUser, Content: storedText(in), Name: in.UserName, Tainted: in.Untrusted != "", CreatedAt: in.Date})
 
 	answer, err := a.run(ctx, t)
 	return a.finish(ctx, t, answer, err)
@@ -163,8 +191,10 @@ func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) e
 		}
 		return nil
 	}
+	// An answer written with untrusted content in view may carry it on:
+	// it is stored tainted, which marks the session.
 	t.pending = append(t.pending, &kairos.Message{SessionID: sess.ID, ThreadKey: in.ThreadKey(), Role: kairos.RoleAssistant,
-		Content: answer, CreatedAt: in.Date})
+		Content: answer, Tainted: t.tainted, CreatedAt: in.Date})
 	// The turn is written in one transaction before the answer goes out,
 	// so a crash leaves either the whole turn or none of it.
 	if err := a.cfg.Sessions.AppendMessages(ctx, t.pending...); err != nil {
@@ -391,7 +421,7 @@ func (a *Agent) admit(ctx context.Context, t *turn, asst kairos.ChatMessage, cal
 	t.toolCalls++
 	inv := &kairos.ToolInvocation{CallID: call.ID, Name: call.Name, Arguments: json.RawMessage(call.Arguments),
 		UserKey: t.in.UserKey(), ThreadKey: t.in.ThreadKey(), SessionID: t.sess.ID, ChatKind: t.in.ChatKind,
-		TriggerMessage: t.in.Text, Reasoning: asst.Content, Now: t.in.Date, Tainted: t.tainted,
+		TriggerMessage: t.in.Text, Reasoning: asst.Content, Now: t.in.Date, Tainted: t.tainted, TaintSource: t.taintSource(),
 		Files: cellFiles(t.in)}
 	if !json.Valid(inv.Arguments) {
 		return nil, "error", "arguments are not valid JSON"
@@ -449,7 +479,7 @@ func (a *Agent) execute(ctx context.Context, t *turn, jobs []toolJob, out []tool
 	wg.Wait()
 	for _, j := range jobs {
 		if out[j.i].tainted {
-			t.tainted = true
+			t.taint(j.inv.Name)
 		}
 		a.cfg.Observer.ToolCall(j.inv.Name, j.rec.Outcome, time.Duration(j.rec.DurationMS)*time.Millisecond)
 		a.journal(ctx, j.rec)

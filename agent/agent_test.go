@@ -63,6 +63,7 @@ func (e *echoTool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairo
 }
 
 type harness struct {
+	db       *store.DB
 	llm      *testkit.FakeOpenAI
 	agent    *agent.Agent
 	sessions *store.SessionStore
@@ -75,7 +76,7 @@ type harness struct {
 func newHarness(t *testing.T, models []string, withModes bool, ts ...*echoTool) *harness {
 	t.Helper()
 	db := storetest.MustOpenDB(t)
-	h := &harness{llm: testkit.NewFakeOpenAI(t), sessions: store.NewSessionStore(db), clock: &mock.Clock{}, tools: ts, pol: kairos.DefaultPolicy()}
+	h := &harness{db: db, llm: testkit.NewFakeOpenAI(t), sessions: store.NewSessionStore(db), clock: &mock.Clock{}, tools: ts, pol: kairos.DefaultPolicy()}
 	h.pol.Agent.Retries = 1
 	var kt []kairos.Tool
 	for _, x := range ts {
@@ -83,7 +84,7 @@ func newHarness(t *testing.T, models []string, withModes bool, ts ...*echoTool) 
 	}
 	cfg := agent.Config{
 		Model:    openai.New(openai.Config{BaseURL: h.llm.URL()}),
-		Sessions: h.sessions, Clock: h.clock, Tools: tools.NewRegistry(kt...),
+		Sessions: h.sessions, Clock: h.clock, Tools: tools.NewRegistry(kt...), Memories: store.NewMemoryStore(db),
 		Policy: func() *kairos.Policy { return h.pol }, Models: models,
 		Backoff: func(int, time.Duration) time.Duration { return time.Millisecond },
 	}

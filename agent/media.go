@@ -20,7 +20,7 @@ func withMedia(t *turn, user kairos.ChatMessage) kairos.ChatMessage {
 	if len(t.in.Documents) == 0 {
 		return user
 	}
-	t.tainted = true
+	t.taint("a document")
 	var b strings.Builder
 	b.WriteString(user.Content)
 	for _, d := range t.in.Documents {

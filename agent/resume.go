@@ -36,6 +36,7 @@ type pausedTurn struct {
 	Env       *kairos.ClockEnvelope      `json:"env,omitempty"`
 	SessionID string                     `json:"session_id"`
 	Tainted   bool                       `json:"tainted,omitempty"`
+	TaintedBy []string                   `json:"tainted_by,omitempty"`
 	ToolCalls int                        `json:"tool_calls"`
 	Tokens    int                        `json:"tokens"`
 	ModeDirty bool                       `json:"mode_dirty,omitempty"`
@@ -81,7 +82,7 @@ func (a *Agent) pausedState(t *turn, callID string) []byte {
 	// Media was read into the turn already (the conversation holds it);
 	// the raw files are not kept.
 	in.Attachments, in.Images, in.Documents = nil, nil, nil
-	p := pausedTurn{Version: 1, In: &in, Env: t.env, SessionID: t.sess.ID, Tainted: t.tainted, ToolCalls: t.stepCalls,
+	p := pausedTurn{Version: 1, In: &in, Env: t.env, SessionID: t.sess.ID, Tainted: t.tainted, TaintedBy: t.taintedBy, ToolCalls: t.stepCalls,
 		Tokens: t.tokens, ModeDirty: t.modeDirty, Pending: t.pending, Msgs: t.msgs, Step: t.step, Asst: t.asst,
 		Decided: t.decided, CallID: callID}
 	b, err := json.Marshal(p)
@@ -104,7 +105,7 @@ func (a *Agent) Resume(ctx context.Context, state []byte, dec kairos.Decision, o
 	if err != nil {
 		return fmt.Errorf("resume turn: %w", err)
 	}
-	t := &turn{in: p.In, env: p.Env, sess: sess, pol: a.cfg.Policy(), out: out, tainted: p.Tainted, toolCalls: p.ToolCalls,
+	t := &turn{in: p.In, env: p.Env, sess: sess, pol: a.cfg.Policy(), out: out, tainted: p.Tainted, taintedBy: p.TaintedBy, toolCalls: p.ToolCalls,
 		tokens: p.Tokens, modeDirty: p.ModeDirty, pending: p.Pending}
 	t.msgs = p.Msgs
 	t.tm = a.modeState(ctx, t)

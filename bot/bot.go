@@ -570,6 +570,9 @@ func (b *Bot) inbound(u *kairos.RawUpdate, m *models.Message) *kairos.Inbound {
 	if m.Date == 0 {
 		in.Date = b.cfg.Now().UTC()
 	}
+	if m.ForwardOrigin != nil || m.IsAutomaticForward {
+		in.Untrusted = "a forwarded message"
+	}
 	return in
 }
 

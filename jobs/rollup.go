@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -242,8 +243,14 @@ func (s *Sessions) writeRollup(ctx context.Context, user string, l rollLevel, ke
 		return fmt.Errorf("%s %s: %w", l.typ, key, err)
 	}
 	at := now.In(loc)
+	// A roll-up of any untrusted summary is untrusted.
+	tainted := slices.ContainsFunc(group, func(m *kairos.Memory) bool { return m.Tainted })
+	src := ""
+	if tainted {
+		src = "summaries of conversations that held untrusted content"
+	}
 	_, _, err = s.cfg.Memories.StoreMemory(ctx, &kairos.Memory{UserKey: user, Store: kairos.StoreSummaries, Type: l.typ,
-		Content: text, PeriodKey: key, CreatedAt: at, UpdatedAt: at})
+		Content: text, PeriodKey: key, Tainted: tainted, TaintSource: src, CreatedAt: at, UpdatedAt: at})
 	if err != nil {
 		return fmt.Errorf("store %s %s: %w", l.typ, key, err)
 	}

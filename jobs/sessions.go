@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -80,10 +81,17 @@ func (s *Sessions) end(ctx context.Context, sess *kairos.Session, userKey, name 
 		if userKey == "" {
 			userKey = sess.UserKey
 		}
+		// A summary of a conversation that held untrusted content is
+		// untrusted too (the injection may live on in it).
+		tainted := sess.Tainted || slices.ContainsFunc(msgs, func(m *kairos.Message) bool { return m.Tainted })
+		src := ""
+		if tainted {
+			src = "a conversation that held untrusted content"
+		}
 		_, _, err = s.cfg.Memories.StoreMemory(ctx, &kairos.Memory{UserKey: userKey, Store: kairos.StoreSummaries,
 			Type: kairos.SummaryConversation, Content: summary, ChatID: sess.ID,
 			PeriodKey: kairos.PeriodKey(kairos.SummaryConversation, day.In(loc)),
-			CreatedAt: at.In(loc), UpdatedAt: at.In(loc)})
+			Tainted:   tainted, TaintSource: src, CreatedAt: at.In(loc), UpdatedAt: at.In(loc)})
 		if err != nil {
 			return nil, fmt.Errorf("store conversation summary: %w", err)
 		}

@@ -78,6 +78,8 @@ type memoryRow struct {
 	SpanStart        int64
 	SpanEnd          int64
 	Embedding        []byte
+	Tainted          bool
+	TaintSource      string
 	CreatedAt        int64 `gorm:"autoCreateTime:false"`
 	UpdatedAt        int64 `gorm:"autoUpdateTime:false"`
 	// Lex is the full-text score of a recall query (read only).
@@ -87,12 +89,13 @@ type memoryRow struct {
 func (memoryRow) TableName() string { return "memories" }
 
 // memoryCols are the columns read back, without the embedding.
-const memoryCols = "m.seq, m.id, m.user_key, m.store, m.type, m.content, m.tags, m.pursuing_priority, m.period_key, m.chat_id, m.merge_key, m.span_start, m.span_end, m.created_at, m.updated_at"
+const memoryCols = "m.seq, m.id, m.user_key, m.store, m.type, m.content, m.tags, m.pursuing_priority, m.period_key, m.chat_id, m.merge_key, m.span_start, m.span_end, m.tainted, m.taint_source, m.created_at, m.updated_at"
 
 func (r *memoryRow) domain() *kairos.Memory {
 	m := &kairos.Memory{
 		ID: r.ID, UserKey: r.UserKey, Store: r.Store, Type: r.Type, Content: r.Content,
 		PursuingPriority: r.PursuingPriority, PeriodKey: r.PeriodKey, ChatID: r.ChatID,
+		Tainted: r.Tainted, TaintSource: r.TaintSource,
 		CreatedAt: fromMS(r.CreatedAt), UpdatedAt: fromMS(r.UpdatedAt),
 	}
 	if r.Tags != "" && r.Tags != "[]" {
@@ -167,11 +170,16 @@ func (s *MemoryStore) upsert(ctx context.Context, row memoryRow) (memoryRow, boo
 		if row.Store == kairos.StoreSummaries {
 			out.SpanStart, out.SpanEnd = row.SpanStart, row.SpanEnd
 		}
+		// The newest write decides: a fact restated in a trusted turn is
+		// the user's own again; one rewritten by a tainted turn (its type,
+		// tags or wording) is marked, so a trusted copy never launders it.
+		out.Tainted, out.TaintSource = row.Tainted, row.TaintSource
 		out.UpdatedAt = max(old.UpdatedAt, row.UpdatedAt)
 		updates := map[string]any{
 			"content": out.Content, "type": out.Type, "tags": out.Tags,
 			"pursuing_priority": out.PursuingPriority, "span_start": out.SpanStart,
 			"span_end": out.SpanEnd, "updated_at": out.UpdatedAt,
+			"tainted": out.Tainted, "taint_source": out.TaintSource,
 		}
 		if out.Content != old.Content {
 			updates["embedding"] = nil
@@ -198,6 +206,7 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 	row := memoryRow{
 		ID: kairos.NewID(), UserKey: m.UserKey, Store: m.Store, Type: m.Type, Content: content,
 		Tags: encodeTags(unionTags(nil, dropNULs(m.Tags))), PursuingPriority: m.PursuingPriority,
+		Tainted: m.Tainted, TaintSource: taintSource(m),
 		CreatedAt: ms(at), UpdatedAt: ms(at),
 	}
 	if m.Store == kairos.StoreUserMemory {
@@ -217,6 +226,17 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 	row.MergeKey = "s:" + m.Type + "\x1f" + row.PeriodKey + "\x1f" + row.ChatID
 	row.SpanStart, row.SpanEnd = ms(start), ms(end)-1
 	return row, nil
+}
+
+// taintSource is what a tainted memory records as its origin.
+func taintSource(m *kairos.Memory) string {
+	if !m.Tainted {
+		return ""
+	}
+	if src := kairos.Clip(dropNUL(m.TaintSource), 200); src != "" {
+		return src
+	}
+	return "untrusted content"
 }
 
 func dropNUL(s string) string { return strings.ReplaceAll(s, "\x00", "") }

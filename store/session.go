@@ -31,6 +31,7 @@ type sessionRow struct {
 	PrevSessionID     string
 	RunningSummary    string
 	SummarizedThrough int64
+	Tainted           bool
 }
 
 func (sessionRow) TableName() string { return "sessions" }
@@ -40,6 +41,7 @@ func (r *sessionRow) domain() *kairos.Session {
 		ID: r.ID, ThreadKey: r.ThreadKey, UserKey: r.UserKey, Name: r.Name,
 		StartedAt: fromMS(r.StartedAt), EndedAt: fromMSP(r.EndedAt), Summary: r.Summary,
 		PrevSessionID: r.PrevSessionID, RunningSummary: r.RunningSummary, SummarizedThrough: r.SummarizedThrough,
+		Tainted: r.Tainted,
 	}
 }
 
@@ -211,8 +213,19 @@ func (s *SessionStore) AppendMessages(ctx context.Context, msgs ...*kairos.Messa
 			Content: m.Content, ToolCalls: calls, ToolCallID: m.ToolCallID, Name: m.Name, Tainted: m.Tainted, CreatedAt: ms(at)}
 	}
 	err := s.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		tainted := map[string]bool{}
 		for i := range rows {
 			if err := tx.Create(&rows[i]).Error; err != nil {
+				return err
+			}
+			if rows[i].Tainted {
+				tainted[rows[i].SessionID] = true
+			}
+		}
+		// A session holding untrusted content stays marked (its history
+		// and summaries are read as untrusted), in the same transaction.
+		for id := range tainted {
+			if err := tx.Model(&sessionRow{}).Where("id = ? AND NOT tainted", id).Update("tainted", true).Error; err != nil {
 				return err
 			}
 		}

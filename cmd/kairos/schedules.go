@@ -202,6 +202,9 @@ func (m *Main) runScheduledTask(ctx context.Context, c *core, s *kairos.Schedule
 	if strings.Contains(s.ThreadKey, ":group:") {
 		in.ChatKind = kairos.ChatGroup
 	}
+	if s.Tainted {
+		in.Untrusted = "a scheduled task created while untrusted content was in the turn"
+	}
 	out := &taskReplier{}
 	if err := c.sched.taskAgent.HandleMessage(ctx, in, out); err != nil {
 		return "", err

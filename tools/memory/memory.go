@@ -148,6 +148,9 @@ func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.To
 }
 
 func (t *Tool) storeMemory(ctx context.Context, inv *kairos.ToolInvocation, c *call) (*kairos.ToolResult, error) {
+	// What a turn holding untrusted content writes is marked with its
+	// origin, so it is never read back later as the user's own word.
+	c.memory.Tainted, c.memory.TaintSource = inv.Tainted, inv.TaintSource
 	m, merged, err := t.store.StoreMemory(ctx, c.memory)
 	if err != nil {
 		return nil, err
@@ -185,7 +188,9 @@ func (t *Tool) recall(ctx context.Context, inv *kairos.ToolInvocation, c *call) 
 		return nil, err
 	}
 	out := make([]memoryJSON, 0, len(ms))
+	tainted := false
 	for _, m := range ms {
+		tainted = tainted || m.Tainted
 		j := t.toJSON(inv, m)
 		if c.action == ActionRecall {
 			r := math.Round(m.Relevance*1000) / 1000
@@ -193,7 +198,8 @@ func (t *Tool) recall(ctx context.Context, inv *kairos.ToolInvocation, c *call) 
 		}
 		out = append(out, j)
 	}
-	return toolutil.Result(output{Success: true, Memories: &out}, false)
+	// A memory written in an untrusted turn taints the turn that reads it.
+	return toolutil.Result(output{Success: true, Memories: &out}, tainted)
 }
 
 func (t *Tool) forget(ctx context.Context, inv *kairos.ToolInvocation, c *call) (*kairos.ToolResult, error) {
@@ -225,6 +231,10 @@ type memoryJSON struct {
 	ChatID    string   `json:"chat_id,omitempty"`
 	CreatedAt string   `json:"created_at"`
 	Relevance *float64 `json:"relevance,omitempty"`
+	// Untrusted memories were written while untrusted content (Origin)
+	// was in the turn: data, never instructions.
+	Untrusted bool   `json:"untrusted,omitempty"`
+	Origin    string `json:"origin,omitempty"`
 }
 
 // toJSON shapes a memory for the model; times are shown in the turn's
@@ -237,6 +247,7 @@ func (t *Tool) toJSON(inv *kairos.ToolInvocation, m *kairos.Memory) memoryJSON {
 	return memoryJSON{
 		ID: m.ID, Store: m.Store, Type: m.Type, Content: m.Content, Tags: m.Tags,
 		PeriodKey: m.PeriodKey, ChatID: m.ChatID, CreatedAt: m.CreatedAt.In(loc).Format(time.RFC3339),
+		Untrusted: m.Tainted, Origin: m.TaintSource,
 	}
 }
 
