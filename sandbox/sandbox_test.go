@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/tetratelabs/wazero"
 )
 
 // shared is one Runner for the package's tests (compiling the engine takes
@@ -533,8 +535,10 @@ func FuzzPatchLayout(f *testing.F) {
 	f.Add([]byte("\x00asm\x01\x00\x00\x00\x05\x03\x01\x00\x03\x06\x07\x01\x7f\x01\x41\x80\x08\x0b"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = patchLayout(b, 16)
-		_, _ = findPollFunction(b)
-		_, _ = memoryMin(b)
+		if m, err := parseModule(b); err == nil {
+			_, _ = findPollFunction(m)
+			_, _, _ = findHandler(m)
+		}
 	})
 }
 
@@ -553,3 +557,26 @@ func FuzzBlockedCategory(f *testing.F) {
 }
 
 var _ = json.Valid
+
+// TestEngineClosesRuntimeOnFailure: when construction fails after the
+// runtime exists, the runtime (and its compilation cache) are closed: the
+// runtime refuses work afterwards.
+func TestEngineClosesRuntimeOnFailure(t *testing.T) {
+	ctx := context.Background()
+	var rt wazero.Runtime
+	afterRuntime = func(r wazero.Runtime) error { rt = r; return errors.New("injected failure") }
+	defer func() { afterRuntime = nil }()
+	if e, err := newEngine(ctx, "", 1024, 16); err == nil || e != nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("newEngine = %v, %v; want the injected failure", e, err)
+	}
+	if rt == nil {
+		t.Fatal("the hook never saw the runtime")
+	}
+	if _, err := rt.CompileModule(ctx, qjsWasm); err == nil {
+		t.Fatal("the runtime of a failed engine still compiles modules: it was not closed")
+	}
+	// A module that cannot be read fails before any runtime exists.
+	if _, err := parseModule(qjsWasm[:len(qjsWasm)/2]); err == nil {
+		t.Fatal("a truncated module parsed")
+	}
+}
