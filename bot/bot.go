@@ -495,6 +495,7 @@ func (b *Bot) process(ctx context.Context, u *kairos.RawUpdate) {
 	case upd.CallbackQuery != nil:
 		b.handleCallback(ctx, upd.CallbackQuery)
 	case upd.Message != nil:
+		ctx = b.deferWrites(ctx) // the turn's bookkeeping commits with its answer (batch.go)
 		if err := b.handleMessage(ctx, u, upd.Message); err != nil {
 			if ctx.Err() != nil {
 				return // shutting down: leave it pending

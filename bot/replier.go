@@ -103,6 +103,11 @@ func (r *replier) Final(ctx context.Context, text string) error {
 		}
 	}
 	if r.ph != 0 {
+		// The answer is delivered by an edit, which has no outbox intent
+		// to commit the turn with: commit it first.
+		if err := r.b.flushWrites(ctx); err != nil {
+			return err
+		}
 		if err := r.edit(ctx, r.ph, parts[0]); err != nil {
 			return err
 		}

@@ -58,7 +58,8 @@ func (l *UpdateLog) CreateApproval(ctx context.Context, pa *kairos.PendingApprov
 		UserID: pa.UserID, ThreadKey: pa.ThreadKey, Action: pa.Action, Text: pa.Text, MessageID: pa.MessageID,
 		State: string(pa.State), ExpiresAt: ms(pa.ExpiresAt), CreatedAt: ms(created), Status: kairos.ApprovalPending,
 		HeartbeatAt: ms(now)}
-	err := l.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	// The turn's deferred writes (DeferWrites) commit with the pause.
+	err := l.db.commit(ctx, markUpdateDone, func(tx *gorm.DB) error {
 		if err := tx.Create(&r).Error; err != nil {
 			return err
 		}

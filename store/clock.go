@@ -309,7 +309,7 @@ func (s *ClockStore) SaveClockState(ctx context.Context, userKey, threadKey stri
 // RecordUserMessage implements kairos.ClockStore.
 func (s *ClockStore) RecordUserMessage(ctx context.Context, m kairos.ClockMark) error {
 	at := clockMS(m.At)
-	err := s.gdb(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Exec(`INSERT INTO clock_threads (thread_key, last_user_message, last_interaction) VALUES (?, ?, ?)
 			ON CONFLICT (thread_key) DO UPDATE SET `+clockRaise("clock_threads", "last_user_message")+`, `+clockRaise("clock_threads", "last_interaction"),
 			m.ThreadKey, at, at).Error; err != nil {
@@ -344,7 +344,7 @@ func (s *ClockStore) RecordUserMessage(ctx context.Context, m kairos.ClockMark) 
 // RecordAgentMessage implements kairos.ClockStore.
 func (s *ClockStore) RecordAgentMessage(ctx context.Context, m kairos.ClockMark) error {
 	at := clockMS(m.At)
-	err := s.gdb(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Exec(`INSERT INTO clock_threads (thread_key, last_agent_message, last_interaction) VALUES (?, ?, ?)
 			ON CONFLICT (thread_key) DO UPDATE SET `+clockRaise("clock_threads", "last_agent_message")+`, `+clockRaise("clock_threads", "last_interaction"),
 			m.ThreadKey, at, at).Error; err != nil {

@@ -39,6 +39,7 @@ type Config struct {
 // DB is an open database.
 type DB struct {
 	gdb     *gorm.DB
+	hot     *gorm.DB // prepared statements: the per-turn queries (batch.go)
 	sqlDB   *sql.DB
 	dialect string
 	path    string // SQLite file, "" for PostgreSQL
@@ -92,6 +93,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 	}
+	db.hot = db.gdb.Session(&gorm.Session{PrepareStmt: true})
 	db.sqlDB, err = db.gdb.DB()
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)

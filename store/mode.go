@@ -57,7 +57,7 @@ func (s *ModeStore) ThreadMode(ctx context.Context, threadKey string) (*kairos.T
 
 // SetThreadMode stores a thread's mode and journals the transition.
 func (s *ModeStore) SetThreadMode(ctx context.Context, m *kairos.ThreadMode, tr *kairos.ModeTransitionRecord) error {
-	err := s.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx, func(tx *gorm.DB) error {
 		r := threadModeRow{ThreadKey: m.ThreadKey, Mode: m.Mode, Envelope: m.Envelope, SessionID: m.SessionID, UpdatedAt: ms(m.UpdatedAt)}
 		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&r).Error; err != nil {
 			return err

@@ -212,10 +212,14 @@ func (s *SessionStore) AppendMessages(ctx context.Context, msgs ...*kairos.Messa
 		rows[i] = messageRow{SessionID: m.SessionID, ThreadKey: m.ThreadKey, UserKey: m.UserKey, Role: m.Role,
 			Content: m.Content, ToolCalls: calls, ToolCallID: m.ToolCallID, Name: m.Name, Tainted: m.Tainted, CreatedAt: ms(at)}
 	}
-	err := s.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	// Under DeferWrites the messages commit with the turn's outbox intent
+	// (their IDs are set then).
+	err := s.db.write(ctx, func(tx *gorm.DB) error {
 		tainted := map[string]bool{}
-		for i := range rows {
-			if err := tx.Create(&rows[i]).Error; err != nil {
+		for i, r := range rows {
+			if err := tx.Raw(`INSERT INTO messages (session_id, thread_key, user_key, role, content, tool_calls, tool_call_id, name, tainted, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, r.SessionID, r.ThreadKey, r.UserKey, r.Role, r.Content, r.ToolCalls,
+				r.ToolCallID, r.Name, r.Tainted, r.CreatedAt).Row().Scan(&msgs[i].ID); err != nil {
 				return err
 			}
 			if rows[i].Tainted {
@@ -233,9 +237,6 @@ func (s *SessionStore) AppendMessages(ctx context.Context, msgs ...*kairos.Messa
 	})
 	if err != nil {
 		return fmt.Errorf("append messages: %w", err)
-	}
-	for i := range rows {
-		msgs[i].ID = rows[i].ID
 	}
 	return nil
 }
@@ -334,9 +335,13 @@ func (s *SessionStore) RecordUsage(ctx context.Context, rec *kairos.UsageRecord)
 	if at.IsZero() {
 		at = s.db.Now()
 	}
-	r := usageRow{SessionID: rec.SessionID, UserKey: rec.UserKey, Model: rec.Model, PromptTokens: rec.PromptTokens,
-		CompletionTokens: rec.CompletionTokens, AudioMS: rec.Audio.Milliseconds(), CreatedAt: ms(at)}
-	if err := s.db.gdb.WithContext(ctx).Create(&r).Error; err != nil {
+	// Deferred under DeferWrites: usage commits with the turn.
+	err := s.db.write(ctx, func(tx *gorm.DB) error {
+		return tx.Exec(`INSERT INTO token_usage (session_id, user_key, model, prompt_tokens, completion_tokens, audio_ms, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, rec.SessionID, rec.UserKey, rec.Model, rec.PromptTokens, rec.CompletionTokens,
+			rec.Audio.Milliseconds(), ms(at)).Error
+	})
+	if err != nil {
 		return fmt.Errorf("record usage: %w", err)
 	}
 	return nil

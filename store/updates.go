@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -92,11 +93,13 @@ func (l *UpdateLog) MaxUpdateID(ctx context.Context) (int64, error) {
 }
 
 // MarkUpdateDone marks an update processed and drops its payload, so a
-// stranger's message leaves nothing behind but its id.
+// stranger's message leaves nothing behind but its id. Under DeferWrites
+// the update's remaining deferred writes commit in the same transaction.
 func (l *UpdateLog) MarkUpdateDone(ctx context.Context, updateID int64) error {
 	now := ms(l.db.Now())
-	err := l.db.gdb.WithContext(ctx).Model(&updateRow{}).Where("update_id = ?", updateID).
-		Updates(map[string]any{"status": "done", "payload": "", "done_at": now}).Error
+	err := l.db.commit(ctx, true, func(tx *gorm.DB) error {
+		return tx.Exec(`UPDATE updates SET status = 'done', payload = '', done_at = ? WHERE update_id = ?`, now, updateID).Error
+	})
 	if err != nil {
 		return fmt.Errorf("mark update done: %w", err)
 	}
@@ -107,7 +110,7 @@ func (l *UpdateLog) MarkUpdateDone(ctx context.Context, updateID int64) error {
 func (l *UpdateLog) BumpAttempts(ctx context.Context, updateID int64) (int, error) {
 	var n int
 	// One statement (RETURNING: SQLite 3.35+, PostgreSQL).
-	err := l.db.gdb.WithContext(ctx).Raw("UPDATE updates SET attempts = attempts + 1 WHERE update_id = ? RETURNING attempts", updateID).Scan(&n).Error
+	err := l.db.hot.WithContext(ctx).Raw("UPDATE updates SET attempts = attempts + 1 WHERE update_id = ? RETURNING attempts", updateID).Row().Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("bump attempts: %w", err)
 	}
@@ -126,41 +129,45 @@ type outboxRow struct {
 func (outboxRow) TableName() string { return "outbox" }
 
 // BeginSend records the intent to send key, or reports its earlier state.
+// Under DeferWrites the update's deferred writes (the turn) commit in the
+// same transaction, right before the part leaves.
 func (l *UpdateLog) BeginSend(ctx context.Context, key string, chatID int64) (string, int64, error) {
-	r := outboxRow{Key: key, ChatID: chatID, Status: kairos.OutboxSending, CreatedAt: ms(l.db.Now())}
-	g := l.db.gdb.WithContext(ctx)
-	res := g.Clauses(clause.OnConflict{DoNothing: true}).Create(&r)
-	if res.Error != nil {
-		return "", 0, fmt.Errorf("begin send: %w", res.Error)
-	}
-	if res.RowsAffected == 1 {
-		return kairos.OutboxNew, 0, nil
-	}
-	var cur outboxRow
-	if err := g.Where("key = ?", key).Take(&cur).Error; err != nil {
+	state, id := kairos.OutboxNew, int64(0)
+	err := l.db.commit(ctx, false, func(tx *gorm.DB) error {
+		res := tx.Exec(`INSERT INTO outbox (key, chat_id, status, message_id, created_at) VALUES (?, ?, ?, 0, ?)
+			ON CONFLICT (key) DO NOTHING`, key, chatID, kairos.OutboxSending, ms(l.db.Now()))
+		if res.Error != nil || res.RowsAffected == 1 {
+			return res.Error
+		}
+		return tx.Raw(`SELECT status, message_id FROM outbox WHERE key = ?`, key).Row().Scan(&state, &id)
+	})
+	if err != nil {
 		return "", 0, fmt.Errorf("begin send: %w", err)
 	}
-	return cur.Status, cur.MessageID, nil
+	return state, id, nil
 }
 
 // OutboxState reports a part's state ("" when never attempted).
 func (l *UpdateLog) OutboxState(ctx context.Context, key string) (string, int64, error) {
-	var cur outboxRow
-	err := l.db.gdb.WithContext(ctx).Where("key = ?", key).Take(&cur).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	var state string
+	var id int64
+	err := l.db.hot.WithContext(ctx).Raw(`SELECT status, message_id FROM outbox WHERE key = ?`, key).Row().Scan(&state, &id)
+	if errors.Is(err, sql.ErrNoRows) {
 		return kairos.OutboxNew, 0, nil
 	}
 	if err != nil {
 		return "", 0, fmt.Errorf("outbox state: %w", err)
 	}
-	return cur.Status, cur.MessageID, nil
+	return state, id, nil
 }
 
-// MarkSent records the message id of a sent part.
+// MarkSent records the message id of a sent part (deferred under
+// DeferWrites: it commits with the update's completion).
 func (l *UpdateLog) MarkSent(ctx context.Context, key string, messageID int64) error {
 	now := ms(l.db.Now())
-	err := l.db.gdb.WithContext(ctx).Model(&outboxRow{}).Where("key = ?", key).
-		Updates(map[string]any{"status": kairos.OutboxSent, "message_id": messageID, "sent_at": now}).Error
+	err := l.db.write(ctx, func(tx *gorm.DB) error {
+		return tx.Exec(`UPDATE outbox SET status = ?, message_id = ?, sent_at = ? WHERE key = ?`, kairos.OutboxSent, messageID, now, key).Error
+	})
 	if err != nil {
 		return fmt.Errorf("mark sent: %w", err)
 	}

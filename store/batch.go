@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/kairos-agent/kairos"
+	"gorm.io/gorm"
+)
+
+// batchKey carries a *batch in a context (kairos.WriteDeferrer).
+type batchKey struct{}
+
+// batch is the deferred bookkeeping of one update: statements collected
+// until the next outbox intent or the update's completion commits them
+// in one transaction.
+type batch struct {
+	db     *DB
+	mu     sync.Mutex
+	ops    []func(tx *gorm.DB) error
+	closed bool // the update is done: later writes run at once
+}
+
+// DeferWrites implements kairos.WriteDeferrer.
+func (l *UpdateLog) DeferWrites(ctx context.Context) context.Context {
+	return context.WithValue(ctx, batchKey{}, &batch{db: l.db})
+}
+
+// FlushWrites implements kairos.WriteDeferrer.
+func (l *UpdateLog) FlushWrites(ctx context.Context) error {
+	b := l.db.batchOf(ctx)
+	if b == nil {
+		return nil
+	}
+	if err := l.db.commit(ctx, false, nil); err != nil {
+		return fmt.Errorf("commit deferred writes: %w", err)
+	}
+	return nil
+}
+
+var _ kairos.WriteDeferrer = (*UpdateLog)(nil)
+
+// batchOf returns the open batch of ctx for db, or nil.
+func (db *DB) batchOf(ctx context.Context) *batch {
+	b, _ := ctx.Value(batchKey{}).(*batch)
+	if b == nil || b.db != db {
+		return nil
+	}
+	return b
+}
+
+// write runs op in a transaction of its own, or, under DeferWrites, adds
+// it to the update's batch.
+func (db *DB) write(ctx context.Context, op func(tx *gorm.DB) error) error {
+	if b := db.batchOf(ctx); b != nil {
+		b.mu.Lock()
+		if !b.closed {
+			b.ops = append(b.ops, op)
+			b.mu.Unlock()
+			return nil
+		}
+		b.mu.Unlock()
+	}
+	return db.hot.WithContext(ctx).Transaction(op)
+}
+
+// commit runs the batch's deferred statements, then last, in one
+// transaction (last alone without a batch). With done the deferral ends.
+// When the transaction fails the deferred statements stay for the next
+// commit.
+func (db *DB) commit(ctx context.Context, done bool, last func(tx *gorm.DB) error) error {
+	b := db.batchOf(ctx)
+	if b == nil {
+		return db.hot.WithContext(ctx).Transaction(last)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ops := b.ops
+	if len(ops) == 0 && last == nil {
+		return nil
+	}
+	err := db.hot.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, op := range ops {
+			if err := op(tx); err != nil {
+				return fmt.Errorf("deferred write: %w", err)
+			}
+		}
+		if last == nil {
+			return nil
+		}
+		return last(tx)
+	})
+	if err != nil {
+		return err
+	}
+	b.ops = b.ops[len(ops):]
+	if done {
+		b.closed = true
+	}
+	return nil
+}
