@@ -59,13 +59,17 @@ func (l *UpdateLog) CreateApproval(ctx context.Context, pa *kairos.PendingApprov
 		State: string(pa.State), ExpiresAt: ms(pa.ExpiresAt), CreatedAt: ms(created), Status: kairos.ApprovalPending,
 		HeartbeatAt: ms(now)}
 	// The turn's deferred writes (DeferWrites) commit with the pause.
-	err := l.db.commit(ctx, markUpdateDone, func(tx *gorm.DB) error {
-		if err := tx.Create(&r).Error; err != nil {
+	err := l.db.commit(ctx, markUpdateDone, func(ctx context.Context, tx *hotTx) error {
+		if _, err := tx.exec(ctx, `INSERT INTO approvals (id, update_id, chat_id, chat_kind, topic_id, user_id, thread_key, action, text,
+			message_id, state, expires_at, created_at, status, decided_by, decided_at, heartbeat_at, claimed_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.UpdateID, r.ChatID, r.ChatKind, r.TopicID, r.UserID, r.ThreadKey, r.Action, r.Text,
+			r.MessageID, r.State, r.ExpiresAt, r.CreatedAt, r.Status, r.DecidedBy, r.DecidedAt, r.HeartbeatAt, r.ClaimedBy); err != nil {
 			return err
 		}
 		if markUpdateDone && pa.UpdateID != 0 {
-			return tx.Model(&updateRow{}).Where("update_id = ?", pa.UpdateID).
-				Updates(map[string]any{"status": "done", "payload": "", "done_at": ms(now)}).Error
+			_, err := tx.exec(ctx, `UPDATE updates SET status = 'done', payload = '', done_at = ? WHERE update_id = ?`, ms(now), pa.UpdateID)
+			return err
 		}
 		return nil
 	})

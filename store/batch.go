@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/kairos-agent/kairos"
-	"gorm.io/gorm"
 )
 
 // batchKey carries a *batch in a context (kairos.WriteDeferrer).
@@ -18,7 +17,7 @@ type batchKey struct{}
 type batch struct {
 	db     *DB
 	mu     sync.Mutex
-	ops    []func(tx *gorm.DB) error
+	ops    []func(ctx context.Context, tx *hotTx) error
 	closed bool // the update is done: later writes run at once
 }
 
@@ -52,7 +51,7 @@ func (db *DB) batchOf(ctx context.Context) *batch {
 
 // write runs op in a transaction of its own, or, under DeferWrites, adds
 // it to the update's batch.
-func (db *DB) write(ctx context.Context, op func(tx *gorm.DB) error) error {
+func (db *DB) write(ctx context.Context, op func(ctx context.Context, tx *hotTx) error) error {
 	if b := db.batchOf(ctx); b != nil {
 		b.mu.Lock()
 		if !b.closed {
@@ -62,17 +61,17 @@ func (db *DB) write(ctx context.Context, op func(tx *gorm.DB) error) error {
 		}
 		b.mu.Unlock()
 	}
-	return db.hot.WithContext(ctx).Transaction(op)
+	return db.inTx(ctx, op)
 }
 
 // commit runs the batch's deferred statements, then last, in one
 // transaction (last alone without a batch). With done the deferral ends.
 // When the transaction fails the deferred statements stay for the next
 // commit.
-func (db *DB) commit(ctx context.Context, done bool, last func(tx *gorm.DB) error) error {
+func (db *DB) commit(ctx context.Context, done bool, last func(ctx context.Context, tx *hotTx) error) error {
 	b := db.batchOf(ctx)
 	if b == nil {
-		return db.hot.WithContext(ctx).Transaction(last)
+		return db.inTx(ctx, last)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -80,16 +79,16 @@ func (db *DB) commit(ctx context.Context, done bool, last func(tx *gorm.DB) erro
 	if len(ops) == 0 && last == nil {
 		return nil
 	}
-	err := db.hot.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
 		for _, op := range ops {
-			if err := op(tx); err != nil {
+			if err := op(ctx, tx); err != nil {
 				return fmt.Errorf("deferred write: %w", err)
 			}
 		}
 		if last == nil {
 			return nil
 		}
-		return last(tx)
+		return last(ctx, tx)
 	})
 	if err != nil {
 		return err

@@ -309,21 +309,21 @@ func (s *ClockStore) SaveClockState(ctx context.Context, userKey, threadKey stri
 // RecordUserMessage implements kairos.ClockStore.
 func (s *ClockStore) RecordUserMessage(ctx context.Context, m kairos.ClockMark) error {
 	at := clockMS(m.At)
-	err := s.db.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Exec(`INSERT INTO clock_threads (thread_key, last_user_message, last_interaction) VALUES (?, ?, ?)
+	err := s.db.write(ctx, func(ctx context.Context, tx *hotTx) error {
+		if _, err := tx.exec(ctx, `INSERT INTO clock_threads (thread_key, last_user_message, last_interaction) VALUES (?, ?, ?)
 			ON CONFLICT (thread_key) DO UPDATE SET `+clockRaise("clock_threads", "last_user_message")+`, `+clockRaise("clock_threads", "last_interaction"),
-			m.ThreadKey, at, at).Error; err != nil {
+			m.ThreadKey, at, at); err != nil {
 			return err
 		}
 		if m.UserKey == "" {
 			return nil
 		}
-		if err := tx.Exec(`INSERT INTO clock_thread_users (thread_key, user_key, last_user_message) VALUES (?, ?, ?)
+		if _, err := tx.exec(ctx, `INSERT INTO clock_thread_users (thread_key, user_key, last_user_message) VALUES (?, ?, ?)
 			ON CONFLICT (thread_key, user_key) DO UPDATE SET `+clockRaise("clock_thread_users", "last_user_message"),
-			m.ThreadKey, m.UserKey, at).Error; err != nil {
+			m.ThreadKey, m.UserKey, at); err != nil {
 			return err
 		}
-		if err := clockEnsureUser(tx, m.UserKey); err != nil {
+		if _, err := tx.exec(ctx, `INSERT INTO clock_users (user_key) VALUES (?) ON CONFLICT (user_key) DO NOTHING`, m.UserKey); err != nil {
 			return err
 		}
 		if !m.AnyChannel {
@@ -331,9 +331,10 @@ func (s *ClockStore) RecordUserMessage(ctx context.Context, m kairos.ClockMark) 
 		}
 		// One statement raises the user and their linked identities
 		// (§7.0), so concurrent linked writers cannot deadlock.
-		return tx.Exec(`UPDATE clock_users SET last_interaction_any_channel = ?
+		_, err := tx.exec(ctx, `UPDATE clock_users SET last_interaction_any_channel = ?
 			WHERE last_interaction_any_channel < ? AND (user_key = ? OR (link_group <> ''
-			AND link_group = (SELECT g.link_group FROM clock_users g WHERE g.user_key = ?)))`, at, at, m.UserKey, m.UserKey).Error
+			AND link_group = (SELECT g.link_group FROM clock_users g WHERE g.user_key = ?)))`, at, at, m.UserKey, m.UserKey)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("record user message: %w", err)
@@ -344,18 +345,19 @@ func (s *ClockStore) RecordUserMessage(ctx context.Context, m kairos.ClockMark) 
 // RecordAgentMessage implements kairos.ClockStore.
 func (s *ClockStore) RecordAgentMessage(ctx context.Context, m kairos.ClockMark) error {
 	at := clockMS(m.At)
-	err := s.db.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Exec(`INSERT INTO clock_threads (thread_key, last_agent_message, last_interaction) VALUES (?, ?, ?)
+	err := s.db.write(ctx, func(ctx context.Context, tx *hotTx) error {
+		if _, err := tx.exec(ctx, `INSERT INTO clock_threads (thread_key, last_agent_message, last_interaction) VALUES (?, ?, ?)
 			ON CONFLICT (thread_key) DO UPDATE SET `+clockRaise("clock_threads", "last_agent_message")+`, `+clockRaise("clock_threads", "last_interaction"),
-			m.ThreadKey, at, at).Error; err != nil {
+			m.ThreadKey, at, at); err != nil {
 			return err
 		}
 		if m.UserKey == "" {
 			return nil
 		}
-		return tx.Exec(`INSERT INTO clock_thread_users (thread_key, user_key, last_agent_message) VALUES (?, ?, ?)
+		_, err := tx.exec(ctx, `INSERT INTO clock_thread_users (thread_key, user_key, last_agent_message) VALUES (?, ?, ?)
 			ON CONFLICT (thread_key, user_key) DO UPDATE SET `+clockRaise("clock_thread_users", "last_agent_message"),
-			m.ThreadKey, m.UserKey, at).Error
+			m.ThreadKey, m.UserKey, at)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("record agent message: %w", err)

@@ -39,7 +39,8 @@ type Config struct {
 // DB is an open database.
 type DB struct {
 	gdb     *gorm.DB
-	hot     *gorm.DB // prepared statements: the per-turn queries (batch.go)
+	hot     *gorm.DB // gorm with prepared statements, for reads outside transactions
+	stmts   hotStmts // the per-turn statements (hot.go)
 	sqlDB   *sql.DB
 	dialect string
 	path    string // SQLite file, "" for PostgreSQL
@@ -162,6 +163,7 @@ func (db *DB) Close() error {
 	if db.lockDB != nil {
 		db.lockDB.Close()
 	}
+	db.closeStmts()
 	if db.dialect == DialectSQLite {
 		// Fold the WAL back so the file is self-contained at rest.
 		_, _ = db.sqlDB.Exec("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // ModeStore implements kairos.ModeStore.
@@ -57,16 +56,20 @@ func (s *ModeStore) ThreadMode(ctx context.Context, threadKey string) (*kairos.T
 
 // SetThreadMode stores a thread's mode and journals the transition.
 func (s *ModeStore) SetThreadMode(ctx context.Context, m *kairos.ThreadMode, tr *kairos.ModeTransitionRecord) error {
-	err := s.db.write(ctx, func(tx *gorm.DB) error {
-		r := threadModeRow{ThreadKey: m.ThreadKey, Mode: m.Mode, Envelope: m.Envelope, SessionID: m.SessionID, UpdatedAt: ms(m.UpdatedAt)}
-		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&r).Error; err != nil {
+	// Deferred under DeferWrites: the mode commits with the turn.
+	err := s.db.write(ctx, func(ctx context.Context, tx *hotTx) error {
+		if _, err := tx.exec(ctx, `INSERT INTO thread_modes (thread_key, mode, envelope, session_id, updated_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (thread_key) DO UPDATE SET mode = excluded.mode, envelope = excluded.envelope,
+			session_id = excluded.session_id, updated_at = excluded.updated_at`,
+			m.ThreadKey, m.Mode, m.Envelope, m.SessionID, ms(m.UpdatedAt)); err != nil {
 			return err
 		}
 		if tr == nil {
 			return nil
 		}
-		return tx.Create(&transitionRow{ThreadKey: tr.ThreadKey, FromMode: tr.From, ToMode: tr.To, Cause: tr.Cause, Actor: tr.Actor,
-			ApprovalToken: tr.ApprovalToken, Summary: tr.Summary, At: ms(tr.At)}).Error
+		_, err := tx.exec(ctx, `INSERT INTO mode_transitions (thread_key, from_mode, to_mode, cause, actor, approval_token, summary, at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, tr.ThreadKey, tr.From, tr.To, tr.Cause, tr.Actor, tr.ApprovalToken, tr.Summary, ms(tr.At))
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("set thread mode: %w", err)

@@ -214,12 +214,12 @@ func (s *SessionStore) AppendMessages(ctx context.Context, msgs ...*kairos.Messa
 	}
 	// Under DeferWrites the messages commit with the turn's outbox intent
 	// (their IDs are set then).
-	err := s.db.write(ctx, func(tx *gorm.DB) error {
+	err := s.db.write(ctx, func(ctx context.Context, tx *hotTx) error {
 		tainted := map[string]bool{}
 		for i, r := range rows {
-			if err := tx.Raw(`INSERT INTO messages (session_id, thread_key, user_key, role, content, tool_calls, tool_call_id, name, tainted, created_at)
+			if err := tx.queryRow(ctx, `INSERT INTO messages (session_id, thread_key, user_key, role, content, tool_calls, tool_call_id, name, tainted, created_at)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, r.SessionID, r.ThreadKey, r.UserKey, r.Role, r.Content, r.ToolCalls,
-				r.ToolCallID, r.Name, r.Tainted, r.CreatedAt).Row().Scan(&msgs[i].ID); err != nil {
+				r.ToolCallID, r.Name, r.Tainted, r.CreatedAt).Scan(&msgs[i].ID); err != nil {
 				return err
 			}
 			if rows[i].Tainted {
@@ -229,7 +229,7 @@ func (s *SessionStore) AppendMessages(ctx context.Context, msgs ...*kairos.Messa
 		// A session holding untrusted content stays marked (its history
 		// and summaries are read as untrusted), in the same transaction.
 		for id := range tainted {
-			if err := tx.Model(&sessionRow{}).Where("id = ? AND NOT tainted", id).Update("tainted", true).Error; err != nil {
+			if _, err := tx.exec(ctx, `UPDATE sessions SET tainted = ? WHERE id = ? AND NOT tainted`, true, id); err != nil {
 				return err
 			}
 		}
@@ -336,10 +336,11 @@ func (s *SessionStore) RecordUsage(ctx context.Context, rec *kairos.UsageRecord)
 		at = s.db.Now()
 	}
 	// Deferred under DeferWrites: usage commits with the turn.
-	err := s.db.write(ctx, func(tx *gorm.DB) error {
-		return tx.Exec(`INSERT INTO token_usage (session_id, user_key, model, prompt_tokens, completion_tokens, audio_ms, created_at)
+	err := s.db.write(ctx, func(ctx context.Context, tx *hotTx) error {
+		_, err := tx.exec(ctx, `INSERT INTO token_usage (session_id, user_key, model, prompt_tokens, completion_tokens, audio_ms, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, rec.SessionID, rec.UserKey, rec.Model, rec.PromptTokens, rec.CompletionTokens,
-			rec.Audio.Milliseconds(), ms(at)).Error
+			rec.Audio.Milliseconds(), ms(at))
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("record usage: %w", err)

@@ -97,8 +97,9 @@ func (l *UpdateLog) MaxUpdateID(ctx context.Context) (int64, error) {
 // the update's remaining deferred writes commit in the same transaction.
 func (l *UpdateLog) MarkUpdateDone(ctx context.Context, updateID int64) error {
 	now := ms(l.db.Now())
-	err := l.db.commit(ctx, true, func(tx *gorm.DB) error {
-		return tx.Exec(`UPDATE updates SET status = 'done', payload = '', done_at = ? WHERE update_id = ?`, now, updateID).Error
+	err := l.db.commit(ctx, true, func(ctx context.Context, tx *hotTx) error {
+		_, err := tx.exec(ctx, `UPDATE updates SET status = 'done', payload = '', done_at = ? WHERE update_id = ?`, now, updateID)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("mark update done: %w", err)
@@ -110,7 +111,7 @@ func (l *UpdateLog) MarkUpdateDone(ctx context.Context, updateID int64) error {
 func (l *UpdateLog) BumpAttempts(ctx context.Context, updateID int64) (int, error) {
 	var n int
 	// One statement (RETURNING: SQLite 3.35+, PostgreSQL).
-	err := l.db.hot.WithContext(ctx).Raw("UPDATE updates SET attempts = attempts + 1 WHERE update_id = ? RETURNING attempts", updateID).Row().Scan(&n)
+	err := l.db.queryRow(ctx, "UPDATE updates SET attempts = attempts + 1 WHERE update_id = ? RETURNING attempts", updateID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("bump attempts: %w", err)
 	}
@@ -133,13 +134,16 @@ func (outboxRow) TableName() string { return "outbox" }
 // same transaction, right before the part leaves.
 func (l *UpdateLog) BeginSend(ctx context.Context, key string, chatID int64) (string, int64, error) {
 	state, id := kairos.OutboxNew, int64(0)
-	err := l.db.commit(ctx, false, func(tx *gorm.DB) error {
-		res := tx.Exec(`INSERT INTO outbox (key, chat_id, status, message_id, created_at) VALUES (?, ?, ?, 0, ?)
+	err := l.db.commit(ctx, false, func(ctx context.Context, tx *hotTx) error {
+		res, err := tx.exec(ctx, `INSERT INTO outbox (key, chat_id, status, message_id, created_at) VALUES (?, ?, ?, 0, ?)
 			ON CONFLICT (key) DO NOTHING`, key, chatID, kairos.OutboxSending, ms(l.db.Now()))
-		if res.Error != nil || res.RowsAffected == 1 {
-			return res.Error
+		if err != nil {
+			return err
 		}
-		return tx.Raw(`SELECT status, message_id FROM outbox WHERE key = ?`, key).Row().Scan(&state, &id)
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		return tx.queryRow(ctx, `SELECT status, message_id FROM outbox WHERE key = ?`, key).Scan(&state, &id)
 	})
 	if err != nil {
 		return "", 0, fmt.Errorf("begin send: %w", err)
@@ -151,7 +155,7 @@ func (l *UpdateLog) BeginSend(ctx context.Context, key string, chatID int64) (st
 func (l *UpdateLog) OutboxState(ctx context.Context, key string) (string, int64, error) {
 	var state string
 	var id int64
-	err := l.db.hot.WithContext(ctx).Raw(`SELECT status, message_id FROM outbox WHERE key = ?`, key).Row().Scan(&state, &id)
+	err := l.db.queryRow(ctx, `SELECT status, message_id FROM outbox WHERE key = ?`, key).Scan(&state, &id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return kairos.OutboxNew, 0, nil
 	}
@@ -165,8 +169,9 @@ func (l *UpdateLog) OutboxState(ctx context.Context, key string) (string, int64,
 // DeferWrites: it commits with the update's completion).
 func (l *UpdateLog) MarkSent(ctx context.Context, key string, messageID int64) error {
 	now := ms(l.db.Now())
-	err := l.db.write(ctx, func(tx *gorm.DB) error {
-		return tx.Exec(`UPDATE outbox SET status = ?, message_id = ?, sent_at = ? WHERE key = ?`, kairos.OutboxSent, messageID, now, key).Error
+	err := l.db.write(ctx, func(ctx context.Context, tx *hotTx) error {
+		_, err := tx.exec(ctx, `UPDATE outbox SET status = ?, message_id = ?, sent_at = ? WHERE key = ?`, kairos.OutboxSent, messageID, now, key)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("mark sent: %w", err)
