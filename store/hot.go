@@ -17,25 +17,41 @@ import (
 
 // hotStmts caches prepared statements by query text.
 type hotStmts struct {
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
+	mu      sync.Mutex
+	m       map[string]*sql.Stmt
+	closed  bool
+	warming sync.WaitGroup
+}
+
+// cached returns the prepared statement of query, or nil.
+func (db *DB) cached(query string) *sql.Stmt {
+	db.stmts.mu.Lock()
+	defer db.stmts.mu.Unlock()
+	return db.stmts.m[query]
 }
 
 // stmt returns the prepared statement of query (written with ?
-// placeholders; PostgreSQL gets $n).
+// placeholders; PostgreSQL gets $n), preparing it on a connection of the
+// pool. Never call it while holding a connection (inside a transaction):
+// with every connection waiting for the write lock that transaction
+// holds, it would wait for a free connection until the busy timeout.
 func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	db.stmts.mu.Lock()
-	defer db.stmts.mu.Unlock()
-	if st, ok := db.stmts.m[query]; ok {
+	if st := db.cached(query); st != nil {
 		return st, nil
 	}
-	q := query
-	if db.dialect == DialectPostgres {
-		q = dollarParams(query)
-	}
-	st, err := db.sqlDB.PrepareContext(ctx, q)
+	st, err := db.sqlDB.PrepareContext(ctx, db.rebind(query))
 	if err != nil {
 		return nil, err
+	}
+	db.stmts.mu.Lock()
+	defer db.stmts.mu.Unlock()
+	if prev, ok := db.stmts.m[query]; ok { // prepared meanwhile by another caller
+		st.Close()
+		return prev, nil
+	}
+	if db.stmts.closed {
+		st.Close()
+		return nil, sql.ErrConnDone
 	}
 	if db.stmts.m == nil {
 		db.stmts.m = map[string]*sql.Stmt{}
@@ -44,8 +60,27 @@ func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// warm prepares query in the background (a transaction met it first and
+// ran it unprepared on its own connection).
+func (db *DB) warm(query string) {
+	db.stmts.mu.Lock()
+	defer db.stmts.mu.Unlock()
+	if db.stmts.closed {
+		return
+	}
+	db.stmts.warming.Add(1)
+	go func() {
+		defer db.stmts.warming.Done()
+		_, _ = db.stmt(context.Background(), query)
+	}()
+}
+
 // closeStmts closes the cached statements (Close).
 func (db *DB) closeStmts() {
+	db.stmts.mu.Lock()
+	db.stmts.closed = true
+	db.stmts.mu.Unlock()
+	db.stmts.warming.Wait()
 	db.stmts.mu.Lock()
 	defer db.stmts.mu.Unlock()
 	for _, st := range db.stmts.m {
@@ -77,24 +112,24 @@ type hotTx struct {
 	tx *sql.Tx
 }
 
-// exec runs a prepared statement in the transaction.
+// exec runs a statement in the transaction: prepared when the cache has
+// it (Tx.StmtContext reuses its preparation on this connection), else
+// unprepared on the transaction's connection while the cache warms.
 func (t *hotTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := t.db.stmt(ctx, query)
-	if err != nil {
-		return nil, err
+	if st := t.db.cached(query); st != nil {
+		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
-	return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	t.db.warm(query)
+	return t.tx.ExecContext(ctx, t.db.rebind(query), args...)
 }
 
-// queryRow runs a prepared query for one row in the transaction.
+// queryRow runs a query for one row in the transaction (as exec).
 func (t *hotTx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := t.db.stmt(ctx, query)
-	if err != nil {
-		// A Row carrying the error: QueryRow on a closed statement
-		// would panic, so run the unprepared query instead.
-		return t.tx.QueryRowContext(ctx, t.db.rebind(query), args...)
+	if st := t.db.cached(query); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
-	return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	t.db.warm(query)
+	return t.tx.QueryRowContext(ctx, t.db.rebind(query), args...)
 }
 
 func (db *DB) rebind(q string) string {
