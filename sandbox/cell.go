@@ -46,6 +46,10 @@ type cell struct {
 	stopMsg      string
 	done         bool
 	cancel       context.CancelFunc
+
+	nonce    string            // of this cell's secret tokens (sealed.go)
+	unsealer *strings.Replacer // token → value, used only where a request leaves
+	red      *kairos.Redactor  // scrubs secret values out of what comes back in
 }
 
 // errStopped unwinds the WASM stack from a host function once the cell has
@@ -256,11 +260,10 @@ func (c *cell) dispatch(op, arg string) (any, error) {
 		if err := json.Unmarshal([]byte(arg), &name); err != nil {
 			return nil, jsErr("TypeError", "getSecret(name): name must be a string")
 		}
-		v, ok := c.task.Secrets[name]
-		if !ok {
+		if _, ok := c.task.Secrets[name]; !ok {
 			return nil, jsErr("ReferenceError", "secret %q not found; available: %s", kairos.Clip(name, 64), strings.Join(c.secretNames(), ", "))
 		}
-		return v, nil
+		return c.token(name), nil // sealed: the value never enters the cell
 	case "secrets":
 		if err := c.toolCall(); err != nil {
 			return nil, err

@@ -54,9 +54,11 @@
 //
 // Globals (seed 003's prelude, each a wrapper over one host function):
 //
-//	getSecret(name)              TaintedString: the value in template literals,
-//	                             String(), headers; "[REDACTED]" in console
-//	                             output and JSON.stringify/output()
+//	getSecret(name)              TaintedString holding a sealed token
+//	                             (⟦secret:NAME:nonce⟧), never the value: the
+//	                             host unseals it only in a request's URL,
+//	                             headers and body (sealed.go); "[REDACTED]"
+//	                             in console output, JSON and output()
 //	listSecrets()                secret names
 //	attachments()                the turn's files: [{name, kind, mime, size}]
 //	readAttachment(name)         {name, mime, text} (extracted text, transcript

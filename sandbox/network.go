@@ -182,7 +182,7 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 	if !grant.Enabled {
 		return nil, jsErr("NetworkError", "network is disabled")
 	}
-	u, err := url.Parse(r.URL)
+	u, err := url.Parse(c.unseal(r.URL))
 	if err != nil {
 		return nil, jsErr("NetworkError", "bad URL")
 	}
@@ -202,7 +202,7 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 	}
 	var body []byte
 	if r.Body != nil {
-		body = []byte(*r.Body)
+		body = []byte(c.unseal(*r.Body))
 	}
 	c.mu.Lock()
 	c.networkCalls++
@@ -229,7 +229,7 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 		if strings.EqualFold(k, "host") || strings.EqualFold(k, "cookie") {
 			continue
 		}
-		req.Header.Set(k, v)
+		req.Header.Set(k, c.unseal(v))
 	}
 	if r.AuthSecret != "" {
 		v, ok := c.task.Secrets[r.AuthSecret]
@@ -265,18 +265,20 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 		}
 		return nil, jsErr("NetworkError", "reading the response of %s failed", kairos.Clip(u.Hostname(), 100))
 	}
+	// Nothing that comes back may carry a secret's value into the cell
+	// (an echoing endpoint would otherwise unseal it).
 	out := &fetchResponse{
 		Status:     resp.StatusCode,
 		StatusText: http.StatusText(resp.StatusCode),
-		URL:        resp.Request.URL.String(),
+		URL:        c.red.Scrub(resp.Request.URL.String()),
 		Headers:    map[string]string{},
-		Body:       string(data),
+		Body:       c.red.Scrub(string(data)),
 	}
 	for k, v := range resp.Header {
 		if strings.EqualFold(k, "Set-Cookie") {
 			continue
 		}
-		out.Headers[strings.ToLower(k)] = strings.Join(v, ", ")
+		out.Headers[strings.ToLower(k)] = c.red.Scrub(strings.Join(v, ", "))
 	}
 	return out, nil
 }

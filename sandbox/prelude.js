@@ -35,8 +35,9 @@
     return r.v;
   }
 
-  // Tainted secrets: the real value inside the cell (template literals,
-  // String(), headers), "[REDACTED]" in logs and JSON.
+  // Tainted secrets: a sealed token inside the cell (template literals,
+  // String(), headers: the host puts the value in on the way out),
+  // "[REDACTED]" in logs and JSON.
   const values = new WeakMap();
   class TaintedString {
     constructor(v) {

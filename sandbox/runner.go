@@ -285,7 +285,9 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		client:   cellClient(r.client, &task.Network),
 		in:       in,
 		eng:      eng,
+		red:      red,
 	}
+	c.seal()
 	stopWatch := context.AfterFunc(cctx, func() {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			c.stop(kairos.CatTimeout, "cell cancelled")
@@ -372,20 +374,21 @@ func (r *Runner) finish(c *cell, res *kairos.CellResult, exc string, evalErr err
 		}
 		stderr += res.Error
 	}
+	stdout, stderr, res.Error = redactTokens(stdout), redactTokens(stderr), redactTokens(res.Error)
 	res.Stdout, res.Stderr, res.Error = red.Scrub(stdout), red.Scrub(stderr), red.Scrub(res.Error)
 	if len(c.output) > 0 {
-		res.Output = red.ScrubJSON(c.output)
+		res.Output = red.ScrubJSON(json.RawMessage(redactTokens(string(c.output))))
 	}
 	if c.checkpoint != nil {
 		cp := *c.checkpoint
-		cp.Cursor = red.Scrub(cp.Cursor)
-		cp.Stage = red.Scrub(cp.Stage)
+		cp.Cursor = red.Scrub(redactTokens(cp.Cursor))
+		cp.Stage = red.Scrub(redactTokens(cp.Stage))
 		cp.Completed = slices.Clone(cp.Completed)
 		for i := range cp.Completed {
-			cp.Completed[i] = red.Scrub(cp.Completed[i])
+			cp.Completed[i] = red.Scrub(redactTokens(cp.Completed[i]))
 		}
 		if len(cp.State) > 0 {
-			cp.State = red.ScrubJSON(cp.State)
+			cp.State = red.ScrubJSON(json.RawMessage(redactTokens(string(cp.State))))
 		}
 		res.Checkpoint = &cp
 	}

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -152,6 +154,15 @@ func TestSecretsNeverLeave(t *testing.T) {
 		{"split with labels", `const k = String(getSecret("API_KEY")); for (let i = 0; i < k.length; i += 9) console.log("part", i, k.slice(i, i + 9))`},
 		{"spaced", `const k = String(getSecret("API_KEY")); console.log(k.split("").join(" "))`},
 		{"checkpoint state", `const k = String(getSecret("API_KEY")); checkpoint({cursor: k, state: {k}})`},
+		// Encodings no scrubber could recognise: they fail because the
+		// cell never holds the value (sealed secrets), only a token.
+		{"reversed", `const k = String(getSecret("API_KEY")); output(k.split("").reverse().join(""))`},
+		{"char codes", `const k = String(getSecret("API_KEY")); output([...k].map(c => c.charCodeAt(0)))`},
+		{"xor", `const k = String(getSecret("API_KEY")); output([...k].map(c => c.charCodeAt(0) ^ 42))`},
+		{"rot13", `const k = String(getSecret("API_KEY")); output(k.replace(/[a-z]/gi, c => String.fromCharCode((c <= "Z" ? 90 : 122) >= (c = c.charCodeAt(0) + 13) ? c : c - 26)))`},
+		{"base32", `const k = String(getSecret("API_KEY")); const A = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"; let bits = "", o = ""; for (const c of k) bits += c.charCodeAt(0).toString(2).padStart(8, "0"); for (let i = 0; i < bits.length; i += 5) o += A[parseInt(bits.slice(i, i + 5).padEnd(5, "0"), 2)]; output(o)`},
+		{"one character per print", `const k = String(getSecret("API_KEY")); for (const c of k) console.log(c)`},
+		{"length and comparison", `const k = getSecret("API_KEY"); output({len: k.length, starts: String(k).startsWith("sk-live"), eq: k == "` + secret + `"})`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,8 +178,15 @@ func TestSecretsNeverLeave(t *testing.T) {
 					t.Fatalf("secret form %q leaked in %q", form, all)
 				}
 			}
-			if !strings.Contains(all, kairos.Redacted) {
-				t.Errorf("nothing redacted in %q", all)
+			// Whatever the cell computed, it computed from a token: decode
+			// the usual transforms of the output back and look again.
+			for _, decoded := range decodings(all) {
+				if strings.Contains(decoded, secret[:10]) {
+					t.Fatalf("the secret comes back out of %q as %q", all, decoded)
+				}
+			}
+			if strings.Contains(all, "starts\":true") || strings.Contains(all, "eq\":true") {
+				t.Fatalf("the cell learned something about the value: %q", all)
 			}
 		})
 	}
@@ -190,10 +208,12 @@ func TestLeakScanRejects(t *testing.T) {
 }
 
 func TestSecretHelpers(t *testing.T) {
-	tk := task(`output({names: listSecrets(), len: getSecret("B").length, eq: getSecret("A") == "alpha-value"})`)
+	// The value is sealed: the cell sees the names, never the value (not
+	// even by comparing to a guess).
+	tk := task(`output({names: listSecrets(), eq: getSecret("A") == "alpha-value"})`)
 	tk.Secrets = map[string]string{"A": "alpha-value", "B": "beta-value-2"}
 	res := run(t, tk)
-	if !res.Success || string(res.Output) != `{"names":["A","B"],"len":12,"eq":true}` {
+	if !res.Success || string(res.Output) != `{"names":["A","B"],"eq":false}` {
 		t.Fatalf("%+v %s", res, res.Output)
 	}
 	tk = task(`getSecret("MISSING")`)
@@ -578,5 +598,72 @@ func TestEngineClosesRuntimeOnFailure(t *testing.T) {
 	// A module that cannot be read fails before any runtime exists.
 	if _, err := parseModule(qjsWasm[:len(qjsWasm)/2]); err == nil {
 		t.Fatal("a truncated module parsed")
+	}
+}
+
+// decodings undoes the transforms a cell could apply to a secret (reverse,
+// rot13, character codes with or without XOR 42, one character per line),
+// so a test can look for the secret in what comes out.
+func decodings(s string) []string {
+	rev := []rune(s)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	rot := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return 'a' + (r-'a'+13)%26
+		case r >= 'A' && r <= 'Z':
+			return 'A' + (r-'A'+13)%26
+		}
+		return r
+	}, s)
+	var codes, xored strings.Builder
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
+		if n, err := strconv.Atoi(f); err == nil && n < 256 {
+			codes.WriteByte(byte(n))
+			xored.WriteByte(byte(n ^ 42))
+		}
+	}
+	return []string{s, string(rev), rot, codes.String(), xored.String(), strings.ReplaceAll(s, "\n", "")}
+}
+
+// TestSealedSecretsUnsealOnlyOnTheWayOut: a token put into a header, the
+// URL or the body of a request reaches the server as the real value; an
+// endpoint that echoes it back cannot hand the value to the cell.
+func TestSealedSecretsUnsealOnlyOnTheWayOut(t *testing.T) {
+	const secret = "tok-sealed-7788991122"
+	var got sync.Map
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got.Store("header", r.Header.Get("X-Key"))
+		got.Store("query", r.URL.Query().Get("key"))
+		got.Store("body", string(body))
+		w.Header().Set("X-Echo", r.Header.Get("X-Key"))
+		fmt.Fprintf(w, `{"echo":%q,"q":%q}`, string(body), r.URL.Query().Get("key"))
+	}))
+	defer srv.Close()
+	code := `const k = getSecret("TOKEN");
+const r = await fetch("` + srv.URL + `/?key=" + k, {method: "POST", headers: {"X-Key": ` + "`${k}`" + `}, body: "v=" + k});
+const text = await r.text();
+output({text, echoHeader: r.headers.get("x-echo"), rev: text.split("").reverse().join("")});`
+	tk := task(code)
+	tk.Secrets = map[string]string{"TOKEN": secret}
+	tk.Network = kairos.NetworkGrant{Enabled: true, AllowHosts: []string{"127.0.0.1"}, Methods: []string{"GET", "POST"}}
+	tk.Budget.TimeBudget = 5 * time.Second
+	res := run(t, tk)
+	if !res.Success {
+		t.Fatalf("%+v", res)
+	}
+	for _, k := range []string{"header", "query", "body"} {
+		if v, _ := got.Load(k); !strings.Contains(fmt.Sprint(v), secret) {
+			t.Errorf("the server's %s = %q, want the unsealed secret", k, v)
+		}
+	}
+	out := string(res.Output)
+	for _, d := range decodings(out) {
+		if strings.Contains(d, secret[:10]) {
+			t.Fatalf("the echoed secret reached the cell's output: %s", out)
+		}
 	}
 }
