@@ -31,7 +31,12 @@ type Config struct {
 	HTTPClient     *http.Client  // default: a plain http.Client (deadlines come from the context)
 	Timeout        time.Duration // limit on one call, streaming included; DefaultTimeout when 0, none when < 0
 	EmbeddingModel string        // model for Embed; DefaultEmbeddingModel when empty
-	Logger         *slog.Logger  // default: discard
+	// EmbeddingDimensions, when positive, asks the embeddings endpoint
+	// for vectors of this size (the `dimensions` parameter; OpenAI's
+	// text-embedding-3 models shorten their vectors on request). 0 keeps
+	// the model's own size.
+	EmbeddingDimensions int
+	Logger              *slog.Logger // default: discard
 }
 
 // Client talks to an OpenAI-compatible API. It implements kairos.Model and
@@ -43,6 +48,7 @@ type Client struct {
 	host    string
 	timeout time.Duration
 	embed   string
+	dims    int
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -84,6 +90,7 @@ func New(cfg Config) *Client {
 		host:    hostOf(base),
 		timeout: timeout,
 		embed:   model,
+		dims:    max(cfg.EmbeddingDimensions, 0),
 		log:     log.With("component", "openai"),
 		now:     time.Now,
 	}
@@ -347,7 +354,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		end := min(start+embedBatch, len(texts))
 		batch := texts[start:end]
 		cctx, cancel, cp := c.call(ctx)
-		resp, err := c.api.CreateEmbeddings(cctx, goopenai.EmbeddingRequestStrings{Input: batch, Model: goopenai.EmbeddingModel(c.embed)})
+		resp, err := c.api.CreateEmbeddings(cctx, goopenai.EmbeddingRequestStrings{Input: batch, Model: goopenai.EmbeddingModel(c.embed), Dimensions: c.dims})
 		if err != nil {
 			err = c.classify(ctx, cctx, op, cp, err)
 			cancel()

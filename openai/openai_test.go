@@ -439,3 +439,26 @@ func TestSafe(t *testing.T) {
 		t.Errorf("not shortened: %d runes", len([]rune(got)))
 	}
 }
+
+// KAIROS_EMBEDDING_DIMENSIONS reaches the endpoint as `dimensions`, and
+// the vectors come back at that size; unset, the parameter is absent.
+func TestEmbedDimensions(t *testing.T) {
+	for _, dims := range []int{0, 256} {
+		f := testkit.NewFakeOpenAI(t, testkit.WithEmbeddingDims(1536))
+		c, _ := newClient(t, f, func(cfg *Config) { cfg.EmbeddingDimensions = dims })
+		vecs, err := c.Embed(ctxT(t), []string{"sister's birthday in June"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := dims
+		if want == 0 {
+			want = 1536
+		}
+		if len(vecs) != 1 || len(vecs[0]) != want {
+			t.Fatalf("dims %d: vector of %d, want %d", dims, len(vecs[0]), want)
+		}
+		if reqs := f.EmbeddingRequests(); len(reqs) != 1 || reqs[0].Dimensions != dims {
+			t.Fatalf("dims %d: requests %+v", dims, reqs)
+		}
+	}
+}

@@ -104,7 +104,9 @@ func (r *memoryRow) domain() *kairos.Memory {
 	return m
 }
 
-func (s *MemoryStore) gdb(ctx context.Context) *gorm.DB { return s.db.gdb.WithContext(ctx) }
+// gdb uses prepared statements: recall runs several full-text queries per
+// turn, and preparing an FTS5 query costs about as much as running it.
+func (s *MemoryStore) gdb(ctx context.Context) *gorm.DB { return s.db.hot.WithContext(ctx) }
 
 // StoreMemory inserts m, or merges it into the user's memory with the same
 // merge key: the same normalized content (user_memory), or the same

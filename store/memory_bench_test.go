@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -133,10 +134,17 @@ func BenchmarkRecall100k(b *testing.B) {
 	})
 }
 
-// BenchmarkRecallVectors blends full text with 1536-dimension embeddings
-// (text-embedding-3-small's size) on 5,000 embedded memories; each recall
-// compares the MemoryVectorScan most recent ones.
+// BenchmarkRecallVectors blends full text with embeddings on 5,000
+// embedded memories; each recall compares the MemoryVectorScan most recent
+// ones. 1536 is text-embedding-3-small's own size, 256 what it returns
+// when asked for `dimensions: 256` (KAIROS_EMBEDDING_DIMENSIONS).
 func BenchmarkRecallVectors(b *testing.B) {
+	for _, dims := range []int{1536, 256} {
+		b.Run(fmt.Sprintf("dims=%d", dims), func(b *testing.B) { benchRecallVectors(b, dims) })
+	}
+}
+
+func benchRecallVectors(b *testing.B, dims int) {
 	db := storetest.MustOpenSQLite(b)
 	const user = "telegram:1"
 	benchCorpus(b, db, user, 5_000)
@@ -144,7 +152,7 @@ func BenchmarkRecallVectors(b *testing.B) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 6))
 	vec := func() []float32 {
-		v := make([]float32, 1536)
+		v := make([]float32, dims)
 		for i := range v {
 			v[i] = rng.Float32() - 0.5
 		}

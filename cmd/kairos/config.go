@@ -2,6 +2,7 @@ package main
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -14,6 +15,9 @@ type Config struct {
 	Model          string
 	FallbackModels []string
 	EmbeddingModel string
+	// EmbeddingDimensions asks the embeddings endpoint for shorter
+	// vectors (KAIROS_EMBEDDING_DIMENSIONS; 0: the model's size).
+	EmbeddingDimensions int
 	// TranscribeModel, TranscribeURL and VisionModel configure media.
 	TranscribeModel string
 	TranscribeURL   string
@@ -103,6 +107,16 @@ func LoadConfig(getenv func(string) string, environ func() []string) (Config, er
 			n = n*10 + int(r-'0')
 		}
 		c.Workers = n
+	}
+	if v := strings.TrimSpace(getenv("KAIROS_EMBEDDING_DIMENSIONS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 8192 {
+			return c, usagef("KAIROS_EMBEDDING_DIMENSIONS must be a number from 1 to 8192, not %q", v)
+		}
+		if c.EmbeddingModel == "" {
+			return c, usagef("KAIROS_EMBEDDING_DIMENSIONS needs KAIROS_EMBEDDING_MODEL (without an embedding model there are no embeddings)")
+		}
+		c.EmbeddingDimensions = n
 	}
 	prof, err := loadProfiling(getenv, c.HTTPAddr)
 	if err != nil {

@@ -123,7 +123,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.code = store.NewCodeStore(c.db)
 	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log, Now: c.now})
 	c.model = openai.New(openai.Config{BaseURL: m.Config.OpenAIBaseURL, APIKey: m.Config.OpenAIKey,
-		EmbeddingModel: m.Config.EmbeddingModel, Logger: c.log})
+		EmbeddingModel: m.Config.EmbeddingModel, EmbeddingDimensions: m.Config.EmbeddingDimensions, Logger: c.log})
 	c.runner = &lazyRunner{cfg: sandbox.Config{CacheDir: filepath.Join(m.Config.DataDir, "wazero-cache"), Logger: c.log}, metrics: c.metrics}
 	m.onClose(func() error { return c.runner.Close(context.Background()) })
 

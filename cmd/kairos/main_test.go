@@ -246,6 +246,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"chat"}, map[string]string{"KAIROS_SEND_LIMITS": "maybe"}, "KAIROS_SEND_LIMITS"},
 		{[]string{"run"}, map[string]string{"KAIROS_WEBHOOK_URL": "https://x.example/hook"}, "KAIROS_WEBHOOK_SECRET"},
 		{[]string{"clock", "parse", "9am", "--at", "yesterday"}, nil, "--at"},
+		{[]string{"chat"}, map[string]string{"KAIROS_EMBEDDING_MODEL": "text-embedding-3-small", "KAIROS_EMBEDDING_DIMENSIONS": "0"}, "KAIROS_EMBEDDING_DIMENSIONS must be"},
+		{[]string{"chat"}, map[string]string{"KAIROS_EMBEDDING_DIMENSIONS": "256"}, "needs KAIROS_EMBEDDING_MODEL"},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
 			e := newEnv(t)
