@@ -39,7 +39,7 @@ type Config struct {
 // DB is an open database.
 type DB struct {
 	gdb     *gorm.DB
-	hot     *gorm.DB // gorm with prepared statements, for reads outside transactions
+	hot     *gorm.DB // gorm with prepared statements, for the per-turn reads outside transactions
 	stmts   hotStmts // the per-turn statements (hot.go)
 	sqlDB   *sql.DB
 	dialect string

@@ -44,7 +44,7 @@ func (transitionRow) TableName() string { return "mode_transitions" }
 // ThreadMode returns a thread's mode.
 func (s *ModeStore) ThreadMode(ctx context.Context, threadKey string) (*kairos.ThreadMode, error) {
 	var r threadModeRow
-	err := s.db.gdb.WithContext(ctx).Where("thread_key = ?", threadKey).Take(&r).Error
+	err := s.db.hot.WithContext(ctx).Where("thread_key = ?", threadKey).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, kairos.Errorf(kairos.ENOTFOUND, "no mode for %s", threadKey)
 	}

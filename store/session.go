@@ -63,7 +63,7 @@ func (messageRow) TableName() string { return "messages" }
 
 // OpenSession returns the thread's open session, creating one at `at`.
 func (s *SessionStore) OpenSession(ctx context.Context, threadKey, userKey string, at time.Time) (*kairos.Session, error) {
-	g := s.db.gdb.WithContext(ctx)
+	g := s.db.hot.WithContext(ctx)
 	for attempt := 0; attempt < 3; attempt++ {
 		var r sessionRow
 		err := g.Where("thread_key = ? AND ended_at IS NULL", threadKey).Take(&r).Error
@@ -244,7 +244,7 @@ func (s *SessionStore) AppendMessages(ctx context.Context, msgs ...*kairos.Messa
 // Messages returns the session's messages after afterID in order.
 func (s *SessionStore) Messages(ctx context.Context, sessionID string, afterID int64, limit int) ([]*kairos.Message, error) {
 	var rows []messageRow
-	q := s.db.gdb.WithContext(ctx).Where("session_id = ? AND id > ?", sessionID, afterID).Order("id")
+	q := s.db.hot.WithContext(ctx).Where("session_id = ? AND id > ?", sessionID, afterID).Order("id")
 	if limit > 0 {
 		q = q.Limit(limit)
 	}

@@ -207,7 +207,7 @@ func (l *UpdateLog) RevokeAccess(ctx context.Context, userID int64) error {
 // HasAccess reports whether a user was admitted.
 func (l *UpdateLog) HasAccess(ctx context.Context, userID int64) (bool, error) {
 	var n int64
-	if err := l.db.gdb.WithContext(ctx).Model(&accessRow{}).Where("user_id = ?", userID).Count(&n).Error; err != nil {
+	if err := l.db.hot.WithContext(ctx).Model(&accessRow{}).Where("user_id = ?", userID).Count(&n).Error; err != nil {
 		return false, fmt.Errorf("has access: %w", err)
 	}
 	return n > 0, nil
@@ -232,7 +232,7 @@ func (settingRow) TableName() string { return "settings" }
 // Setting returns a setting or "".
 func (l *UpdateLog) Setting(ctx context.Context, key string) (string, error) {
 	var r settingRow
-	err := l.db.gdb.WithContext(ctx).Where("key = ?", key).Take(&r).Error
+	err := l.db.hot.WithContext(ctx).Where("key = ?", key).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", nil
 	}
