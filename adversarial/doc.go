@@ -1,0 +1,28 @@
+// Package adversarial holds no code: its tests try to break Kairos's
+// security claims on every run of the README's test command. They drive a
+// real `kairos` binary (built once per run) only through the outside
+// contract: the fake Bot API and model endpoint of internal/testkit, a
+// fake search engine and an attacker's server, the SQLite database, the
+// process's logs, and `kairos cell run`.
+//
+// The sections follow the threat model in doc/design.md:
+//
+//   - injection: prompt-injection payloads written in the manner of the
+//     public AgentDojo, BIPIA and InjecAgent task families arrive through
+//     every untrusted channel (search results, code output, documents,
+//     forwarded messages, memories written in a tainted turn); a scripted
+//     model obeys each one. What must hold: the impactful action it asks
+//     for waits for a human and, unanswered, never happens; the secret
+//     never appears in the transcript, the database, the model's requests
+//     or the logs.
+//   - sandbox: cells that loop, allocate, flood, backtrack, pollute the
+//     prelude, abuse host calls or try to smuggle a secret out encoded.
+//     What must hold: the cell ends within its budget with the right
+//     category, and no decoding of its output gives the secret.
+//   - access: strangers, stranger presses on an approval keyboard, edited
+//     messages, channel posts and unaddressed group messages. What must
+//     hold: none of them reaches the model or changes anything.
+//
+// Each test logs a line "section: tried N, contained N, leaked N"; the
+// suite fails on any leak.
+package adversarial
