@@ -18,6 +18,8 @@ const (
 	ActionScheduleCreate   = "schedule.create"    // a reminder, task or watching cell (impactful)
 	ActionScheduleList     = "schedule.list"
 	ActionScheduleCancel   = "schedule.cancel" // impactful
+	ActionMCPRead          = "mcp.read"        // an MCP tool the policy marks impact: read
+	ActionMCPWrite         = "mcp.write"       // any other MCP tool (impactful)
 )
 
 // Capabilities a tool action needs (ToolAction.Capability).
@@ -28,6 +30,7 @@ const (
 	CapCode        = "code"
 	CapCodeNetwork = "code.network"
 	CapSchedule    = "schedule"
+	CapMCP         = "mcp"
 )
 
 // Actions lists every built-in action name, in a stable order.
@@ -35,4 +38,5 @@ var Actions = []string{
 	ActionSearch, ActionMemoryStore, ActionMemoryRecall, ActionMemoryList, ActionMemoryForget,
 	ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeNetworkWrite, ActionCodeSecrets,
 	ActionScheduleCreate, ActionScheduleList, ActionScheduleCancel,
+	ActionMCPRead, ActionMCPWrite,
 }

@@ -17,6 +17,7 @@ type Policy struct {
 	Approvals ApprovalsPolicy `yaml:"approvals" json:"approvals"`
 	Media     MediaPolicy     `yaml:"media" json:"media"`
 	Schedules SchedulesPolicy `yaml:"schedules" json:"schedules"`
+	MCP       MCPPolicy       `yaml:"mcp" json:"mcp"`
 }
 
 // ClockPolicy is exactly the `clock:` block of CLOCK.md §0.
@@ -228,11 +229,12 @@ func DefaultPolicy() *Policy {
 			CodeExecutionsRetention: MustDuration("P30D"),
 		},
 		Approvals: ApprovalsPolicy{
-			Required: []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets},
+			Required: []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets, ActionMCPWrite},
 			Timeout:  MustDuration("PT10M"),
 		},
 		Media:     DefaultMediaPolicy(),
 		Schedules: DefaultSchedulesPolicy(),
+		MCP:       DefaultMCPPolicy(),
 	}
 }
 

@@ -52,3 +52,16 @@ type ToolResult struct {
 	Content json.RawMessage // JSON given back to the model
 	Tainted bool            // holds untrusted content (web pages, code output)
 }
+
+// ExternalTool is a tool another program provides: an MCP server's tool,
+// named <server>__<tool>. Its action is not named after it (a tool named
+// "notes__search" performs "mcp.read"), so it says which action it
+// performs, for the mode's envelopes to decide whether it is offered.
+type ExternalTool interface {
+	Tool
+	// Server is the providing server's name in the policy.
+	Server() string
+	// OfferedAction is the action every call performs (ActionMCPRead or
+	// ActionMCPWrite).
+	OfferedAction() string
+}

@@ -11,9 +11,10 @@ package agent
 //	explore   search, memory.recall, memory.list,                  DISCUSS, DIAGNOSE, EXECUTE
 //	          code.execute (no network writes), code.status,
 //	          schedule.list/create/cancel (create and cancel are
-//	          impactful: approval applies)
-//	edit      memory.store, memory.forget, memory.recall,          EXECUTE
-//	          memory.list, schedule.list/create/cancel
+//	          impactful: approval applies), mcp.read
+//	edit      memory.store, memory.forget, memory.recall,          DIAGNOSE, EXECUTE
+//	          memory.list, schedule.list/create/cancel,
+//	          mcp.read, mcp.write (impactful: approval applies)
 //	test      code.execute, code.generate, code.status             DIAGNOSE, EXECUTE
 //	deploy    code.execute, code.status, code.network_write        EXECUTE
 //	reflect   memory.recall, memory.list, memory.store             DISCUSS, DIAGNOSE, EXECUTE
@@ -142,7 +143,7 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 		return Envelope{
 			ID: EnvExplore,
 			Actions: setOf(ActionSearch, ActionMemoryRecall, ActionMemoryList, ActionCodeExecute, ActionCodeStatus,
-				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel),
+				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel, kairos.ActionMCPRead),
 			Entry: setOf("default", "from-reflect"),
 			Exit:  setOf("found-target", "ready-to-edit", "user-request", "hop-reflect"),
 			Scope: "read-only: web search, memory look-ups, code cells without network writes",
@@ -151,7 +152,8 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 		return Envelope{
 			ID: EnvEdit,
 			Actions: setOf(ActionMemoryStore, ActionMemoryForget, ActionMemoryRecall, ActionMemoryList,
-				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel),
+				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel,
+				kairos.ActionMCPRead, kairos.ActionMCPWrite),
 			Entry: setOf("from-explore", "from-test", "user-request"),
 			Exit:  setOf("tests-pass", "ready-to-commit", "blocked", "hop-test", "hop-reflect"),
 			Scope: "the user's memory: store and forget",

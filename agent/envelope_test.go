@@ -15,8 +15,8 @@ import (
 
 func TestEnvelopeActions(t *testing.T) {
 	want := map[EnvelopeID][]string{
-		EnvExplore: {"code.execute", "code.status", "memory.list", "memory.recall", "schedule.cancel", "schedule.create", "schedule.list", "search"},
-		EnvEdit:    {"memory.forget", "memory.list", "memory.recall", "memory.store", "schedule.cancel", "schedule.create", "schedule.list"},
+		EnvExplore: {"code.execute", "code.status", "mcp.read", "memory.list", "memory.recall", "schedule.cancel", "schedule.create", "schedule.list", "search"},
+		EnvEdit:    {"mcp.read", "mcp.write", "memory.forget", "memory.list", "memory.recall", "memory.store", "schedule.cancel", "schedule.create", "schedule.list"},
 		EnvTest:    {"code.execute", "code.generate", "code.secrets", "code.status"},
 		EnvDeploy:  {"code.execute", "code.network_write", "code.secrets", "code.status"},
 		EnvReflect: {"memory.list", "memory.recall", "memory.store"},
@@ -130,10 +130,11 @@ func TestOfferedTools(t *testing.T) {
 		want map[string][]string
 	}{
 		{ModeDiscuss, EnvExplore, map[string][]string{"search": {}, "code": {"execute", "status"}, "memory": {"list", "recall"},
-			"schedule": {"cancel", "create", "list"}}},
+			"schedule": {"cancel", "create", "list"}, "mcp": {"read"}}},
 		{ModeDiscuss, EnvReflect, map[string][]string{"memory": {"list", "recall", "store"}}},
 		{ModeDiagnose, EnvTest, map[string][]string{"code": {"execute", "generate", "secrets", "status"}}},
-		{ModeExecute, EnvEdit, map[string][]string{"memory": {"forget", "list", "recall", "store"}, "schedule": {"cancel", "create", "list"}}},
+		{ModeExecute, EnvEdit, map[string][]string{"memory": {"forget", "list", "recall", "store"}, "schedule": {"cancel", "create", "list"},
+			"mcp": {"read", "write"}}},
 		{ModeExecute, EnvDeploy, map[string][]string{"code": {"execute", "secrets", "status"}}},
 		{ModeDiscuss, EnvDeploy, map[string][]string{}},
 	}

@@ -111,8 +111,13 @@ func envelopeFor(mode Mode, cur EnvelopeID, action string) EnvelopeID {
 	return ""
 }
 
-// toolOffered reports whether any of a tool's actions is allowed.
-func toolOffered(allowed map[string]bool, tool string) bool {
+// toolOffered reports whether any of a tool's actions is allowed. An
+// external (MCP) tool performs the one action it declares.
+func toolOffered(allowed map[string]bool, tl kairos.Tool) bool {
+	if ext, ok := tl.(kairos.ExternalTool); ok {
+		return allowed[ext.OfferedAction()]
+	}
+	tool := tl.Spec().Name
 	for act := range allowed {
 		if act == tool || strings.HasPrefix(act, tool+".") {
 			return true

@@ -189,6 +189,7 @@ func validate(p *kairos.Policy) []fieldErr {
 	c.dur("approvals.timeout", p.Approvals.Timeout, true)
 	validateMedia(c, &p.Media)
 	validateSchedules(c, &p.Schedules)
+	validateMCP(c, &p.MCP)
 	return c.errs
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/kairos-agent/kairos/clockstate"
 	"github.com/kairos-agent/kairos/internal/obs"
 	"github.com/kairos-agent/kairos/jobs"
+	"github.com/kairos-agent/kairos/mcp"
 	"github.com/kairos-agent/kairos/media"
 	"github.com/kairos-agent/kairos/openai"
 	"github.com/kairos-agent/kairos/policy"
@@ -44,6 +45,7 @@ type core struct {
 	registry *tools.Registry
 	jobs     *jobs.Scheduler
 	sched    *scheduleParts
+	mcp      *mcp.Manager // guarded by mu: policy reloads may come before it exists
 	now      func() time.Time
 
 	// onPolicyError tells the operators about a bad policy edit (the bot
@@ -101,6 +103,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.policy, c.watcher, err = m.loadPolicy(c.log, func(p *kairos.Policy, err error) {
 		if err == nil {
 			c.log.Info("policy reloaded")
+			c.applyMCP(p)
 			return
 		}
 		c.log.Error("policy reload rejected; the last good policy stays in force", "err", err)
@@ -166,7 +169,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
 	m.onClose(code.Close)
 	c.sched = newSchedules(c, provider)
-	c.registry = tools.NewRegistry(search, code, memory, c.sched.tool)
+	c.registry = tools.NewRegistry(search, code, memory, c.sched.tool).WithSource(c.openMCP(m))
 
 	acfg := agent.Config{
 		Model: c.model, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,

@@ -52,6 +52,7 @@ func NewMetrics() *Metrics {
 	m.declare("kairos_model_tokens_total", "counter", "Model tokens by model and kind.", nil)
 	m.declare("kairos_model_calls_total", "counter", "Model calls by model and outcome.", nil)
 	m.declareMedia()
+	m.declareMCP()
 	return m
 }
 

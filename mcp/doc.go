@@ -1,0 +1,16 @@
+// Package mcp is Kairos's Model Context Protocol client: it connects to the
+// servers the policy's `mcp` section lists (stdio commands it starts and
+// supervises, or streamable HTTP endpoints), and offers their allowed
+// tools to the agent as kairos.Tools named <server>__<tool>.
+//
+// It is an adapter: it imports the root package and the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk) only. It decides nothing about
+// approvals or taint: every tool declares its action (mcp.read or
+// mcp.write, from the policy's impact; unknown means write) and every
+// result it returns is marked tainted, and the agent applies its envelopes,
+// approvals and fences as it does for the built-in tools.
+//
+// It must not log or return secret values (bearer tokens, secret_env), and
+// a crashed, hung or unreachable server must cost one error to the model,
+// never a turn or the process.
+package mcp

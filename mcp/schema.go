@@ -1,0 +1,184 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// Limits on what a server may put in the model's prompt.
+const (
+	maxToolDescription  = 600  // bytes of a tool's description
+	maxParamDescription = 200  // bytes of one parameter's description
+	maxSchemaBytes      = 4096 // of a trimmed parameters schema
+	maxSchemaDepth      = 6
+	maxModelToolName    = 64
+)
+
+// modelToolName is what chat-completions APIs accept as a function name.
+var modelToolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// keptKeywords are the JSON Schema keywords the model is shown; the rest
+// ($schema, $id, examples, titles, vendor extensions, …) cost tokens and
+// some providers refuse them.
+var keptKeywords = map[string]bool{
+	"type": true, "description": true, "properties": true, "required": true, "items": true,
+	"enum": true, "const": true, "default": true, "format": true, "pattern": true,
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true,
+	"minLength": true, "maxLength": true, "minItems": true, "maxItems": true,
+	"additionalProperties": true, "anyOf": true, "oneOf": true, "allOf": true, "nullable": true,
+}
+
+// modelSpec prepares a listed tool for the model: its namespaced name,
+// clipped description and trimmed schema. A non-empty why says why the
+// tool cannot be offered.
+func modelSpec(server string, t *sdk.Tool) (kairos.ToolSpec, string) {
+	name := kairos.MCPToolName(server, t.Name)
+	if !modelToolName.MatchString(t.Name) || len(name) > maxModelToolName {
+		return kairos.ToolSpec{}, fmt.Sprintf("its name %q is not letters, digits, _ and - or makes %s longer than %d characters", kairos.Clip(t.Name, 80), kairos.Clip(name, 80), maxModelToolName)
+	}
+	params, err := trimSchema(t.InputSchema)
+	if err != nil {
+		return kairos.ToolSpec{}, "its input schema " + err.Error()
+	}
+	desc := strings.TrimSpace(t.Description)
+	if desc == "" {
+		desc = strings.TrimSpace(t.Title)
+	}
+	desc = kairos.Clip(desc, maxToolDescription)
+	desc = fmt.Sprintf("[MCP server %s] %s", server, desc)
+	return kairos.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Parameters: params}, ""
+}
+
+// trimSchema validates an input schema (an object schema) and keeps what
+// the model needs.
+func trimSchema(in any) (json.RawMessage, error) {
+	var root map[string]any
+	switch v := in.(type) {
+	case nil:
+		root = map[string]any{}
+	case map[string]any:
+		root = v
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("is not JSON")
+		}
+		if err := json.Unmarshal(b, &root); err != nil {
+			return nil, fmt.Errorf("is not a JSON object")
+		}
+	}
+	if t, ok := root["type"]; ok && t != "object" {
+		return nil, fmt.Errorf("has type %v, not object", t)
+	}
+	out, err := trimNode(root, 0)
+	if err != nil {
+		return nil, err
+	}
+	out["type"] = "object"
+	if _, ok := out["properties"]; !ok {
+		out["properties"] = map[string]any{}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("cannot be encoded: %v", err)
+	}
+	if len(b) > maxSchemaBytes {
+		return nil, fmt.Errorf("is %d bytes once trimmed, more than %d", len(b), maxSchemaBytes)
+	}
+	return b, nil
+}
+
+func trimNode(n map[string]any, depth int) (map[string]any, error) {
+	if depth > maxSchemaDepth {
+		return nil, fmt.Errorf("is nested deeper than %d levels", maxSchemaDepth)
+	}
+	out := map[string]any{}
+	for k, v := range n {
+		if !keptKeywords[k] {
+			continue // $ref without its $defs included: the model sees "any"
+		}
+		switch k {
+		case "description":
+			s, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("has a description that is not a string")
+			}
+			if s = strings.TrimSpace(s); s != "" {
+				out[k] = kairos.Clip(s, maxParamDescription)
+			}
+		case "properties":
+			props, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("has properties that are not an object")
+			}
+			tp := map[string]any{}
+			for name, pv := range props {
+				pm, ok := pv.(map[string]any)
+				if !ok {
+					if b, isBool := pv.(bool); isBool && b {
+						tp[name] = map[string]any{}
+						continue
+					}
+					return nil, fmt.Errorf("has property %q that is not a schema", kairos.Clip(name, 40))
+				}
+				sub, err := trimNode(pm, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				tp[name] = sub
+			}
+			out[k] = tp
+		case "items", "additionalProperties":
+			switch iv := v.(type) {
+			case bool:
+				out[k] = iv
+			case map[string]any:
+				sub, err := trimNode(iv, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = sub
+			default:
+				return nil, fmt.Errorf("has %s that is not a schema", k)
+			}
+		case "anyOf", "oneOf", "allOf":
+			list, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("has %s that is not a list", k)
+			}
+			var subs []any
+			for _, item := range list {
+				im, ok := item.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("has %s with an entry that is not a schema", k)
+				}
+				sub, err := trimNode(im, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				subs = append(subs, sub)
+			}
+			out[k] = subs
+		case "required":
+			list, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("has required that is not a list")
+			}
+			for _, r := range list {
+				if _, ok := r.(string); !ok {
+					return nil, fmt.Errorf("has required with an entry that is not a name")
+				}
+			}
+			out[k] = list
+		default:
+			out[k] = v
+		}
+	}
+	return out, nil
+}

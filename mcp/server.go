@@ -1,0 +1,357 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os/exec"
+	"sort"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// stableAfter is how long a connection must last for the next failure to
+// start the backoff over.
+const stableAfter = time.Minute
+
+// server supervises the connection to one MCP server.
+type server struct {
+	m      *Manager
+	name   string
+	spec   kairos.MCPServer
+	key    string
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	state    string
+	lastErr  string
+	restarts int
+	session  *sdk.ClientSession
+	tools    []remoteTool
+	skipped  [][2]string // tool name, why
+}
+
+// remoteTool is a listed tool, its spec prepared for the model.
+type remoteTool struct {
+	remote string
+	spec   kairos.ToolSpec
+}
+
+// connKey is what, when it changes, needs a new connection.
+func connKey(s kairos.MCPServer) string {
+	b, _ := json.Marshal([]any{s.TransportKind(), s.Command, s.Args, s.Env, s.SecretEnv, s.URL, s.TokenSecret})
+	return string(b)
+}
+
+func newServer(m *Manager, name string, spec kairos.MCPServer) *server {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &server{m: m, name: name, spec: spec, key: connKey(spec), log: m.log.With("server", name),
+		ctx: ctx, cancel: cancel, done: make(chan struct{}), state: StateConnecting}
+}
+
+func (s *server) stop() { s.cancel() }
+
+// run connects, waits for the connection to end, and reconnects with
+// exponential backoff until the server is stopped.
+func (s *server) run() {
+	defer close(s.done)
+	delay := s.m.cfg.MinBackoff
+	for s.ctx.Err() == nil {
+		started := s.m.cfg.Now()
+		cs, err := s.connect(s.ctx)
+		if err != nil {
+			if s.ctx.Err() != nil {
+				break
+			}
+			s.setDown(err)
+			s.log.Warn("mcp server unavailable", "err", err, "retry_in", delay)
+		} else {
+			s.serve(cs)
+			if s.ctx.Err() != nil {
+				break
+			}
+			s.setDown(errors.New("the connection ended"))
+			s.log.Warn("mcp server stopped; restarting", "retry_in", delay)
+			if s.m.cfg.Now().Sub(started) >= stableAfter {
+				delay = s.m.cfg.MinBackoff
+			}
+		}
+		if kairos.Sleep(s.ctx, delay) != nil {
+			break
+		}
+		delay = min(2*delay, s.m.cfg.MaxBackoff)
+		s.mu.Lock()
+		s.restarts++
+		s.state = StateConnecting
+		s.mu.Unlock()
+		s.m.notify()
+	}
+	s.mu.Lock()
+	s.state, s.session, s.tools = StateDisabled, nil, nil
+	s.mu.Unlock()
+}
+
+// serve marks the session ready and returns when it ends: the process
+// exited, a ping failed, a call found the connection closed, or the
+// server was stopped.
+func (s *server) serve(cs *sdk.ClientSession) {
+	ended := make(chan struct{})
+	go func() {
+		cs.Wait()
+		close(ended)
+	}()
+	if s.spec.TransportKind() == kairos.MCPHTTP {
+		go s.ping(cs, ended)
+	}
+	select {
+	case <-ended:
+	case <-s.ctx.Done():
+	}
+	// A hung server may never let Close finish (an HTTP DELETE that is
+	// not answered, a process that ignores stdin's end): wait a bounded
+	// time, so that a reload or a shutdown never hangs on it.
+	closed := make(chan struct{})
+	go func() {
+		cs.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(closeWait):
+		s.log.Warn("mcp server did not close in time; left behind", "waited", closeWait)
+	}
+}
+
+// closeWait bounds closing a session: the SDK gives a stdio process 2s
+// after stdin closes, then SIGTERM, then SIGKILL.
+const closeWait = 6 * time.Second
+
+// ping notices an HTTP server that went away (an HTTP session has no
+// process whose exit would tell).
+func (s *server) ping(cs *sdk.ClientSession, ended <-chan struct{}) {
+	t := time.NewTicker(s.m.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ended:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(s.ctx, s.m.cfg.ConnectTimeout)
+			err := cs.Ping(ctx, nil)
+			cancel()
+			if err != nil && s.ctx.Err() == nil {
+				s.log.Warn("mcp server did not answer a ping", "err", err)
+				cs.Close()
+				return
+			}
+		}
+	}
+}
+
+// broken closes a session a call found dead, so that run reconnects.
+func (s *server) broken(cs *sdk.ClientSession) {
+	s.mu.Lock()
+	if s.session == cs {
+		s.session = nil
+		s.state = StateDown
+		s.lastErr = "the connection ended during a call"
+	}
+	s.mu.Unlock()
+	s.m.notify()
+	cs.Close()
+}
+
+func (s *server) setDown(err error) {
+	s.mu.Lock()
+	s.state, s.session, s.tools, s.lastErr = StateDown, nil, nil, kairos.Clip(err.Error(), 300)
+	s.mu.Unlock()
+	s.m.notify()
+}
+
+// connect opens a session and lists the server's tools.
+func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
+	t, err := s.transport()
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.m.cfg.ConnectTimeout)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "kairos", Version: s.m.cfg.Version}, &sdk.ClientOptions{Logger: s.log})
+	cs, err := client.Connect(cctx, t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", s.clean(err))
+	}
+	var listed []remoteTool
+	var skipped [][2]string
+	for tl, err := range cs.Tools(cctx, nil) {
+		if err != nil {
+			cs.Close()
+			return nil, fmt.Errorf("list tools: %w", s.clean(err))
+		}
+		spec, why := modelSpec(s.name, tl)
+		if why != "" {
+			s.log.Warn("mcp tool not offered", "tool", kairos.Clip(tl.Name, 80), "why", why)
+			skipped = append(skipped, [2]string{kairos.Clip(tl.Name, 80), why})
+			continue
+		}
+		listed = append(listed, remoteTool{remote: tl.Name, spec: spec})
+	}
+	sort.Slice(listed, func(i, j int) bool { return listed[i].remote < listed[j].remote })
+	s.mu.Lock()
+	s.state, s.session, s.tools, s.skipped, s.lastErr = StateReady, cs, listed, skipped, ""
+	s.mu.Unlock()
+	s.m.notify()
+	s.log.Info("mcp server connected", "tools", len(listed))
+	return cs, nil
+}
+
+// clean keeps secrets out of an error: the bearer token is only ever in
+// a request header, but a URL error prints the URL, which is the
+// operator's and safe; the SDK's errors carry no headers.
+func (s *server) clean(err error) error {
+	msg := err.Error()
+	for _, v := range s.secretValues() {
+		if v != "" {
+			msg = string(bytes.ReplaceAll([]byte(msg), []byte(v), []byte("[REDACTED]")))
+		}
+	}
+	return errors.New(kairos.Clip(msg, 300))
+}
+
+func (s *server) secretValues() []string {
+	var out []string
+	if s.spec.TokenSecret != "" {
+		out = append(out, s.m.cfg.Secrets[s.spec.TokenSecret])
+	}
+	for _, name := range s.spec.SecretEnv {
+		out = append(out, s.m.cfg.Secrets[name])
+	}
+	return out
+}
+
+// transport builds the SDK transport for the server's settings.
+func (s *server) transport() (sdk.Transport, error) {
+	switch s.spec.TransportKind() {
+	case kairos.MCPHTTP:
+		hc := &http.Client{Transport: http.DefaultTransport}
+		if name := s.spec.TokenSecret; name != "" {
+			tok := s.m.cfg.Secrets[name]
+			if tok == "" {
+				return nil, fmt.Errorf("secret %s is not set (KAIROS_SECRET_%s)", name, name)
+			}
+			hc.Transport = bearer{token: tok, next: http.DefaultTransport}
+		}
+		return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}, nil
+	default:
+		cmd := exec.Command(s.spec.Command, s.spec.Args...)
+		cmd.Env = baseEnv()
+		for _, k := range sortedNames(s.spec.Env) {
+			cmd.Env = append(cmd.Env, k+"="+s.spec.Env[k])
+		}
+		for _, k := range sortedNames(s.spec.SecretEnv) {
+			name := s.spec.SecretEnv[k]
+			v := s.m.cfg.Secrets[name]
+			if v == "" {
+				return nil, fmt.Errorf("secret %s is not set (KAIROS_SECRET_%s)", name, name)
+			}
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stderr = &lineLogger{log: s.log}
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+	}
+}
+
+// bearer adds the Authorization header to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// current is the ready session, or nil.
+func (s *server) current() *sdk.ClientSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return nil
+	}
+	return s.session
+}
+
+func (s *server) snapshot() (string, []remoteTool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return s.state, nil
+	}
+	return s.state, s.tools
+}
+
+func (s *server) status() (ServerStatus, []remoteTool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := ServerStatus{Name: s.name, Transport: s.spec.TransportKind(), State: s.state, Restarts: s.restarts}
+	if s.state != StateReady {
+		st.Error = s.lastErr
+		return st, nil
+	}
+	return st, s.tools
+}
+
+func (s *server) skippedTools() [][2]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return nil
+	}
+	return s.skipped
+}
+
+// lineLogger writes a stdio server's stderr to the log, one line at a time.
+type lineLogger struct {
+	log *slog.Logger
+	mu  sync.Mutex
+	buf []byte
+}
+
+const maxStderrLine = 1000
+
+func (l *lineLogger) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			if len(l.buf) > maxStderrLine {
+				l.emit(l.buf)
+				l.buf = l.buf[:0]
+			}
+			return len(p), nil
+		}
+		l.emit(l.buf[:i])
+		l.buf = l.buf[i+1:]
+	}
+}
+
+func (l *lineLogger) emit(line []byte) {
+	if s := string(bytes.TrimRight(line, "\r")); s != "" {
+		l.log.Info("mcp server stderr", "line", kairos.Clip(s, maxStderrLine))
+	}
+}
