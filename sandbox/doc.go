@@ -24,9 +24,11 @@
 // is compiled out for WASI, so a recursion deeper than about 5000 frames
 // overruns the stack; a canary below the stack detects it and the result
 // is category memory ("stack overflow"). Memory: Budget.MemoryLimit bounds
-// the cell's whole linear memory, checked at every interrupt poll (QuickJS's
-// own malloc limit is useless in this build: it counts 8 bytes per
-// allocation), with a wazero page cap (MaxMemoryLimit + 64 MiB) behind it.
+// the cell's whole linear memory: each instance's memory is backed by our
+// own allocator (memlimit.go), so a growth past the cell's limit fails at
+// once and stops the cell (QuickJS's own malloc limit is useless in this
+// build: it counts 8 bytes per allocation); it is also checked at every
+// interrupt poll, with a wazero page cap (MaxMemoryLimit + 64 MiB) behind.
 //
 // Interruption: a wazero function listener is attached to QuickJS's
 // interrupt poll (__js_poll_interrupts, identified by its shape), which the

@@ -251,7 +251,7 @@ func (e *engine) moduleConfig(io *instanceIO, rand io.Reader) wazero.ModuleConfi
 // the given JS memory limit (0 = none) and stack limit.
 func (e *engine) newInstance(ctx context.Context, memLimit, stackSize uint32, rand io.Reader) (*instance, error) {
 	io := &instanceIO{}
-	mod, err := e.rt.InstantiateModule(ctx, e.compiled, e.moduleConfig(io, rand))
+	mod, err := e.rt.InstantiateModule(withCappedMemory(ctx, io), e.compiled, e.moduleConfig(io, rand))
 	if err != nil {
 		return nil, fmt.Errorf("instantiate quickjs: %w", err)
 	}
@@ -322,7 +322,7 @@ func (e *engine) prepare(ctx context.Context, prelude string, memLimit uint32, r
 // of a fresh, fully initialised cell is one instantiation and one copy.
 func (e *engine) clone(ctx context.Context, rand io.Reader) (*instance, error) {
 	io := &instanceIO{}
-	mod, err := e.rt.InstantiateModule(ctx, e.compiled, e.moduleConfig(io, rand))
+	mod, err := e.rt.InstantiateModule(withCappedMemory(ctx, io), e.compiled, e.moduleConfig(io, rand))
 	if err != nil {
 		return nil, fmt.Errorf("instantiate quickjs: %w", err)
 	}

@@ -365,6 +365,10 @@ var abuse = []struct {
 	{name: "regexp backtracking", code: `/(a+)+$/.test("a".repeat(40) + "b")`, category: kairos.CatTimeout},
 	{name: "memory bomb", code: `const a = []; for (;;) a.push("x".repeat(1024) + a.length)`, category: kairos.CatMemory,
 		budget: kairos.Budget{MemoryLimit: 16 << 20}},
+	// Large allocations do little bytecode between interrupt polls: the
+	// allocator must refuse them at the limit (memlimit.go).
+	{name: "megabyte strings", code: `const a = []; for (;;) a.push("x".repeat(1 << 20) + a.length)`, category: kairos.CatMemory,
+		budget: kairos.Budget{MemoryLimit: 16 << 20}},
 	{name: "string doubling", code: `let s = "x"; for (;;) s += s`, category: kairos.CatMemory, budget: kairos.Budget{MemoryLimit: 16 << 20}},
 	{name: "typed array bomb", code: `new Uint8Array(1 << 30)`, category: kairos.CatMemory, budget: kairos.Budget{MemoryLimit: 16 << 20}},
 	{name: "100 MB to stdout", code: `const s = "y".repeat(1 << 20); for (let i = 0; i < 100; i++) console.log(s)`, category: kairos.CatBudget,
