@@ -39,15 +39,17 @@ func (updateRow) TableName() string { return "updates" }
 // SaveUpdates stores new updates in one transaction and returns them.
 func (l *UpdateLog) SaveUpdates(ctx context.Context, ups []*kairos.RawUpdate) ([]*kairos.RawUpdate, error) {
 	var fresh []*kairos.RawUpdate
-	err := l.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := l.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
 		fresh = fresh[:0]
 		for _, u := range ups {
-			r := updateRow{UpdateID: u.UpdateID, ChatID: u.ChatID, Payload: string(u.Payload), Status: "pending", ReceivedAt: ms(u.ReceivedAt)}
-			res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&r)
-			if res.Error != nil {
-				return res.Error
+			res, err := tx.exec(ctx, `INSERT INTO updates (update_id, chat_id, payload, status, attempts, received_at) VALUES (?, ?, ?, 'pending', 0, ?)
+				ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(u.Payload), ms(u.ReceivedAt))
+			if err != nil {
+				return err
 			}
-			if res.RowsAffected == 1 {
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 1 {
 				fresh = append(fresh, u)
 			}
 		}
