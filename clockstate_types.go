@@ -174,6 +174,15 @@ type ClockStore interface {
 	LinkClockUsers(ctx context.Context, a, b string) error
 	// UnlinkClockUser takes a user out of their link group.
 	UnlinkClockUser(ctx context.Context, userKey string) error
+	// PutLinkCode records a pending identity-link code of userKey made at
+	// `at`, valid until expires; it drops the codes expired at `at` and the
+	// user's earlier code.
+	PutLinkCode(ctx context.Context, code, userKey string, at, expires time.Time) error
+	// LinkCodeUser returns the user of a code still valid at `at`
+	// (ENOTFOUND otherwise).
+	LinkCodeUser(ctx context.Context, code string, at time.Time) (string, error)
+	// DeleteLinkCode removes a code (used or refused).
+	DeleteLinkCode(ctx context.Context, code string) error
 	// ExportClock returns the whole state.
 	ExportClock(ctx context.Context) (*ClockSnapshot, error)
 	// ImportClock upserts the snapshot's rows in one transaction (rows not

@@ -198,36 +198,35 @@ func (w *Wrapper) showClock(ctx context.Context, in *kairos.Inbound, at time.Tim
 }
 
 func (w *Wrapper) linkCommand(ctx context.Context, uk, code string, at time.Time) (string, error) {
-	w.mu.Lock()
-	for c, l := range w.links {
-		if !at.Before(l.expires) {
-			delete(w.links, c)
-		}
-	}
 	if code == "" {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		c := fmt.Sprintf("%06d", binary.BigEndian.Uint64(b[:])%1000000)
-		w.links[c] = linkCode{userKey: uk, expires: at.Add(LinkCodeTTL)}
-		w.mu.Unlock()
+		// Stored, so a restart (or another replica) does not lose it.
+		if err := w.store.PutLinkCode(ctx, c, uk, at, at.Add(LinkCodeTTL)); err != nil {
+			return "", fmt.Errorf("clock: store link code: %w", err)
+		}
 		return "To link this identity with your identity on another channel, send /clock link " + c +
 			" there within " + strconv.Itoa(int(LinkCodeTTL/time.Minute)) + " minutes. Linked identities share last-seen times and clocked actions.", nil
 	}
-	l, ok := w.links[code]
-	if ok && l.userKey != uk {
-		delete(w.links, code)
-	}
-	w.mu.Unlock()
-	if !ok {
+	other, err := w.store.LinkCodeUser(ctx, code, at)
+	if kairos.ErrorCode(err) == kairos.ENOTFOUND {
 		return "", kairos.Errorf(kairos.EINVALID, "Unknown or expired link code.")
 	}
-	if l.userKey == uk {
+	if err != nil {
+		return "", fmt.Errorf("clock: read link code: %w", err)
+	}
+	if other == uk {
 		return "", kairos.Errorf(kairos.EINVALID, "Send the code from your identity on the other channel.")
 	}
-	if err := w.Link(ctx, l.userKey, uk); err != nil {
+	// A code is used once, whether the link then works or not.
+	if err := w.store.DeleteLinkCode(ctx, code); err != nil {
+		return "", fmt.Errorf("clock: use link code: %w", err)
+	}
+	if err := w.Link(ctx, other, uk); err != nil {
 		return "", err
 	}
-	return "Linked " + l.userKey + " with " + uk + ".", nil
+	return "Linked " + other + " with " + uk + ".", nil
 }
 
 func (w *Wrapper) calibrateCommand(ctx context.Context, uk string, args []string, at time.Time) (string, error) {

@@ -38,13 +38,7 @@ type Wrapper struct {
 	newID  func() string
 	log    *slog.Logger
 
-	mu    sync.Mutex
-	links map[string]linkCode // pending /clock link codes
-}
-
-type linkCode struct {
-	userKey string
-	expires time.Time
+	mu sync.Mutex
 }
 
 var _ kairos.ClockWrapper = (*Wrapper)(nil)
@@ -61,7 +55,6 @@ func New(store kairos.ClockStore, cfg Config) *Wrapper {
 		policy:   cfg.Policy,
 		newID:    cfg.NewID,
 		log:      log.With("component", "clockstate"),
-		links:    map[string]linkCode{},
 	}
 	if w.newID == nil {
 		w.newID = newActionID

@@ -456,6 +456,36 @@ func (s *ClockStore) SetClockCalibration(ctx context.Context, userKey, activity 
 	return nil
 }
 
+// PutLinkCode implements kairos.ClockStore.
+func (s *ClockStore) PutLinkCode(ctx context.Context, code, userKey string, at, expires time.Time) error {
+	if code == "" || userKey == "" {
+		return kairos.Errorf(kairos.EINVALID, "a link code needs its code and user")
+	}
+	return s.gdb(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(`DELETE FROM clock_link_codes WHERE expires_at <= ? OR user_key = ?`, ms(at), userKey).Error; err != nil {
+			return err
+		}
+		return tx.Exec(`INSERT INTO clock_link_codes (code, user_key, expires_at) VALUES (?, ?, ?)`, code, userKey, ms(expires)).Error
+	})
+}
+
+// LinkCodeUser implements kairos.ClockStore.
+func (s *ClockStore) LinkCodeUser(ctx context.Context, code string, at time.Time) (string, error) {
+	var users []string
+	if err := s.gdb(ctx).Raw(`SELECT user_key FROM clock_link_codes WHERE code = ? AND expires_at > ?`, code, ms(at)).Scan(&users).Error; err != nil {
+		return "", err
+	}
+	if len(users) == 0 {
+		return "", kairos.Errorf(kairos.ENOTFOUND, "Unknown or expired link code.")
+	}
+	return users[0], nil
+}
+
+// DeleteLinkCode implements kairos.ClockStore.
+func (s *ClockStore) DeleteLinkCode(ctx context.Context, code string) error {
+	return s.gdb(ctx).Exec(`DELETE FROM clock_link_codes WHERE code = ?`, code).Error
+}
+
 // LinkClockUsers implements kairos.ClockStore.
 func (s *ClockStore) LinkClockUsers(ctx context.Context, a, b string) error {
 	if a == "" || b == "" || a == b {
