@@ -94,8 +94,9 @@ type turn struct {
 	sess      *kairos.Session
 	pol       *kairos.Policy
 	out       kairos.Replier
-	tainted   bool     // untrusted content is in the turn (see taint)
-	taintedBy []string // what it was, for the memories and approvals of the turn
+	tainted   bool              // untrusted content is in the turn (see taint)
+	taintedBy []string          // what it was, for the memories and approvals of the turn
+	hooks     *kairos.TurnHooks // work deferred until the turn is saved (kairos.AfterTurn)
 	toolCalls int
 	tokens    int
 	mode      string
@@ -150,6 +151,7 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 		}
 	}
 	t := &turn{in: in, env: env, sess: sess, pol: a.cfg.Policy(), out: out}
+	ctx, t.hooks = kairos.WithTurnHooks(ctx)
 	if in.Untrusted != "" {
 		t.taint(in.Untrusted)
 	}
@@ -203,7 +205,15 @@ func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) e
 	if err := out.Final(ctx, answer); err != nil {
 		return fmt.Errorf("deliver answer: %w", err)
 	}
-	return a.recordAgentMessage(ctx, in, answer)
+	err = a.recordAgentMessage(ctx, in, answer)
+	// The turn is saved: what tools deferred runs now (ending the session
+	// after the turn that asked for it, so the turn is in its summary).
+	if t.hooks != nil {
+		for _, herr := range t.hooks.Run(context.WithoutCancel(ctx)) {
+			a.log.Warn("after the turn", "thread", in.ThreadKey(), "err", herr)
+		}
+	}
+	return err
 }
 
 func (a *Agent) recordAgentMessage(ctx context.Context, in *kairos.Inbound, text string) error {

@@ -108,6 +108,7 @@ func (a *Agent) Resume(ctx context.Context, state []byte, dec kairos.Decision, o
 	t := &turn{in: p.In, env: p.Env, sess: sess, pol: a.cfg.Policy(), out: out, tainted: p.Tainted, taintedBy: p.TaintedBy, toolCalls: p.ToolCalls,
 		tokens: p.Tokens, modeDirty: p.ModeDirty, pending: p.Pending}
 	t.msgs = p.Msgs
+	ctx, t.hooks = kairos.WithTurnHooks(ctx)
 	t.tm = a.modeState(ctx, t)
 	t.mode = t.tm.Mode
 	var tools []kairos.Tool

@@ -163,7 +163,17 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.jobs = jobs.New(jcfg)
 	memory := memorytool.New(c.memories, memorytool.Config{Embedder: embedder, Logger: c.log,
 		OnNewSession: func(ctx context.Context, inv *kairos.ToolInvocation) (string, error) {
-			return c.jobs.Sessions().End(ctx, inv.ThreadKey, inv.UserKey, "", inv.Now)
+			// Ended once this turn is saved, so the turn belongs to (and is
+			// summarised with) the session it happened in.
+			thread, user, at := inv.ThreadKey, inv.UserKey, inv.Now
+			err := kairos.AfterTurn(ctx, func(ctx context.Context) error {
+				_, err := c.jobs.Sessions().End(ctx, thread, user, "", at)
+				return err
+			})
+			if err != nil {
+				return "", err
+			}
+			return "This session ends after your answer; the next message starts a new one with its summary.", nil
 		}})
 	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.model, Policy: c.policy,
 		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
