@@ -118,9 +118,14 @@ func (s *server) serve(cs *sdk.ClientSession) {
 	case <-ended:
 	case <-s.ctx.Done():
 	}
-	// A hung server may never let Close finish (an HTTP DELETE that is
-	// not answered, a process that ignores stdin's end): wait a bounded
-	// time, so that a reload or a shutdown never hangs on it.
+	closeBounded(cs, s.log)
+}
+
+// closeBounded closes a session, waiting a bounded time: a hung server
+// may never let Close finish (an HTTP DELETE that is not answered, a
+// process that ignores the end of stdin), and a reload or a shutdown must
+// not hang on it.
+func closeBounded(cs *sdk.ClientSession, log *slog.Logger) {
 	closed := make(chan struct{})
 	go func() {
 		cs.Close()
@@ -129,7 +134,7 @@ func (s *server) serve(cs *sdk.ClientSession) {
 	select {
 	case <-closed:
 	case <-time.After(closeWait):
-		s.log.Warn("mcp server did not close in time; left behind", "waited", closeWait)
+		log.Warn("mcp server did not close in time; left behind", "waited", closeWait)
 	}
 }
 

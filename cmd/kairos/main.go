@@ -95,6 +95,7 @@ commands:
   access allow|deny ID         admit or remove a Telegram user
   access list                  list admitted users
   schedule list [--user ID]    the pending reminders, tasks and watching cells as JSON
+  mcp check [FILE]             connect to every MCP server the policy lists and print what it offers
   version                      print the version
 
 configuration: environment variables, see doc/config.md`
@@ -122,7 +123,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		if cfg.WebhookURL != "" && cfg.WebhookSecret == "" {
 			return usagef("KAIROS_WEBHOOK_SECRET is required when KAIROS_WEBHOOK_URL is set")
 		}
-	case "chat", "migrate", "version", "policy", "clock", "cell", "backup", "access", "schedule":
+	case "chat", "migrate", "version", "policy", "clock", "cell", "backup", "access", "schedule", "mcp":
 	default:
 		return usagef("unknown command %q\n%s", args[0], usage)
 	}
@@ -149,6 +150,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return m.runVersion()
 	case "policy":
 		return m.runPolicy(ctx, args)
+	case "mcp":
+		return m.runMCP(ctx, args)
 	case "clock":
 		return m.runClock(ctx, args)
 	case "cell":

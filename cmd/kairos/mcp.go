@@ -1,8 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/mcp"
+	"github.com/kairos-agent/kairos/policy"
 )
 
 // openMCP starts the MCP servers of the policy in force; policy reloads
@@ -25,4 +32,90 @@ func (c *core) applyMCP(p *kairos.Policy) {
 	if mgr != nil {
 		mgr.Apply(p)
 	}
+}
+
+// addMCPCommands adds /tools (operators): the tools offered, the MCP
+// servers with their state and their tools with impact.
+func (m *Main) addMCPCommands(c *core, cmds map[string]bot.Command) {
+	cmds["tools"] = bot.Command{Description: "The tools and MCP servers (operators)", OperatorOnly: true, Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		return toolsText(c), nil
+	}}
+}
+
+func toolsText(c *core) string {
+	pol := c.policy()
+	var builtin []string
+	for _, t := range c.registry.Tools(pol) {
+		if _, ext := t.(kairos.ExternalTool); !ext {
+			builtin = append(builtin, t.Spec().Name)
+		}
+	}
+	c.mu.Lock()
+	mgr := c.mcp
+	c.mu.Unlock()
+	var status []mcp.ServerStatus
+	if mgr != nil {
+		status = mgr.Status(pol)
+	}
+	return "```\nBuilt-in: " + strings.Join(builtin, ", ") + "\n\n" + mcp.FormatStatus(status) + "\n```"
+}
+
+// runMCP is `kairos mcp check [FILE]`: it connects to every server the
+// policy lists, prints what each offers, and exits 1 when one failed.
+func (m *Main) runMCP(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "check" || len(args) > 2 {
+		return usagef("usage: kairos mcp check [FILE]")
+	}
+	path := m.Config.PolicyPath
+	if len(args) == 2 {
+		path = args[1]
+	}
+	res, err := policy.LoadFile(path)
+	if err != nil {
+		fmt.Fprintln(m.Stdout, err.Error())
+		return &quietError{code: 2}
+	}
+	if len(res.Policy.MCP.Servers) == 0 {
+		fmt.Fprintf(m.Stdout, "%s: no MCP servers (policy section mcp)\n", path)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	reports := mcp.Check(ctx, res.Policy, mcp.Config{Secrets: m.Config.Secrets, Logger: m.logger(), Version: kairos.Version})
+	failed := 0
+	for _, r := range reports {
+		switch {
+		case r.Disabled:
+			fmt.Fprintf(m.Stdout, "%s (%s): disabled\n", r.Name, r.Transport)
+			continue
+		case r.Error != "":
+			failed++
+			fmt.Fprintf(m.Stdout, "%s (%s): FAILED: %s\n", r.Name, r.Transport, r.Error)
+			continue
+		}
+		offered := 0
+		for _, t := range r.Tools {
+			if t.Allowed && t.Skipped == "" {
+				offered++
+			}
+		}
+		fmt.Fprintf(m.Stdout, "%s (%s): ok, %d tools, %d allowed\n", r.Name, r.Transport, len(r.Tools), offered)
+		for _, t := range r.Tools {
+			state := "allowed"
+			switch {
+			case t.Skipped != "":
+				state = "skipped: " + t.Skipped
+			case !t.Allowed:
+				state = "not allowed"
+			}
+			fmt.Fprintf(m.Stdout, "  %s  %s  (%s)\n", t.Name, t.Impact, state)
+			if t.Skipped == "" {
+				fmt.Fprintf(m.Stdout, "    %s\n    parameters: %s\n", t.Description, t.Parameters)
+			}
+		}
+	}
+	if failed > 0 {
+		return &quietError{code: 1}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -137,6 +138,40 @@ func TestMCPToolsThroughTelegram(t *testing.T) {
 	}
 	if strings.Contains(e.logs.String(), "mcp-bearer-token-42") {
 		t.Error("the bearer token reached the log")
+	}
+
+	// /tools: operators only; servers, state, tools with impact.
+	e.tg.PushText(2002, 2002, "/tools", time.Now())
+	waitReply(t, e.tg, 2002, 6, "Only an operator")
+	e.tg.PushText(operatorID, operatorID, "/tools", time.Now())
+	tools := waitReply(t, e.tg, operatorID, 1, "notes (http): ready")
+	for _, want := range []string{"Built-in: search, code, memory, schedule", "3 of 6 tools offered", "notes__echo  read",
+		"notes__add_note  write", "notes__hang  write  (not allowed)", "notes__bad.name  write  (skipped"} {
+		if !strings.Contains(tools, want) {
+			t.Errorf("/tools lacks %q:\n%s", want, tools)
+		}
+	}
+}
+
+// TestMCPCheck is `kairos mcp check`: it connects, prints what each
+// server offers, and fails when one cannot be reached.
+func TestMCPCheck(t *testing.T) {
+	e, _ := mcpEnv(t, "")
+	out := e.runCLI(t, "mcp", "check")
+	for _, want := range []string{"notes (http): ok, 6 tools, 3 allowed", "notes__echo  read  (allowed)", "[MCP server notes] Echoes the text back.",
+		`parameters: {"properties":{"text":{"description":"what to echo","type":"string"}},"required":["text"],"type":"object"}`,
+		"notes__crash  write  (not allowed)", "notes__bad.name  write  (skipped"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mcp check output lacks %q:\n%s", want, out)
+		}
+	}
+	e.vars["KAIROS_SECRET_NOTES"] = "wrong"
+	e.out.Reset()
+	if code := e.main().Main(context.Background(), []string{"mcp", "check"}); code != 1 {
+		t.Fatalf("exit %d with a wrong token, want 1", code)
+	}
+	if out := e.out.String(); !strings.Contains(out, "notes (http): FAILED") || strings.Contains(out, "wrong") {
+		t.Errorf("output %q", out)
 	}
 }
 

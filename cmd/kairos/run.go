@@ -104,6 +104,7 @@ func (m *Main) notifyOperators(ctx context.Context, c *core, b *bot.Bot, perr er
 func (m *Main) commands(c *core) map[string]bot.Command {
 	cmds := m.baseCommands(c)
 	m.addMediaCommands(c, cmds)
+	m.addMCPCommands(c, cmds)
 	cmds["reminders"] = bot.Command{Description: "Your reminders and scheduled tasks, each with a Cancel button", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 		return m.remindersCommand(ctx, c, in)
 	}}
