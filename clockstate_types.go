@@ -189,3 +189,8 @@ type ClockStore interface {
 	// in the snapshot are kept).
 	ImportClock(ctx context.Context, s *ClockSnapshot) error
 }
+
+// GroupActionsKey is the owner of a group thread's group-relevant clocked
+// actions (CLOCK.md §7.3: latest actions are per user unless explicitly
+// clocked for the group); every participant of the thread sees them.
+func GroupActionsKey(threadKey string) string { return "group-actions:" + threadKey }

@@ -28,10 +28,14 @@ type Directive struct {
 	Arg string
 	// Appended is true for "… clock it" at the end of a message.
 	Appended bool
+	// Group is true for "clock it for the group: …" (CLOCK.md §7.3): the
+	// action belongs to the group thread, not to the one who said it.
+	Group bool
 }
 
 var (
 	reDirClockIt  = regexp.MustCompile(`(?is)^\s*clock\s+it\b[\s:\-–—]*(.*)$`)
+	reDirGroup    = regexp.MustCompile(`(?is)^for\s+(?:the\s+(?:whole\s+)?(?:group|team|chat)|everyone|all\s+of\s+us|us\s+all)\b[\s:\-–—]*(.*)$`)
 	reDirColon    = regexp.MustCompile(`(?is)^\s*clock\s*:\s*(.*)$`)
 	reDirAppended = regexp.MustCompile(`(?is)^(.*?\S)[\s,;:.!\-–—(]*\bclock\s+it[\s.!)]*$`)
 	reDirKind     = regexp.MustCompile(`(?is)^kind\b\s*:?\s*(\S*)\s*$`)
@@ -52,6 +56,9 @@ func ParseDirective(text string) Directive {
 		text = text[:maxDirectiveText]
 	}
 	if m := reDirClockIt.FindStringSubmatch(text); m != nil {
+		if g := reDirGroup.FindStringSubmatch(m[1]); g != nil {
+			return Directive{Kind: DirClockIt, Arg: cleanArg(g[1]), Group: true}
+		}
 		return Directive{Kind: DirClockIt, Arg: cleanArg(m[1])}
 	}
 	if m := reDirColon.FindStringSubmatch(text); m != nil {

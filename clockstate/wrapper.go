@@ -373,7 +373,7 @@ func (w *Wrapper) applySetting(ctx context.Context, t *turn, dir Directive) (str
 }
 
 // storeAction clocks an action for the turn's user.
-func (w *Wrapper) storeAction(ctx context.Context, t *turn, label, activity, status, source, quote string) (*kairos.ClockAction, error) {
+func (w *Wrapper) storeAction(ctx context.Context, t *turn, owner, label, activity, status, source, quote string) (*kairos.ClockAction, error) {
 	la := t.pol.Clock.Store.LatestActions
 	if activity == "" {
 		activity, _, _ = activityOf(label)
@@ -390,7 +390,7 @@ func (w *Wrapper) storeAction(ctx context.Context, t *turn, label, activity, sta
 		}
 	}
 	a := &kairos.ClockAction{
-		ID: w.newID(), UserKey: t.userKey, ThreadKey: t.threadKey, Label: label, Type: typ,
+		ID: w.newID(), UserKey: owner, ThreadKey: t.threadKey, Label: label, Type: typ,
 		Status: status, Source: source, Activity: activity,
 		RecordedAt: t.at, UpdatedAt: t.at,
 		ExpiresAt: t.at.Add(ActionTTL(activity, kindOf(&t.st.Thread), source, t.at, horizon)),
@@ -444,11 +444,22 @@ func (w *Wrapper) clockIt(ctx context.Context, t *turn, dir Directive) (string, 
 	if label == "" {
 		return "What should I clock? Say for example: clock it: going to the gym.", nil
 	}
-	a, err := w.storeAction(ctx, t, label, activity, status, kairos.ActionSourceClockIt, dir.Arg)
+	owner := t.userKey
+	if dir.Group {
+		if !t.group {
+			return "Clocking for the group works in a group chat; here, say clock it: " + label + ".", nil
+		}
+		// §7.3: explicitly group-relevant, so every participant sees it.
+		owner = kairos.GroupActionsKey(t.threadKey)
+	}
+	a, err := w.storeAction(ctx, t, owner, label, activity, status, kairos.ActionSourceClockIt, dir.Arg)
 	if err != nil {
 		return "", err
 	}
 	reply := "Clocked: " + a.Label
+	if dir.Group {
+		reply = "Clocked for the group: " + a.Label
+	}
 	if a.ExpectedTypicalMinutes > 0 {
 		reply += " (usually about " + humanMinutes(a.ExpectedTypicalMinutes) + ")"
 	}
@@ -506,7 +517,7 @@ func (w *Wrapper) autoClock(ctx context.Context, t *turn) error {
 			return nil
 		}
 	}
-	_, err := w.storeAction(ctx, t, d.Label, d.Activity, d.Status, kairos.ActionSourceAuto, t.text)
+	_, err := w.storeAction(ctx, t, t.userKey, d.Label, d.Activity, d.Status, kairos.ActionSourceAuto, t.text)
 	return err
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -189,7 +190,10 @@ func (s *ClockStore) LoadClockState(ctx context.Context, userKey, threadKey stri
 	sort.Slice(st.Participants, func(i, j int) bool { return st.Participants[i].UserKey < st.Participants[j].UserKey })
 
 	var acts []clockActionRow
-	if err := db.Raw(`SELECT * FROM clock_actions WHERE user_key IN ? ORDER BY recorded_at DESC, id DESC`, groupKeys).
+	// The user's (and linked identities') actions, and the thread's
+	// group-relevant ones (§7.3).
+	actionKeys := append(slices.Clone(groupKeys), kairos.GroupActionsKey(threadKey))
+	if err := db.Raw(`SELECT * FROM clock_actions WHERE user_key IN ? ORDER BY recorded_at DESC, id DESC`, actionKeys).
 		Scan(&acts).Error; err != nil {
 		return nil, fmt.Errorf("load clock actions: %w", err)
 	}
