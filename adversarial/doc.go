@@ -10,7 +10,8 @@
 //   - injection: prompt-injection payloads written in the manner of the
 //     public AgentDojo, BIPIA and InjecAgent task families arrive through
 //     every untrusted channel (search results, code output, documents,
-//     forwarded messages, memories written in a tainted turn); a scripted
+//     forwarded messages, memories written in a tainted turn, MCP tool
+//     results); a scripted
 //     model obeys each one. What must hold: the impactful action it asks
 //     for waits for a human and, unanswered, never happens; the secret
 //     never appears in the transcript, the database, the model's requests
