@@ -123,6 +123,15 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
 		}
 	}
+	return b.awaitDecision(ctx, id, pa, kbm, wait, persist)
+}
+
+// awaitDecision waits for the press, the expiry, another replica's
+// decision (polled on the row, which is also this waiter's heartbeat) or
+// the shutdown, whichever comes first.
+func (b *Bot) awaitDecision(ctx context.Context, id string, pa *pendingApproval, kbm keyboardMsg, wait time.Duration,
+	persist bool) (kairos.Decision, error) {
+	ch, st := pa.ch, b.cfg.Approvals
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var tick <-chan time.Time
@@ -293,6 +302,15 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
 		return
 	}
+	b.decidePersisted(ctx, id, outcome, dec, row, local, answer)
+}
+
+// decidePersisted decides a persisted request once (a conditional update),
+// closes its keyboard and hands the decision to the waiter here, or makes
+// sure the turn is continued when the waiter may be gone.
+func (b *Bot) decidePersisted(ctx context.Context, id, outcome string, dec kairos.Decision, row *kairos.PendingApproval,
+	local *pendingApproval, answer func(string)) {
+	now := dec.At
 	st := b.cfg.Approvals
 	won, err := st.DecideApproval(ctx, id, outcome, dec.By, now)
 	if err != nil {

@@ -262,6 +262,14 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string) {
 		}
 		d.decode(n, elem.Elem(), path)
 		v.Set(elem)
+	default:
+		d.decodeScalar(n, tag, v, path, p)
+	}
+}
+
+// decodeScalar decodes a boolean, integer, float or string value.
+func (d *decoder) decodeScalar(n ast.Node, tag string, v reflect.Value, path string, p pos) {
+	switch v.Kind() {
 	case reflect.Bool:
 		b, ok := n.(*ast.BoolNode)
 		if !ok {
