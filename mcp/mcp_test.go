@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -21,6 +22,10 @@ import (
 // The test binary doubles as a stdio MCP server: the manager starts it
 // again with KAIROS_MCP_TEST_STDIO set.
 func TestMain(m *testing.M) {
+	if os.Getenv("KAIROS_MCP_TEST_MUTE") != "" {
+		io.Copy(io.Discard, os.Stdin) // reads everything, never answers
+		os.Exit(0)
+	}
 	if os.Getenv("KAIROS_MCP_TEST_STDIO") != "" {
 		s := mcpserver.New("stdio-test")
 		s.NotesFile = os.Getenv("KAIROS_MCP_TEST_NOTES")
@@ -434,5 +439,42 @@ func TestApplyConnectsAndDisconnects(t *testing.T) {
 	m.Apply(kairos.DefaultPolicy())
 	if got := m.Status(p3); got[0].State != mcp.StateDisabled {
 		t.Errorf("after removing every server: %+v", got)
+	}
+}
+
+// TestSilentAndMissingStdioServers: a server that never answers the
+// handshake and a command that does not exist are down, absent from the
+// tool list, and retried; the others work.
+func TestSilentAndMissingStdioServers(t *testing.T) {
+	logs := &syncBuf{}
+	m := mcp.New(mcp.Config{Logger: slog.New(slog.NewTextHandler(logs, nil)), MinBackoff: 10 * time.Millisecond,
+		MaxBackoff: 50 * time.Millisecond, ConnectTimeout: 300 * time.Millisecond})
+	t.Cleanup(func() { m.Close() })
+	mute := stdioServer(t, "*")
+	mute.Env = map[string]string{"KAIROS_MCP_TEST_MUTE": "1"}
+	p := policyWith(map[string]kairos.MCPServer{
+		"mute":    mute,
+		"missing": {Command: "/nonexistent/kairos-mcp-server", Tools: []string{"*"}},
+		"live":    stdioServer(t, "echo"),
+	})
+	m.Apply(p)
+	st := waitState(t, m, p, "mute", mcp.StateDown, func(s mcp.ServerStatus) bool { return s.Restarts >= 1 })
+	if !strings.Contains(st.Error, "deadline") && !strings.Contains(st.Error, "context") {
+		t.Errorf("mute server error %q", st.Error)
+	}
+	st = waitState(t, m, p, "missing", mcp.StateDown)
+	if !strings.Contains(st.Error, "no such file") {
+		t.Errorf("missing command error %q", st.Error)
+	}
+	waitState(t, m, p, "live", mcp.StateReady)
+	if got := names(m.Tools(p)); !slices.Equal(got, []string{"live__echo"}) {
+		t.Errorf("tools %v", got)
+	}
+	done := make(chan struct{})
+	go func() { m.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close hangs on a silent server")
 	}
 }

@@ -330,9 +330,10 @@ func (s *server) skippedTools() [][2]string {
 
 // lineLogger writes a stdio server's stderr to the log, one line at a time.
 type lineLogger struct {
-	log *slog.Logger
-	mu  sync.Mutex
-	buf []byte
+	log    *slog.Logger
+	emitFn func(string) // tests
+	mu     sync.Mutex
+	buf    []byte
 }
 
 const maxStderrLine = 1000
@@ -356,7 +357,12 @@ func (l *lineLogger) Write(p []byte) (int, error) {
 }
 
 func (l *lineLogger) emit(line []byte) {
-	if s := string(bytes.TrimRight(line, "\r")); s != "" {
+	s := string(bytes.TrimRight(line, "\r"))
+	switch {
+	case s == "":
+	case l.emitFn != nil:
+		l.emitFn(s)
+	default:
 		l.log.Info("mcp server stderr", "line", kairos.Clip(s, maxStderrLine))
 	}
 }

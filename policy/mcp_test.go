@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,5 +85,8 @@ func TestMCPThreeLines(t *testing.T) {
 	}
 	if s := p.MCP.Servers["web"]; s.TransportKind() != kairos.MCPHTTP || s.Allows("other") || s.ImpactOf("fetch") != kairos.ImpactRead {
 		t.Errorf("server %+v", s)
+	}
+	if got, want := policy.Summary(p), "MCP: web (http, 1 tools); at most 32 tools offered, calls time out after PT30S"; !strings.Contains(got, want) {
+		t.Errorf("summary lacks %q:\n%s", want, got)
 	}
 }

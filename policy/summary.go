@@ -91,6 +91,9 @@ func Summary(p *kairos.Policy) string {
 	line("Sessions: new session %s; code executions kept %s; %s", divide, s.CodeExecutionsRetention, backup)
 
 	line("Approvals needed for: %s (expire after %s)", list(p.Approvals.Required), p.Approvals.Timeout)
+	if mcp := mcpSummary(p.MCP); mcp != "" {
+		line("%s", mcp)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 

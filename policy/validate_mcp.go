@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -107,4 +108,27 @@ func validateMCPServer(c *checker, path, name string, s kairos.MCPServer) {
 	if slices.Contains(s.Tools, "*") && len(s.Tools) > 1 {
 		c.add(path+".tools", `"*" already allows every tool; list names or "*", not both`)
 	}
+}
+
+// mcpSummary is /policy's MCP line, empty when no server is listed (the
+// summary of a policy without MCP is unchanged).
+func mcpSummary(m kairos.MCPPolicy) string {
+	if len(m.Servers) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, name := range sortedKeys(m.Servers) {
+		s := m.Servers[name]
+		tools := "no tools allowed"
+		switch {
+		case s.Disabled:
+			tools = "disabled"
+		case slices.Contains(s.Tools, "*"):
+			tools = "all tools"
+		case len(s.Tools) > 0:
+			tools = fmt.Sprintf("%d tools", len(s.Tools))
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", name, s.TransportKind(), tools))
+	}
+	return fmt.Sprintf("MCP: %s; at most %d tools offered, calls time out after %s", strings.Join(parts, ", "), m.MaxTools, m.CallTimeout)
 }
