@@ -362,7 +362,7 @@ func (a *Agent) offeredTools(t *turn) []kairos.Tool {
 	allowed := allowedActions(Mode(t.tm.Mode))
 	out := make([]kairos.Tool, 0, len(all))
 	for _, tl := range all {
-		if toolOffered(allowed, tl) {
+		if toolOffered(Mode(t.tm.Mode), allowed, tl) {
 			out = append(out, tl)
 		}
 	}

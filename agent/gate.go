@@ -112,10 +112,14 @@ func envelopeFor(mode Mode, cur EnvelopeID, action string) EnvelopeID {
 }
 
 // toolOffered reports whether any of a tool's actions is allowed. An
-// external (MCP) tool performs the one action it declares.
-func toolOffered(allowed map[string]bool, tl kairos.Tool) bool {
+// external (MCP) tool performs the one action it declares; in DISCUSS it
+// is offered also when DIAGNOSE grants that action, as the memory tool
+// (whose forget lives in DIAGNOSE's edit envelope) is: the gate moves the
+// thread to DIAGNOSE on the call, and approvals still apply.
+func toolOffered(mode Mode, allowed map[string]bool, tl kairos.Tool) bool {
 	if ext, ok := tl.(kairos.ExternalTool); ok {
-		return allowed[ext.OfferedAction()]
+		act := ext.OfferedAction()
+		return allowed[act] || (mode == ModeDiscuss && allowedActions(ModeDiagnose)[act])
 	}
 	tool := tl.Spec().Name
 	for act := range allowed {
