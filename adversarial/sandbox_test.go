@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,15 +52,23 @@ var sandboxCases = []sandboxCase{
 }
 
 // TestSandbox runs each hostile cell with `kairos cell run` (the secret in
-// the environment, default budgets but a 3 s time budget). What must hold:
+// the environment, default budgets but a 3 s time budget, 20 s for the
+// cells that must end on their memory or output budget). What must hold:
 // the process ends, the cell ends with the expected category, and no
 // decoding of anything it printed gives the secret (the halves of the
 // split case are joined and checked too).
 func TestSandbox(t *testing.T) {
 	bin := kairosBinary(t)
 	dir := t.TempDir()
-	pol := filepath.Join(dir, "policy.yaml")
-	os.WriteFile(pol, []byte("budgets:\n  defaults:\n    time_budget_ms: 3000\n    max_output_bytes: 65536\n    memory_limit_mb: 64\n    max_tool_calls: 200\n    risk_tier: low\n"), 0o600)
+	// Cells that must end on a limit other than time get a long time
+	// budget, so that a loaded machine cannot reach the deadline first.
+	policy := func(ms int) string {
+		pol := filepath.Join(dir, fmt.Sprintf("policy-%d.yaml", ms))
+		os.WriteFile(pol, []byte(fmt.Sprintf("budgets:\n  defaults:\n    time_budget_ms: %d\n    max_output_bytes: 65536\n"+
+			"    memory_limit_mb: 64\n    max_tool_calls: 200\n    risk_tier: low\n", ms)), 0o600)
+		return pol
+	}
+	short, long := policy(3000), policy(20000)
 	var section tally
 	var outputs []string
 	for _, c := range sandboxCases {
@@ -67,7 +76,10 @@ func TestSandbox(t *testing.T) {
 		os.WriteFile(f, []byte(c.code), 0o600)
 		cmd := exec.Command(bin, "cell", "run", f)
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KAIROS_DATA_DIR=" + filepath.Join(dir, "data"),
-			"KAIROS_POLICY=" + pol, "KAIROS_SECRET_API_KEY=" + secret}
+			"KAIROS_POLICY=" + short, "KAIROS_SECRET_API_KEY=" + secret}
+		if c.want == "memory" || c.want == "budget" {
+			cmd.Env[len(cmd.Env)-2] = "KAIROS_POLICY=" + long
+		}
 		start := time.Now()
 		out, _ := runWithin(cmd, 60*time.Second)
 		var res struct {
