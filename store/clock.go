@@ -110,6 +110,19 @@ func clockRaise(table, col string) string {
 
 func (s *ClockStore) gdb(ctx context.Context) *gorm.DB { return s.g.WithContext(ctx) }
 
+// SessionZones returns a thread's Session TZ setting and the default zone
+// of userKey ("" when unset), in one prepared query: what resolving the
+// Session TZ needs, without the rest of the clock state (the session
+// rollover asks on every turn).
+func (s *ClockStore) SessionZones(ctx context.Context, userKey, threadKey string) (sessionTZ, defaultTZ string, err error) {
+	err = s.db.queryRow(ctx, `SELECT COALESCE((SELECT session_tz FROM clock_threads WHERE thread_key = ?), ''),
+		COALESCE((SELECT default_tz FROM clock_users WHERE user_key = ?), '')`, threadKey, userKey).Scan(&sessionTZ, &defaultTZ)
+	if err != nil {
+		return "", "", fmt.Errorf("load session zones: %w", err)
+	}
+	return sessionTZ, defaultTZ, nil
+}
+
 // LoadClockState implements kairos.ClockStore.
 func (s *ClockStore) LoadClockState(ctx context.Context, userKey, threadKey string) (*kairos.ClockState, error) {
 	st := &kairos.ClockState{

@@ -145,12 +145,14 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		Sessions: c.sessions, Memories: c.memories, Model: c.model, Policy: c.policy,
 		Models:  func() []string { return c.agent.Models(c.policy()) },
 		Journal: store.NewJobStore(c.db), Code: c.code, Logger: c.log,
+		// provider.SessionTimezone's answer from the two settings it
+		// needs (one query; the rollover asks on every turn).
 		Timezone: func(ctx context.Context, thread, _ string) *time.Location {
-			tz, err := provider.SessionTimezone(ctx, thread)
+			sessionTZ, defaultTZ, err := clocks.SessionZones(ctx, clockstate.DMUserKey(thread), thread)
 			if err != nil {
 				return nil
 			}
-			loc, _ := clockstate.LoadTZ(tz)
+			loc, _ := clockstate.LoadTZ(clockstate.ResolveSessionTZ("", sessionTZ, defaultTZ, nil, c.now()).TZ)
 			return loc
 		},
 		CompactClock: func(ctx context.Context, now time.Time) error {
