@@ -256,3 +256,55 @@ func TestMCPHotReload(t *testing.T) {
 		t.Fatalf("removed server's tools still offered: %v", got)
 	}
 }
+
+// TestMCPHungServerAndToolLimit: a tool that never answers costs the model
+// one error after the call timeout and the turn goes on; MCP calls count
+// against agent.max_tool_calls like every tool call.
+func TestMCPHungServerAndToolLimit(t *testing.T) {
+	e, srv := mcpEnv(t, "      call_timeout: PT0.5S\nagent:\n  max_tool_calls: 2\n")
+	pol, _ := os.ReadFile(e.vars["KAIROS_POLICY"])
+	pol = []byte(strings.Replace(string(pol), "tools: [echo, add_note, inject]\n      impact: {echo: read, inject: read}", "tools: [echo, hang]\n      impact: {echo: read, hang: read}", 1))
+	os.WriteFile(e.vars["KAIROS_POLICY"], pol, 0o600)
+	defer srv.Release()
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case last.Role == "user" && strings.Contains(last.Content, "hang"):
+			return testkit.ToolReply(testkit.ToolCall{Name: "notes__hang", Arguments: `{}`})
+		case last.Role == "user" && strings.Contains(last.Content, "three"):
+			return testkit.ToolReply(
+				testkit.ToolCall{ID: "c1", Name: "notes__echo", Arguments: `{"text":"1"}`},
+				testkit.ToolCall{ID: "c2", Name: "notes__echo", Arguments: `{"text":"2"}`},
+				testkit.ToolCall{ID: "c3", Name: "notes__echo", Arguments: `{"text":"3"}`})
+		case last.Role == "tool":
+			var all []string
+			for _, m := range r.Messages {
+				if m.Role == "tool" {
+					all = append(all, m.Content)
+				}
+			}
+			return testkit.TextReply("Results: " + strings.Join(all, " | "))
+		}
+		return testkit.TextReply("Plain")
+	})
+	e.start()
+	waitFor(t, "the MCP server to connect", func() bool { return strings.Contains(e.logs.String(), "mcp server connected") })
+
+	e.tg.PushText(2002, 2002, "hang please", time.Now())
+	reply := waitReply(t, e.tg, 2002, 1, "Results:")
+	if !strings.Contains(reply, `did not answer notes__hang within 500ms`) {
+		t.Errorf("hung call reply %q", reply)
+	}
+	e.tg.PushText(2002, 2002, "echo three times", time.Now())
+	reply = waitReply(t, e.tg, 2002, 2, "Results:")
+	if strings.Count(reply, "echo: ") != 2 || !strings.Contains(reply, "tool call limit is reached") {
+		t.Errorf("limit reply %q: want two echoes and one refusal", reply)
+	}
+	db := (&approvalRig{vars: e.vars}).db(t)
+	if n := count(t, db, "tool_calls", "tool = ? AND outcome = ?", "notes__hang", "error"); n != 1 {
+		t.Errorf("%d journaled hang errors", n)
+	}
+	if n := count(t, db, "tool_calls", "tool = ? AND outcome = ?", "notes__echo", "skipped"); n != 1 {
+		t.Errorf("%d skipped echo calls", n)
+	}
+}
