@@ -594,7 +594,8 @@ const MemoryFTSBudget = 2000
 // (1) every match of the query's rarer terms — those with at most
 // MemoryFTSBudget/2 matches, rarest first while their total stays within
 // 2×MemoryFTSBudget — scored on those terms alone, and (2) the
-// MemoryFTSBudget most recent matches of the whole query. A memory found
+// MemoryFTSBudget most recent matches of the whole query (the user's own
+// most recent ones when other users' crowd them out). A memory found
 // by both keeps the higher score.
 func (s *MemoryStore) recallSQLite(ctx context.Context, f kairos.MemoryFilter, terms []string, cols, where string, args []any, n int) ([]memoryRow, error) {
 	text := SQLiteMatch
@@ -659,6 +660,24 @@ func (s *MemoryStore) recallSQLite(ctx context.Context, f kairos.MemoryFilter, t
 	rows, err := s.ftsRank(ctx, f, full, bound, cols, where, args, n)
 	if err != nil {
 		return nil, err
+	}
+	if len(rows) < n && bound > 0 {
+		// Other users' newer matches crowded this user's out of the
+		// window: take the user's own MemoryFTSBudget most recent
+		// matches instead (slower: it walks the matches through the
+		// join). No such row (fewer matches) leaves own 0: all of them.
+		var own int64
+		err = s.gdb(ctx).Raw("SELECT memories_fts.rowid FROM memories_fts JOIN memories AS m ON m.seq = memories_fts.rowid"+
+			" WHERE memories_fts MATCH ? AND m.user_key = ? ORDER BY memories_fts.rowid DESC LIMIT 1 OFFSET ?",
+			full, f.UserKey, MemoryFTSBudget-1).Scan(&own).Error
+		if err != nil {
+			return nil, err
+		}
+		if own < bound {
+			if rows, err = s.ftsRank(ctx, f, full, own, cols, where, args, n); err != nil {
+				return nil, err
+			}
+		}
 	}
 	keep(rows)
 	out := make([]memoryRow, 0, len(order))

@@ -566,3 +566,37 @@ func TestRecallOverBudget(t *testing.T) {
 		t.Errorf("the most recent coffee notes should be among equally relevant matches: %v", contents(got))
 	}
 }
+
+// TestRecallOverBudgetOtherUsers: the recent matches one recall scores
+// are the user's own, so another user's newer memories with the same
+// common word cannot crowd a user's matches out.
+func TestRecallOverBudgetOtherUsers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stores a few thousand memories")
+	}
+	ctx := context.Background()
+	db := storetest.MustOpenDB(t)
+	s := store.NewMemoryStore(db)
+	var mine []string
+	for i := range 3 {
+		m, _, err := s.StoreMemory(ctx, &kairos.Memory{UserKey: alice, Store: kairos.StoreUserMemory, Type: "fact",
+			Content: fmt.Sprintf("Coffee with the team, round %d.", i), CreatedAt: memT0.Add(time.Duration(i) * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine = append(mine, m.ID)
+	}
+	for i := range store.MemoryFTSBudget + 10 {
+		if _, _, err := s.StoreMemory(ctx, &kairos.Memory{UserKey: bob, Store: kairos.StoreUserMemory, Type: "fact",
+			Content: fmt.Sprintf("Bob's coffee, cup %d.", i), CreatedAt: memT0.Add(time.Duration(100+i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.RecallMemories(ctx, kairos.MemoryFilter{UserKey: alice, Query: "coffee", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(mine) {
+		t.Fatalf("recall = %v, want alice's %d coffee memories", contents(got), len(mine))
+	}
+}
