@@ -304,7 +304,8 @@ func (c *cell) dispatch(op, arg string) (any, error) {
 		if err := json.Unmarshal([]byte(arg), &req); err != nil {
 			return nil, jsErr("TypeError", "fetch: bad request: %v", err)
 		}
-		return c.fetch(&req)
+		v, err := c.fetch(&req)
+		return v, c.sealErr(err)
 	}
 	return nil, jsErr("TypeError", "unknown host operation")
 }

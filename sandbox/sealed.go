@@ -3,6 +3,7 @@ package sandbox
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"regexp"
 	"strings"
 
@@ -56,4 +57,31 @@ func redactTokens(s string) string {
 		return s
 	}
 	return reToken.ReplaceAllString(s, kairos.Redacted)
+}
+
+// sealErr keeps a secret's value out of an error thrown into the cell. A
+// request's URL is unsealed before it is checked, so a refusal that names
+// the URL's scheme or host (a token put there: "http://" + getSecret(…))
+// would hand the cell the value, which it could then transform past any
+// scrubbing. Values are replaced in any letter case (url.Parse lowers a
+// scheme), by the secret's token, so the cell learns only what it already
+// had.
+func (c *cell) sealErr(err error) error {
+	var he *hostError
+	if !errors.As(err, &he) || len(c.task.Secrets) == 0 {
+		return err
+	}
+	msg := he.msg
+	for name, v := range c.task.Secrets {
+		if len(v) < kairos.MinSecretLen || !strings.Contains(strings.ToLower(msg), strings.ToLower(v)) {
+			continue
+		}
+		re := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(v))
+		msg = re.ReplaceAllLiteralString(msg, c.token(name))
+	}
+	msg = c.red.Scrub(msg)
+	if msg == he.msg {
+		return err
+	}
+	return &hostError{name: he.name, msg: msg}
 }
