@@ -100,7 +100,7 @@ func stdioServer(t *testing.T, tools ...string) kairos.MCPServer {
 		Env: map[string]string{"KAIROS_MCP_TEST_STDIO": "1", "KAIROS_MCP_TEST_NOTES": t.TempDir() + "/notes"}}
 }
 
-func httpServer(t *testing.T, token string) (*mcpserver.Server, string) {
+func httpServer(t testing.TB, token string) (*mcpserver.Server, string) {
 	t.Helper()
 	s := mcpserver.New("http-test")
 	ts := httptest.NewServer(s.Handler(token))
@@ -476,5 +476,29 @@ func TestSilentAndMissingStdioServers(t *testing.T) {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("Close hangs on a silent server")
+	}
+}
+
+// TestToolListChanges: a server that adds a tool tells the client, which
+// lists again; the new tool is offered only when the allow-list lets it.
+func TestToolListChanges(t *testing.T) {
+	m, _, _ := newManager(t, nil)
+	p := policyWith(map[string]kairos.MCPServer{"all": stdioServer(t, "*"), "some": stdioServer(t, "grow")})
+	m.Apply(p)
+	waitState(t, m, p, "all", mcp.StateReady)
+	waitState(t, m, p, "some", mcp.StateReady)
+	for _, name := range []string{"all__grow", "some__grow"} {
+		if _, err := call(t, find(t, m.Tools(p), name), `{}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hasExtra := func(s mcp.ServerStatus) bool {
+		return slices.ContainsFunc(s.Tools, func(ts mcp.ToolStatus) bool { return ts.Remote == "extra" })
+	}
+	waitState(t, m, p, "all", mcp.StateReady, hasExtra)
+	waitState(t, m, p, "some", mcp.StateReady, hasExtra)
+	got := names(m.Tools(p))
+	if !slices.Contains(got, "all__extra") || slices.Contains(got, "some__extra") {
+		t.Errorf("after the change: %v (want all__extra, not some__extra)", got)
 	}
 }

@@ -192,17 +192,32 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.m.cfg.ConnectTimeout)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "kairos", Version: s.m.cfg.Version}, &sdk.ClientOptions{Logger: s.log})
+	client := sdk.NewClient(&sdk.Implementation{Name: "kairos", Version: s.m.cfg.Version}, &sdk.ClientOptions{Logger: s.log,
+		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) { go s.relist(req.Session) }})
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", s.clean(err))
 	}
+	listed, skipped, err := s.listTools(cctx, cs)
+	if err != nil {
+		cs.Close()
+		return nil, err
+	}
+	s.mu.Lock()
+	s.state, s.session, s.tools, s.skipped, s.lastErr = StateReady, cs, listed, skipped, ""
+	s.mu.Unlock()
+	s.m.notify()
+	s.log.Info("mcp server connected", "tools", len(listed))
+	return cs, nil
+}
+
+// listTools lists a session's tools, prepared for the model, by name.
+func (s *server) listTools(ctx context.Context, cs *sdk.ClientSession) ([]remoteTool, [][2]string, error) {
 	var listed []remoteTool
 	var skipped [][2]string
-	for tl, err := range cs.Tools(cctx, nil) {
+	for tl, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			cs.Close()
-			return nil, fmt.Errorf("list tools: %w", s.clean(err))
+			return nil, nil, fmt.Errorf("list tools: %w", s.clean(err))
 		}
 		spec, why := modelSpec(s.name, tl)
 		if why != "" {
@@ -213,12 +228,28 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		listed = append(listed, remoteTool{remote: tl.Name, spec: spec})
 	}
 	sort.Slice(listed, func(i, j int) bool { return listed[i].remote < listed[j].remote })
+	return listed, skipped, nil
+}
+
+// relist follows a server's notice that its tools changed. New tools are
+// offered only if the allow-list names them (or is "*").
+func (s *server) relist(cs *sdk.ClientSession) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.m.cfg.ConnectTimeout)
+	defer cancel()
+	listed, skipped, err := s.listTools(ctx, cs)
+	if err != nil {
+		s.log.Warn("mcp tools changed but could not be listed", "err", err)
+		return
+	}
 	s.mu.Lock()
-	s.state, s.session, s.tools, s.skipped, s.lastErr = StateReady, cs, listed, skipped, ""
+	if s.session != cs {
+		s.mu.Unlock()
+		return
+	}
+	s.tools, s.skipped = listed, skipped
 	s.mu.Unlock()
 	s.m.notify()
-	s.log.Info("mcp server connected", "tools", len(listed))
-	return cs, nil
+	s.log.Info("mcp server tools changed", "tools", len(listed))
 }
 
 // clean keeps secrets out of an error: the bearer token is only ever in

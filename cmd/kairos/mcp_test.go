@@ -163,7 +163,7 @@ func TestMCPToolsThroughTelegram(t *testing.T) {
 	waitReply(t, e.tg, 2002, 6, "Only an operator")
 	e.tg.PushText(operatorID, operatorID, "/tools", time.Now())
 	tools := waitReply(t, e.tg, operatorID, 1, "notes (http): ready")
-	for _, want := range []string{"Built-in: search, code, memory, schedule", "3 of 6 tools offered", "notes__echo  read",
+	for _, want := range []string{"Built-in: search, code, memory, schedule", "3 of 7 tools offered", "notes__echo  read",
 		"notes__add_note  write", "notes__hang  write  (not allowed)", "notes__bad.name  write  (skipped"} {
 		if !strings.Contains(tools, want) {
 			t.Errorf("/tools lacks %q:\n%s", want, tools)
@@ -176,7 +176,7 @@ func TestMCPToolsThroughTelegram(t *testing.T) {
 func TestMCPCheck(t *testing.T) {
 	e, _ := mcpEnv(t, "")
 	out := e.runCLI(t, "mcp", "check")
-	for _, want := range []string{"notes (http): ok, 6 tools, 3 allowed", "notes__echo  read  (allowed)", "[MCP server notes] Echoes the text back.",
+	for _, want := range []string{"notes (http): ok, 7 tools, 3 allowed", "notes__echo  read  (allowed)", "[MCP server notes] Echoes the text back.",
 		`parameters: {"properties":{"text":{"description":"what to echo","type":"string"}},"required":["text"],"type":"object"}`,
 		"notes__crash  write  (not allowed)", "notes__bad.name  write  (skipped"} {
 		if !strings.Contains(out, want) {

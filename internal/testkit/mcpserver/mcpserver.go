@@ -83,6 +83,14 @@ func New(name string) *Server {
 			os.Exit(3)
 			return nil, nil
 		})
+	s.srv.AddTool(&mcp.Tool{Name: "grow", Description: "Adds a tool named extra to this server.", InputSchema: obj("x")},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.srv.AddTool(&mcp.Tool{Name: "extra", Description: "Added at run time.", InputSchema: obj("x")},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return text("extra"), nil
+				})
+			return text("grown"), nil
+		})
 	s.srv.AddTool(&mcp.Tool{Name: "bad.name", Description: "A name with a dot.", InputSchema: obj("x")},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return text("unreachable"), nil
