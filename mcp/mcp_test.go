@@ -502,3 +502,24 @@ func TestToolListChanges(t *testing.T) {
 		t.Errorf("after the change: %v (want all__extra, not some__extra)", got)
 	}
 }
+
+// TestHTTPServerGoneIsNoticed: an HTTP server that goes away after the
+// connection is noticed by the ping and leaves the tool list.
+func TestHTTPServerGoneIsNoticed(t *testing.T) {
+	srv := mcpserver.New("http-test")
+	ts := httptest.NewServer(srv.Handler(""))
+	defer ts.Close()
+	m := mcp.New(mcp.Config{MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, PingInterval: 50 * time.Millisecond,
+		ConnectTimeout: time.Second})
+	t.Cleanup(func() { m.Close() })
+	p := policyWith(map[string]kairos.MCPServer{"web": {URL: ts.URL, Tools: []string{"echo"}}})
+	m.Apply(p)
+	waitState(t, m, p, "web", mcp.StateReady)
+	ts.CloseClientConnections()
+	ts.Config.SetKeepAlivesEnabled(false)
+	ts.Listener.Close()
+	waitState(t, m, p, "web", mcp.StateDown)
+	if got := m.Tools(p); len(got) != 0 {
+		t.Errorf("a gone server offers %v", names(got))
+	}
+}
