@@ -41,6 +41,11 @@ type DB struct {
 	gdb     *gorm.DB
 	hot     *gorm.DB // gorm with prepared statements, for the per-turn reads outside transactions
 	stmts   hotStmts // the per-turn statements (hot.go)
+	// writeMu queues this process's hot-path write transactions on
+	// SQLite, which has one writer at a time anyway: waiting here is
+	// first come, first served, where SQLite's busy handler (sleep and
+	// retry) let a writer starve past the busy timeout under contention.
+	writeMu sync.Mutex
 	sqlDB   *sql.DB
 	dialect string
 	path    string // SQLite file, "" for PostgreSQL
