@@ -38,9 +38,9 @@ type Config struct {
 
 // DB is an open database.
 type DB struct {
-	gdb     *gorm.DB
-	hot     *gorm.DB // gorm with prepared statements, for the per-turn reads outside transactions
-	stmts   hotStmts // the per-turn statements (hot.go)
+	gdb   *gorm.DB
+	hot   *gorm.DB // gorm with prepared statements, for the per-turn reads outside transactions
+	stmts hotStmts // the per-turn statements (hot.go)
 	// writeMu queues this process's hot-path write transactions on
 	// SQLite, which has one writer at a time anyway: waiting here is
 	// first come, first served, where SQLite's busy handler (sleep and
