@@ -10,8 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/olebedev/when/rules"
-	"github.com/olebedev/when/rules/common"
-	"github.com/olebedev/when/rules/en"
 )
 
 // Kinds of a ParseResult (§4.4).
@@ -105,34 +103,12 @@ const (
 	rISODate
 )
 
-// extra rules cover phrases olebedev/when lacks; like its own rules they
-// are only used to find matches and their captures.
-var parseRules = []struct {
-	id ruleID
-	r  rules.Rule
-}{
-	{rRange, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(?:from\s+|between\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|to|until|till|and)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?:\W|$)`)}},
-	{rWeekday, en.Weekday(rules.Override)},
-	{rCasualDate, en.CasualDate(rules.Override)},
-	{rCasualTime, en.CasualTime(rules.Override)},
-	{rHour, en.Hour(rules.Override)},
-	{rHourMinute, en.HourMinute(rules.Override)},
-	{rDeadline, en.Deadline(rules.Override)},
-	{rPastTime, en.PastTime(rules.Override)},
-	{rMonthDate, en.ExactMonthDate(rules.Override)},
-	{rSlashDate, common.SlashDMY(rules.Override)},
-	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}},
-	{rCompactIn, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`)}},
-	{rMidnight, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(midnight|midday)(?:\W|$)`)}},
-	{rBareHour, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(?:(?:at|by|around|@)\s*(\d{1,2})(?:\s*o'?\s*clock)?|(\d{1,2})\s*o'?\s*clock)(?:\W|$)`)}},
-	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last)\s+(week|weekend|month|year)(?:\W|$)`)}},
-}
-
 // tmatch is a validated match.
 type tmatch struct {
 	id          ruleID
 	left, right int
 	m           *rules.Match
+	apply       applyFunc
 }
 
 // timeSpec collects what the matches of one cluster say.
@@ -149,6 +125,7 @@ type timeSpec struct {
 
 	timeSet      bool
 	hour, min    int
+	sec          int
 	endSet       bool
 	endH, endMin int
 	bareHour     int // "at 9": am or pm unknown; -1 when none
@@ -163,10 +140,14 @@ type timeSpec struct {
 	now                          bool
 	question                     string
 	invalid                      bool
+
+	dayShift     int  // days added after the date is known ("a week from Monday")
+	endDaySet    bool // a range of days ("between Monday and Wednesday")
+	endDayOffset int
 }
 
 var (
-	reISOStamp   = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+\-]\d{2}:?\d{2})?`)
+	reISOStamp   = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|\s?[+\-]\d{2}:?\d{2})?`)
 	reYearAfter  = regexp.MustCompile(`^\s*,?\s*(\d{4})\b`)
 	reGoodBefore = regexp.MustCompile(`(?i)\bgood\s*$`)
 	reSlashCtx   = regexp.MustCompile(`(?i)\b(?:on|by|until|till|due|before|after|from|since)\s*$`)
@@ -191,7 +172,7 @@ var timeWords = []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "ni
 	"noon", "midnight", "midday", "week", "month", "year", "mon", "tue", "wed", "thu", "fri", "sat", "sun",
 	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "first", "second", "third",
 	"fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "teenth", "tieth",
-	"hour", "minute", "day", "ago", "later", "few", "couple", "half", "o'clock", "oclock"}
+	"hour", "minute", "day", "ago", "quarter", "later", "few", "couple", "half", "o'clock", "oclock"}
 
 func mayHaveTime(text string) bool {
 	for i := 0; i < len(text); i++ {
@@ -264,6 +245,15 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 	// 2. A zone stated in the text (§4.2 step 1).
 	known := knownZones(append([]string{tz}, extraKnown...)...)
 	hit, found, tzQuestion := findExplicitTZ(string(masked), known, ref)
+	if !found && tzQuestion == "" {
+		hit, found = findZoneAfterTime(string(masked))
+	}
+	if found && hit.Abbrev != "" {
+		tzQuestion = abbrevSeasonQuestion(hit, ref)
+	}
+	if found || tzQuestion != "" {
+		maskRepeats(masked, hit)
+	}
 	if found {
 		loc, err := LoadTZ(hit.TZ)
 		if err == nil {
@@ -276,7 +266,7 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 
 	// 3. Matches of the rules, validated.
 	ms := string(masked)
-	for _, pr := range parseRules {
+	for _, pr := range allRules {
 		off := 0
 		for tries := 0; tries < 8 && off < len(ms); tries++ {
 			m := pr.r.Find(ms[off:])
@@ -289,7 +279,7 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 				break
 			}
 			if validMatch(pr.id, m, ms) {
-				matches = append(matches, tmatch{id: pr.id, left: m.Left, right: m.Right, m: m})
+				matches = append(matches, tmatch{id: pr.id, left: m.Left, right: m.Right, m: m, apply: pr.apply})
 				break
 			}
 			off = m.Right
@@ -315,12 +305,12 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 		sp.dateSet, sp.yearSet = true, true
 		sp.y, sp.mo, sp.d = iso.y, iso.mo, iso.d
 		if iso.hasTime {
-			sp.timeSet, sp.hour, sp.min = true, iso.h, iso.mi
+			sp.timeSet, sp.hour, sp.min, sp.sec = true, iso.h, iso.mi, iso.s
 		}
 	}
 	for _, tm := range cluster {
-		if tm.id != rISODate {
-			interpret(&sp, tm, ms, refL)
+		if tm.apply != nil {
+			tm.apply(&sp, ruleCtx{tm: tm, text: ms, refL: refL})
 		}
 	}
 	if sp.invalid {
@@ -377,7 +367,7 @@ func readISO(text string, m []int) (isoParts, bool) {
 	p.hasTime = m[8] >= 0
 	if m[14] >= 0 {
 		p.hasOffset = true
-		o := text[m[14]:m[15]]
+		o := strings.TrimSpace(text[m[14]:m[15]])
 		if o != "Z" {
 			mins, ok := parseOffsetLabel(o)
 			if !ok {
@@ -437,6 +427,8 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 		}
 	case rSlashDate:
 		return capt(2) != "" || reSlashCtx.MatchString(before)
+	case rDuration:
+		return capt(0) != "" || capt(2) != ""
 	case rBareHour:
 		if m.Right < len(text) && (text[m.Right] == ':' || text[m.Right] == '.') && m.Right+1 < len(text) && text[m.Right+1] >= '0' && text[m.Right+1] <= '9' {
 			return false
@@ -501,67 +493,6 @@ func onlyConnectors(gap string) bool {
 var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 
-// amount reads "2", "two", "a", "a few", "a couple of", "half an" as a
-// count of halves (so "half" is 1 and "2" is 4).
-func amount(s string) (halves int, ok bool) {
-	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
-	switch {
-	case strings.HasPrefix(s, "half"):
-		return 1, true
-	case strings.Contains(s, "few"):
-		return 6, true
-	case strings.Contains(s, "couple"):
-		return 4, true
-	}
-	if n, ok := numberWords[s]; ok {
-		return 2 * n, true
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n > 100000 {
-		return 0, false
-	}
-	return 2 * n, true
-}
-
-// addRel adds halves×unit (negative for "ago") to the spec.
-func addRel(sp *timeSpec, halves int, unit string, sign int) bool {
-	u := strings.ToLower(strings.TrimSpace(unit))
-	whole, half := halves/2, halves%2 == 1
-	sp.rel = true
-	switch {
-	case strings.HasPrefix(u, "s"):
-		sp.relDur += time.Duration(sign*halves) * 500 * time.Millisecond
-	case strings.HasPrefix(u, "mo"):
-		sp.relMonths += sign * whole
-		if half {
-			sp.relDays += sign * 15
-		}
-	case strings.HasPrefix(u, "m"):
-		sp.relDur += time.Duration(sign*halves) * 30 * time.Second
-	case strings.HasPrefix(u, "h"):
-		sp.relDur += time.Duration(sign*halves) * 30 * time.Minute
-	case strings.HasPrefix(u, "d"):
-		sp.relDays += sign * whole
-		if half {
-			sp.relDur += time.Duration(sign) * 12 * time.Hour
-		}
-	case strings.HasPrefix(u, "w"):
-		sp.relDays += sign * whole * 7
-		if half {
-			sp.relDays += sign * 3
-			sp.relDur += time.Duration(sign) * 12 * time.Hour
-		}
-	case strings.HasPrefix(u, "y"):
-		sp.relYears += sign * whole
-		if half {
-			sp.relMonths += sign * 6
-		}
-	default:
-		return false
-	}
-	return true
-}
-
 func hour12(h int, suffix string) (int, bool) {
 	if h < 0 || h > 12 {
 		return 0, false
@@ -579,203 +510,6 @@ func hour12(h int, suffix string) (int, bool) {
 		return 12, true
 	}
 	return 0, false
-}
-
-func interpret(sp *timeSpec, tm tmatch, text string, refL time.Time) {
-	m := tm.m
-	capt := func(i int) string {
-		if i < len(m.Captures) {
-			return strings.TrimSpace(m.Captures[i])
-		}
-		return ""
-	}
-	switch tm.id {
-	case rWeekday:
-		c := &rules.Context{}
-		if ok, err := m.Apply(c, &rules.Options{}, refL); err != nil || !ok {
-			sp.invalid = true
-			return
-		}
-		sp.dayOffset += int(c.Duration / (24 * time.Hour))
-		sp.dayOffsetSet = true
-	case rCasualDate:
-		switch w := strings.Join(strings.Fields(strings.ToLower(capt(0))), " "); w {
-		case "now":
-			sp.now = true
-		case "today":
-			sp.dayOffsetSet, sp.explicitDay = true, true
-		case "tonight":
-			sp.dayOffsetSet, sp.explicitDay = true, true
-			sp.part = "tonight"
-		case "tomorrow", "tmr":
-			sp.dayOffset++
-			sp.dayOffsetSet = true
-		case "yesterday":
-			sp.dayOffset--
-			sp.dayOffsetSet = true
-		case "last night", "lastnight":
-			sp.dayOffset--
-			sp.dayOffsetSet, sp.explicitDay = true, true
-			sp.part = "tonight"
-		}
-	case rCasualTime:
-		part := strings.ToLower(capt(2))
-		if capt(1) != "" {
-			sp.dayOffsetSet, sp.explicitDay = true, true
-		}
-		if part == "noon" {
-			sp.timeSet, sp.hour, sp.min = true, 12, 0
-			return
-		}
-		sp.part = part
-	case rHour:
-		h, _ := strconv.Atoi(capt(0))
-		hh, ok := hour12(h, capt(1))
-		if !ok {
-			sp.invalid = true
-			return
-		}
-		sp.timeSet, sp.hour, sp.min = true, hh, 0
-	case rHourMinute:
-		h, _ := strconv.Atoi(capt(0))
-		mi, _ := strconv.Atoi(capt(1))
-		if capt(2) != "" {
-			hh, ok := hour12(h, capt(2))
-			if !ok {
-				sp.invalid = true
-				return
-			}
-			h = hh
-		}
-		if h > 23 || mi > 59 {
-			sp.invalid = true
-			return
-		}
-		sp.timeSet, sp.hour, sp.min = true, h, mi
-	case rDeadline, rPastTime, rFromNow:
-		num, unit, sign := capt(1), capt(2), 1
-		if tm.id == rPastTime {
-			num, unit, sign = capt(0), capt(1), -1
-		}
-		if tm.id == rFromNow {
-			num, unit = capt(0), capt(1)
-		}
-		halves, ok := amount(num)
-		if !ok || !addRel(sp, halves, unit, sign) {
-			sp.invalid = true
-		}
-	case rCompactIn:
-		halves, ok := amount(capt(1))
-		if !ok || !addRel(sp, halves, capt(2), 1) {
-			sp.invalid = true
-		}
-	case rMidnight:
-		if strings.EqualFold(capt(0), "midday") {
-			sp.timeSet, sp.hour, sp.min = true, 12, 0
-		} else {
-			sp.timeSet, sp.hour, sp.min = true, 24, 0
-		}
-	case rBareHour:
-		s := capt(0)
-		if s == "" {
-			s = capt(1)
-		}
-		h, _ := strconv.Atoi(s)
-		switch {
-		case h > 24:
-			sp.invalid = true
-		case h == 0 || h > 12:
-			sp.timeSet, sp.hour, sp.min = true, h, 0
-		default:
-			sp.bareHour = h
-		}
-	case rRange:
-		h1, _ := strconv.Atoi(capt(0))
-		m1, _ := strconv.Atoi(capt(1))
-		h2, _ := strconv.Atoi(capt(3))
-		m2, _ := strconv.Atoi(capt(4))
-		suf2 := capt(5)
-		suf1 := capt(2)
-		e, ok2 := hour12(h2, suf2)
-		if suf1 == "" {
-			suf1 = suf2
-			// "11-1pm": the start is the morning before a pm end at or
-			// past noon.
-			if strings.HasPrefix(strings.ToLower(suf2), "p") && h1 > h2 && h1 != 12 {
-				suf1 = "am"
-			}
-		}
-		s, ok1 := hour12(h1, suf1)
-		if !ok1 || !ok2 || m1 > 59 || m2 > 59 {
-			sp.invalid = true
-			return
-		}
-		sp.timeSet, sp.hour, sp.min = true, s, m1
-		sp.endSet, sp.endH, sp.endMin = true, e, m2
-	case rWindow:
-		switch strings.ToLower(capt(0)) {
-		case "next":
-			sp.windowOff = 1
-		case "last":
-			sp.windowOff = -1
-		}
-		sp.window = strings.ToLower(capt(1))
-	case rMonthDate:
-		mon := strings.TrimSuffix(strings.ToLower(capt(2)), ".")
-		mo := en.MONTH_OFFSET[mon]
-		if mo == 0 {
-			mo = en.MONTH_OFFSET[mon+"."]
-		}
-		if mo == 0 {
-			sp.invalid = true
-			return
-		}
-		day := 0
-		for _, c := range []string{capt(0), capt(3)} {
-			if c != "" {
-				day = en.ORDINAL_WORDS[strings.TrimSuffix(strings.Join(strings.Fields(strings.ToLower(c)), " "), " of")]
-			}
-		}
-		for _, c := range []string{capt(1), capt(4)} {
-			if c != "" {
-				day, _ = strconv.Atoi(c)
-			}
-		}
-		sp.dateSet, sp.mo = true, time.Month(mo)
-		if day == 0 {
-			sp.monthOnly, sp.d = true, 1
-		} else {
-			sp.d = day
-		}
-		if y := reYearAfter.FindStringSubmatch(text[tm.right:]); y != nil {
-			sp.y, _ = strconv.Atoi(y[1])
-			sp.yearSet = true
-		}
-	case rSlashDate:
-		a, _ := strconv.Atoi(capt(0))
-		b, _ := strconv.Atoi(capt(1))
-		switch {
-		case a > 12:
-			sp.d, sp.mo = a, time.Month(b)
-		case b > 12:
-			sp.d, sp.mo = b, time.Month(a)
-		case a == b:
-			sp.d, sp.mo = a, time.Month(a)
-		default:
-			sp.d, sp.mo = a, time.Month(b)
-			sp.question = "Do you mean " + strconv.Itoa(a) + " " + time.Month(b).String() + " or " +
-				time.Month(a).String() + " " + strconv.Itoa(b) + "?"
-		}
-		if sp.mo < 1 || sp.mo > 12 {
-			sp.invalid = true
-			return
-		}
-		sp.dateSet = true
-		if y := capt(2); y != "" {
-			sp.y, _ = strconv.Atoi(y)
-			sp.yearSet = true
-		}
-	}
 }
 
 // partWindows are the day-part windows in local hours [start, end).
@@ -820,9 +554,14 @@ func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
 		y, mo, d = t.Date()
 		dateGiven = true
 	}
+	if sp.dayShift != 0 {
+		y, mo, d = time.Date(y, mo, d+sp.dayShift, 0, 0, 0, 0, time.UTC).Date()
+		dateGiven = true
+	}
 	res := ParseResult{Kind: KindAbsolute, NeedsClarification: sp.question != "", ClarificationQuestion: sp.question}
+	sec := 0
 	at := func(y int, mo time.Month, d, h, mi int) time.Time {
-		t, k := ResolveLocal(loc, y, mo, d, h, mi, 0)
+		t, k := ResolveLocal(loc, y, mo, d, h, mi, sec)
 		if res.Local == LocalExact {
 			res.Local = k
 		}
@@ -852,6 +591,7 @@ func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
 	}
 	switch {
 	case sp.timeSet:
+		sec = sp.sec
 		start := at(y, mo, d, hour, sp.min)
 		if !dateGiven && start.Before(refL) {
 			res.Local = LocalExact
@@ -859,6 +599,7 @@ func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
 			start = at(y, mo, d, hour, sp.min)
 		}
 		if sp.endSet {
+			sec = 0
 			end := at(y, mo, d, sp.endH, sp.endMin)
 			if !end.After(start) {
 				end = at(y, mo, d+1, sp.endH, sp.endMin)
@@ -879,6 +620,9 @@ func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
 	case dateGiven:
 		if sp.monthOnly {
 			return set(at(y, mo, 1, 0, 0), at(y, mo+1, 1, 0, 0), true)
+		}
+		if sp.endDaySet {
+			return set(at(y, mo, d, 0, 0), at(y, mo, d+1+sp.endDayOffset-sp.dayOffset, 0, 0), true)
 		}
 		return set(at(y, mo, d, 0, 0), at(y, mo, d+1, 0, 0), true)
 	}

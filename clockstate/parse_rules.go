@@ -1,0 +1,646 @@
+package clockstate
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olebedev/when/rules"
+	"github.com/olebedev/when/rules/common"
+	"github.com/olebedev/when/rules/en"
+)
+
+// The parser is a table of small rules (doc/design.md "Time parser"):
+// each rule finds one kind of piece in the text (a date, a time of day, a
+// duration, a relative day, a weekday, a range) and its apply function
+// writes what the piece says into a timeSpec. Matches joined only by
+// connector words form one cluster (the refinement step: a date merges
+// with a following time, a time with a following zone, two times into a
+// range); resolveSpec turns the merged spec into instants with
+// ResolveLocal. Adding a form is one entry here and one test line in
+// testdata/corpus.tsv.
+
+// applyFunc writes what one match says into the spec.
+type applyFunc func(sp *timeSpec, x ruleCtx)
+
+// ruleCtx is one match seen by its apply function.
+type ruleCtx struct {
+	tm   tmatch
+	text string    // the masked text the match was found in
+	refL time.Time // the reference instant in the anchor zone
+}
+
+func (x ruleCtx) capt(i int) string {
+	if i < len(x.tm.m.Captures) {
+		return strings.TrimSpace(x.tm.m.Captures[i])
+	}
+	return ""
+}
+
+func (x ruleCtx) atoi(i int) int {
+	n, _ := strconv.Atoi(x.capt(i))
+	return n
+}
+
+const (
+	rTimeSec ruleID = iota + 100
+	rQuarter
+	rRelDay2
+	rWeekdayOfWeek
+	rDuration
+	rShiftFrom
+	rDayRange
+	rDateYear
+	rRange24
+	rSlashYear
+)
+
+// spanRule is a rule whose regexp's group 1 is the phrase; the groups
+// after it are the captures (the surrounding boundary stays outside).
+type spanRule struct{ re *regexp.Regexp }
+
+func (s spanRule) Find(text string) *rules.Match {
+	ix := s.re.FindStringSubmatchIndex(text)
+	if ix == nil || ix[2] < 0 {
+		return nil
+	}
+	m := &rules.Match{Left: ix[2], Right: ix[3], Text: text[ix[2]:ix[3]]}
+	for i := 4; i < len(ix); i += 2 {
+		if ix[i] >= 0 {
+			m.Captures = append(m.Captures, text[ix[i]:ix[i+1]])
+		} else {
+			m.Captures = append(m.Captures, "")
+		}
+	}
+	return m
+}
+
+func span(expr string) spanRule {
+	expr = strings.NewReplacer("WEEKDAY", reWeekdayWord, "MONTH", reMonthWord, "NUM", reNumWord, "AMPM", `(?:am|pm|a\.m\.|p\.m\.)`).Replace(expr)
+	return spanRule{regexp.MustCompile(`(?i)(?:\W|^)(` + expr + `)(?:\W|$)`)}
+}
+
+const (
+	reWeekdayWord = `(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)`
+	reMonthWord   = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+	reNumWord     = `(?:\d+(?:\.\d+)?\s*|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half\s+an?|a\s+few|a\s+couple(?:\s+of)?)\s+)`
+	reUnitWord    = `(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?|h|m|s|d|w)`
+)
+
+// allRules is the rule table. The olebedev/when rules find the common
+// English forms; the span rules cover what it lacks.
+var allRules = []struct {
+	id    ruleID
+	r     rules.Rule
+	apply applyFunc
+}{
+	{rRange, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(?:from\s+|between\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|to|until|till|and)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?:\W|$)`)}, applyRange},
+	{rRange24, span(`(?:from\s+|between\s+)?(\d{1,2}):(\d{2})\s*(AMPM)?\s*(?:-|–|—|to|until|till|and)\s*(\d{1,2}):(\d{2})\s*(AMPM)?`), applyRange24},
+	{rTimeSec, span(`(\d{1,2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:\s*(AMPM))?`), applyTimeSec},
+	{rQuarter, span(`((?:a\s+)?quarter|half|five|ten|twenty|twenty[\s-]five|\d{1,2}\s+minutes?|\d{1,2})\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight)(?:\s*(AMPM))?`), applyQuarter},
+	{rRelDay2, span(`(?:the\s+)?day\s+(after|before)\s+(tomorrow|yesterday)`), applyRelDay2},
+	{rWeekdayOfWeek, span(`(WEEKDAY)\s+(?:of\s+|in\s+)?(next|this|last)\s+week|(next|this|last)\s+week(?:'s)?\s+(?:on\s+)?(WEEKDAY)`), applyWeekdayOfWeek},
+	{rDayRange, span(`(?:from|between)\s+(WEEKDAY)\s+(?:and|to|till|until|through|-)\s+(WEEKDAY)`), applyDayRange},
+	{rDateYear, span(`(?:WEEKDAY,?\s+)?(MONTH)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})|(?:WEEKDAY,?\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(MONTH)\.?,?\s+(\d{4})`), applyDateYear},
+	{rShiftFrom, spanRule{regexp.MustCompile(`(?i)(?:\W|^)((` + reNumWord + `)(days?|weeks?)\s+(?:from|after))\s+(?:next\s+|this\s+|on\s+)?(?:` + reWeekdayWord + `|tomorrow|today)\b`)}, applyShiftFrom},
+	{rDuration, span(`(?:(in|within|after)\s+)?(NUM` + reUnitWord + `\b(?:\s*(?:,|and)?\s*NUM` + reUnitWord + `\b)*)(?:\s+(ago|from\s+now|later|hence|earlier|before\s+now))?`), applyDuration},
+	{rWeekday, en.Weekday(rules.Override), applyWeekday},
+	{rCasualDate, en.CasualDate(rules.Override), applyCasualDate},
+	{rCasualTime, en.CasualTime(rules.Override), applyCasualTime},
+	{rHour, en.Hour(rules.Override), applyHour},
+	{rHourMinute, en.HourMinute(rules.Override), applyHourMinute},
+	{rDeadline, en.Deadline(rules.Override), applyAmount},
+	{rPastTime, en.PastTime(rules.Override), applyAmount},
+	{rMonthDate, en.ExactMonthDate(rules.Override), applyMonthDate},
+	{rSlashYear, span(`(\d{1,2})/(\d{1,2})/(\d{4})`), applySlashDate},
+	{rSlashDate, common.SlashDMY(rules.Override), applySlashDate},
+	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}, applyAmount},
+	{rCompactIn, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`)}, applyCompactIn},
+	{rMidnight, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(midnight|midday)(?:\W|$)`)}, applyMidnight},
+	{rBareHour, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(?:(?:at|by|around|@)\s*(\d{1,2})(?:\s*o'?\s*clock)?|(\d{1,2})\s*o'?\s*clock)(?:\W|$)`)}, applyBareHour},
+	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last)\s+(week|weekend|month|year)(?:\W|$)`)}, applyWindow},
+}
+
+// ---- durations ----
+
+// amountF reads "2", "2.5", "two", "a", "a few", "a couple of", "half an".
+func amountF(s string) (float64, bool) {
+	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	switch {
+	case strings.HasPrefix(s, "half"):
+		return 0.5, true
+	case strings.Contains(s, "few"):
+		return 3, true
+	case strings.Contains(s, "couple"):
+		return 2, true
+	}
+	if n, ok := numberWords[s]; ok {
+		return float64(n), true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 100000 {
+		return 0, false
+	}
+	return f, true
+}
+
+// addRelF adds amount×unit (sign -1 for "ago"): calendar units whole in
+// the calendar, their fractions as elapsed time.
+func addRelF(sp *timeSpec, amt float64, unit string, sign int) bool {
+	u := strings.ToLower(strings.TrimSpace(unit))
+	whole := int(amt)
+	frac := amt - float64(whole)
+	dur := func(d time.Duration) { sp.relDur += time.Duration(float64(sign) * amt * float64(d)) }
+	sp.rel = true
+	switch {
+	case strings.HasPrefix(u, "s"):
+		dur(time.Second)
+	case strings.HasPrefix(u, "mo"):
+		sp.relMonths += sign * whole
+		sp.relDays += sign * int(frac*30+0.5)
+	case strings.HasPrefix(u, "m"):
+		dur(time.Minute)
+	case strings.HasPrefix(u, "h"):
+		dur(time.Hour)
+	case strings.HasPrefix(u, "d"):
+		sp.relDays += sign * whole
+		sp.relDur += time.Duration(float64(sign) * frac * float64(24*time.Hour))
+	case strings.HasPrefix(u, "w"):
+		days := amt * 7
+		sp.relDays += sign * int(days)
+		sp.relDur += time.Duration(float64(sign) * (days - float64(int(days))) * float64(24*time.Hour))
+	case strings.HasPrefix(u, "y"):
+		months := amt * 12
+		sp.relYears += sign * (int(months) / 12)
+		sp.relMonths += sign * (int(months) % 12)
+	default:
+		return false
+	}
+	return true
+}
+
+var reDurPart = regexp.MustCompile(`(?i)(` + reNumWord + `)(` + reUnitWord + `)\b`)
+
+// applyDuration: "in 2.5 hours", "in 2 hours 30 minutes", "1.5 days ago".
+func applyDuration(sp *timeSpec, x ruleCtx) {
+	sign := 1
+	if strings.HasPrefix(strings.ToLower(x.capt(2)), "ago") || strings.HasPrefix(strings.ToLower(x.capt(2)), "earlier") || strings.HasPrefix(strings.ToLower(x.capt(2)), "before") {
+		sign = -1
+	}
+	for _, p := range reDurPart.FindAllStringSubmatch(x.capt(1), -1) {
+		amt, ok := amountF(p[1])
+		if !ok || !addRelF(sp, amt, p[2], sign) {
+			sp.invalid = true
+			return
+		}
+	}
+}
+
+// applyAmount: when's Deadline ("within 2 days"), PastTime ("3 days ago")
+// and "N units from now".
+func applyAmount(sp *timeSpec, x ruleCtx) {
+	num, unit, sign := x.capt(1), x.capt(2), 1
+	switch x.tm.id {
+	case rPastTime:
+		num, unit, sign = x.capt(0), x.capt(1), -1
+	case rFromNow:
+		num, unit = x.capt(0), x.capt(1)
+	}
+	amt, ok := amountF(num)
+	if !ok || !addRelF(sp, amt, unit, sign) {
+		sp.invalid = true
+	}
+}
+
+func applyCompactIn(sp *timeSpec, x ruleCtx) {
+	amt, ok := amountF(x.capt(1))
+	if !ok || !addRelF(sp, amt, x.capt(2), 1) {
+		sp.invalid = true
+	}
+}
+
+// applyShiftFrom: "a week from Monday", "2 days after tomorrow".
+func applyShiftFrom(sp *timeSpec, x ruleCtx) {
+	amt, ok := amountF(x.capt(0))
+	if !ok || amt != float64(int(amt)) {
+		sp.invalid = true
+		return
+	}
+	n := int(amt)
+	if strings.HasPrefix(strings.ToLower(x.capt(1)), "w") {
+		n *= 7
+	}
+	sp.dayShift += n
+}
+
+// ---- days ----
+
+func weekdayIndex(s string) time.Weekday {
+	switch strings.ToLower(s)[:2] {
+	case "mo":
+		return time.Monday
+	case "tu":
+		return time.Tuesday
+	case "we":
+		return time.Wednesday
+	case "th":
+		return time.Thursday
+	case "fr":
+		return time.Friday
+	case "sa":
+		return time.Saturday
+	}
+	return time.Sunday
+}
+
+func applyWeekday(sp *timeSpec, x ruleCtx) {
+	c := &rules.Context{}
+	if ok, err := x.tm.m.Apply(c, &rules.Options{}, x.refL); err != nil || !ok {
+		sp.invalid = true
+		return
+	}
+	sp.dayOffset += int(c.Duration / (24 * time.Hour))
+	sp.dayOffsetSet = true
+}
+
+// applyWeekdayOfWeek: "Tuesday of next week", "next week Tuesday".
+func applyWeekdayOfWeek(sp *timeSpec, x ruleCtx) {
+	day, which := x.capt(0), x.capt(1)
+	if day == "" {
+		which, day = x.capt(2), x.capt(3)
+	}
+	off := 0
+	switch strings.ToLower(which) {
+	case "next":
+		off = 7
+	case "last":
+		off = -7
+	}
+	monday := -((int(x.refL.Weekday()) + 6) % 7)
+	sp.dayOffset += monday + off + (int(weekdayIndex(day))+6)%7
+	sp.dayOffsetSet, sp.explicitDay = true, true
+}
+
+// applyDayRange: "between Monday and Wednesday": the whole days.
+func applyDayRange(sp *timeSpec, x ruleCtx) {
+	today := int(x.refL.Weekday())
+	a := (int(weekdayIndex(x.capt(0))) - today + 7) % 7
+	b := (int(weekdayIndex(x.capt(1))) - today + 7) % 7
+	if b < a {
+		b += 7
+	}
+	sp.dayOffset, sp.dayOffsetSet, sp.explicitDay = a, true, true
+	sp.endDaySet, sp.endDayOffset = true, b
+}
+
+func applyRelDay2(sp *timeSpec, x ruleCtx) {
+	if strings.EqualFold(x.capt(0), "after") == strings.EqualFold(x.capt(1), "tomorrow") {
+		n := 2
+		if !strings.EqualFold(x.capt(0), "after") {
+			n = -2
+		}
+		sp.dayOffset += n
+		sp.dayOffsetSet, sp.explicitDay = true, true
+		return
+	}
+	sp.dayOffsetSet, sp.explicitDay = true, true // "the day after yesterday": today
+}
+
+func applyCasualDate(sp *timeSpec, x ruleCtx) {
+	switch w := strings.Join(strings.Fields(strings.ToLower(x.capt(0))), " "); w {
+	case "now":
+		sp.now = true
+	case "today":
+		sp.dayOffsetSet, sp.explicitDay = true, true
+	case "tonight":
+		sp.dayOffsetSet, sp.explicitDay = true, true
+		sp.part = "tonight"
+	case "tomorrow", "tmr":
+		sp.dayOffset++
+		sp.dayOffsetSet = true
+	case "yesterday":
+		sp.dayOffset--
+		sp.dayOffsetSet = true
+	case "last night", "lastnight":
+		sp.dayOffset--
+		sp.dayOffsetSet, sp.explicitDay = true, true
+		sp.part = "tonight"
+	}
+}
+
+func applyWindow(sp *timeSpec, x ruleCtx) {
+	switch strings.ToLower(x.capt(0)) {
+	case "next":
+		sp.windowOff = 1
+	case "last":
+		sp.windowOff = -1
+	}
+	sp.window = strings.ToLower(x.capt(1))
+}
+
+// ---- dates ----
+
+func monthOf(s string) time.Month {
+	mon := strings.TrimSuffix(strings.ToLower(s), ".")
+	mo := en.MONTH_OFFSET[mon]
+	if mo == 0 {
+		mo = en.MONTH_OFFSET[mon+"."]
+	}
+	return time.Month(mo)
+}
+
+func applyMonthDate(sp *timeSpec, x ruleCtx) {
+	mo := monthOf(x.capt(2))
+	if mo == 0 {
+		sp.invalid = true
+		return
+	}
+	day := 0
+	for _, c := range []string{x.capt(0), x.capt(3)} {
+		if c != "" {
+			day = en.ORDINAL_WORDS[strings.TrimSuffix(strings.Join(strings.Fields(strings.ToLower(c)), " "), " of")]
+		}
+	}
+	for _, i := range []int{1, 4} {
+		if x.capt(i) != "" {
+			day = x.atoi(i)
+		}
+	}
+	sp.dateSet, sp.mo = true, mo
+	if day == 0 {
+		sp.monthOnly, sp.d = true, 1
+	} else {
+		sp.d = day
+	}
+	if y := reYearAfter.FindStringSubmatch(x.text[x.tm.right:]); y != nil {
+		sp.y, _ = strconv.Atoi(y[1])
+		sp.yearSet = true
+	}
+}
+
+// applyDateYear: "June 3rd 2027", "tuesday, march 9, 2021", "3 June 2027".
+func applyDateYear(sp *timeSpec, x ruleCtx) {
+	mo, d, y := monthOf(x.capt(0)), x.atoi(1), x.atoi(2)
+	if x.capt(0) == "" {
+		mo, d, y = monthOf(x.capt(4)), x.atoi(3), x.atoi(5)
+	}
+	if mo == 0 || d < 1 || d > daysIn(y, mo) {
+		sp.invalid = true
+		return
+	}
+	sp.dateSet, sp.yearSet = true, true
+	sp.y, sp.mo, sp.d = y, mo, d
+}
+
+// dayFirstZone says how a zone's users write a/b dates: 1 day first
+// (Europe, Australia, most of the world), -1 month first (the United
+// States), 0 unknown (UTC, fixed offsets, Canada…): ask.
+func dayFirstZone(tz string) int {
+	switch {
+	case tz == "" || tz == "UTC" || strings.HasPrefix(tz, "Etc/") || strings.HasPrefix(tz, "UTC"):
+		return 0
+	case usZones[tz] || strings.HasPrefix(tz, "America/Indiana/") || strings.HasPrefix(tz, "America/Kentucky/") || strings.HasPrefix(tz, "America/North_Dakota/"):
+		return -1
+	case strings.HasPrefix(tz, "Europe/"), strings.HasPrefix(tz, "Australia/"), strings.HasPrefix(tz, "Africa/"),
+		tz == "Pacific/Auckland", tz == "Asia/Kolkata", tz == "Asia/Calcutta", tz == "Asia/Singapore", tz == "Asia/Hong_Kong",
+		tz == "America/Sao_Paulo", tz == "America/Argentina/Buenos_Aires", tz == "America/Mexico_City", tz == "America/Bogota",
+		tz == "America/Lima", tz == "America/Santiago", tz == "Asia/Jerusalem", tz == "Asia/Dubai", tz == "Asia/Jakarta":
+		return 1
+	}
+	return 0
+}
+
+var usZones = map[string]bool{"America/New_York": true, "America/Chicago": true, "America/Denver": true, "America/Los_Angeles": true,
+	"America/Phoenix": true, "America/Anchorage": true, "America/Detroit": true, "America/Boise": true, "America/Juneau": true,
+	"America/Adak": true, "America/Menominee": true, "Pacific/Honolulu": true, "US/Eastern": true, "US/Central": true,
+	"US/Mountain": true, "US/Pacific": true}
+
+func applySlashDate(sp *timeSpec, x ruleCtx) {
+	a, b := x.atoi(0), x.atoi(1)
+	switch {
+	case a > 12:
+		sp.d, sp.mo = a, time.Month(b)
+	case b > 12:
+		sp.d, sp.mo = b, time.Month(a)
+	case a == b:
+		sp.d, sp.mo = a, time.Month(a)
+	default:
+		switch dayFirstZone(x.refL.Location().String()) {
+		case 1:
+			sp.d, sp.mo = a, time.Month(b)
+		case -1:
+			sp.d, sp.mo = b, time.Month(a)
+		default:
+			sp.d, sp.mo = a, time.Month(b)
+			sp.question = "Do you mean " + strconv.Itoa(a) + " " + time.Month(b).String() + " or " +
+				time.Month(a).String() + " " + strconv.Itoa(b) + "?"
+		}
+	}
+	if sp.mo < 1 || sp.mo > 12 {
+		sp.invalid = true
+		return
+	}
+	sp.dateSet = true
+	if x.capt(2) != "" {
+		sp.y = x.atoi(2)
+		sp.yearSet = true
+	}
+}
+
+// ---- times of day ----
+
+func setTime(sp *timeSpec, h, m, s int) {
+	if h > 24 || m > 59 || s > 59 || (h == 24 && (m > 0 || s > 0)) {
+		sp.invalid = true
+		return
+	}
+	sp.timeSet, sp.hour, sp.min, sp.sec = true, h, m, s
+}
+
+func applyHour(sp *timeSpec, x ruleCtx) {
+	hh, ok := hour12(x.atoi(0), x.capt(1))
+	if !ok {
+		sp.invalid = true
+		return
+	}
+	setTime(sp, hh, 0, 0)
+}
+
+func applyHourMinute(sp *timeSpec, x ruleCtx) {
+	h := x.atoi(0)
+	if x.capt(2) != "" {
+		hh, ok := hour12(h, x.capt(2))
+		if !ok {
+			sp.invalid = true
+			return
+		}
+		h = hh
+	}
+	if h > 23 {
+		sp.invalid = true
+		return
+	}
+	setTime(sp, h, x.atoi(1), 0)
+}
+
+// applyTimeSec: "07:05:59", "18:00:00", "1:02:03 pm".
+func applyTimeSec(sp *timeSpec, x ruleCtx) {
+	h := x.atoi(0)
+	if x.capt(3) != "" {
+		hh, ok := hour12(h, x.capt(3))
+		if !ok {
+			sp.invalid = true
+			return
+		}
+		h = hh
+	}
+	if h > 23 {
+		sp.invalid = true
+		return
+	}
+	setTime(sp, h, x.atoi(1), x.atoi(2))
+}
+
+var minuteWords = map[string]int{"quarter": 15, "a quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty five": 25, "twenty-five": 25}
+
+// applyQuarter: "a quarter to 6pm", "half past 3", "10 minutes past noon".
+func applyQuarter(sp *timeSpec, x ruleCtx) {
+	w := strings.Join(strings.Fields(strings.ToLower(x.capt(0))), " ")
+	n, ok := minuteWords[w]
+	if !ok {
+		f := strings.Fields(w)
+		n, _ = strconv.Atoi(f[0])
+		if len(f) == 1 && !isPast(x.capt(1)) {
+			sp.invalid = true // "3 to 5": a range, not 4:57
+			return
+		}
+	}
+	if n <= 0 || n >= 60 {
+		sp.invalid = true
+		return
+	}
+	h, suf := 0, x.capt(3)
+	switch strings.ToLower(x.capt(2)) {
+	case "noon":
+		h, suf = 12, ""
+	case "midnight":
+		h, suf = 24, ""
+		if isPast(x.capt(1)) {
+			h = 0
+		}
+	default:
+		h = x.atoi(2)
+	}
+	if suf != "" {
+		hh, ok := hour12(h, suf)
+		if !ok {
+			sp.invalid = true
+			return
+		}
+		h = hh
+	}
+	total := h*60 + n
+	if !isPast(x.capt(1)) {
+		total = h*60 - n
+	}
+	if suf == "" && h >= 1 && h <= 12 && x.capt(2) != "" && strings.ToLower(x.capt(2)) != "noon" {
+		// am or pm unknown: like "at 9", resolved by a part of day or asked.
+		bh := total / 60
+		if bh == 0 {
+			bh = 12
+		}
+		sp.bareHour, sp.min = bh, total%60
+		return
+	}
+	if total < 0 {
+		total += 24 * 60
+	}
+	setTime(sp, total/60%24, total%60, 0)
+}
+
+func isPast(s string) bool {
+	s = strings.ToLower(s)
+	return s == "past" || s == "after"
+}
+
+func applyCasualTime(sp *timeSpec, x ruleCtx) {
+	part := strings.ToLower(x.capt(2))
+	if x.capt(1) != "" {
+		sp.dayOffsetSet, sp.explicitDay = true, true
+	}
+	if part == "noon" {
+		setTime(sp, 12, 0, 0)
+		return
+	}
+	sp.part = part
+}
+
+func applyMidnight(sp *timeSpec, x ruleCtx) {
+	if strings.EqualFold(x.capt(0), "midday") {
+		setTime(sp, 12, 0, 0)
+	} else {
+		setTime(sp, 24, 0, 0)
+	}
+}
+
+func applyBareHour(sp *timeSpec, x ruleCtx) {
+	s := x.capt(0)
+	if s == "" {
+		s = x.capt(1)
+	}
+	h, _ := strconv.Atoi(s)
+	switch {
+	case h > 24:
+		sp.invalid = true
+	case h == 0 || h > 12:
+		setTime(sp, h, 0, 0)
+	default:
+		sp.bareHour = h
+	}
+}
+
+// ---- ranges ----
+
+func setRange(sp *timeSpec, h1, m1 int, suf1 string, h2, m2 int, suf2 string) {
+	if suf2 == "" {
+		// 24-hour clock on both ends ("14:00 - 16:30", "8:00 - 9:15").
+		if h1 > 23 || h2 > 24 || m1 > 59 || m2 > 59 {
+			sp.invalid = true
+			return
+		}
+		if suf1 != "" {
+			var ok bool
+			if h1, ok = hour12(h1, suf1); !ok {
+				sp.invalid = true
+				return
+			}
+		}
+		sp.timeSet, sp.hour, sp.min = true, h1, m1
+		sp.endSet, sp.endH, sp.endMin = true, h2, m2
+		return
+	}
+	e, ok2 := hour12(h2, suf2)
+	if suf1 == "" {
+		suf1 = suf2
+		// "11-1pm": the start is the morning before a pm end at or past noon.
+		if strings.HasPrefix(strings.ToLower(suf2), "p") && h1 > h2 && h1 != 12 {
+			suf1 = "am"
+		}
+	}
+	s, ok1 := hour12(h1, suf1)
+	if !ok1 || !ok2 || m1 > 59 || m2 > 59 {
+		sp.invalid = true
+		return
+	}
+	sp.timeSet, sp.hour, sp.min = true, s, m1
+	sp.endSet, sp.endH, sp.endMin = true, e, m2
+}
+
+func applyRange(sp *timeSpec, x ruleCtx) {
+	setRange(sp, x.atoi(0), x.atoi(1), x.capt(2), x.atoi(3), x.atoi(4), x.capt(5))
+}
+
+func applyRange24(sp *timeSpec, x ruleCtx) {
+	setRange(sp, x.atoi(0), x.atoi(1), x.capt(2), x.atoi(3), x.atoi(4), x.capt(5))
+}

@@ -1,0 +1,73 @@
+package clockstate
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Zone pieces the general finder (findExplicitTZ) leaves to the parser:
+// a bare offset right after a time ("7:45pm +09:30", "14:00 -0500") and
+// "in <place>" after a time ("5pm in London", "noon in New York").
+
+var (
+	reOffsetAfterTime = regexp.MustCompile(`(?i)(?:\d{1,2}:\d{2}(?::\d{2})?|\d\s*[ap]\.?m\.?)\s*([+\-−]\d{2}:?\d{2})\b`)
+	reInAfterTime     = regexp.MustCompile(`(?i)(?:\d|[ap]\.?m\.?|noon|midnight|midday)\s+in\s+`)
+)
+
+func findZoneAfterTime(text string) (tzHit, bool) {
+	if m := reOffsetAfterTime.FindStringSubmatchIndex(text); m != nil {
+		if mins, ok := parseOffsetLabel(strings.Replace(text[m[2]:m[3]], "−", "-", 1)); ok && mins >= -14*60 && mins <= 14*60 {
+			return tzHit{TZ: FixedOffsetTZ(mins), Start: m[2], End: m[3], Source: "offset"}, true
+		}
+	}
+	for _, m := range reInAfterTime.FindAllStringIndex(text, 4) {
+		words := splitWords(text[m[1]:])
+		if tz, n := placeAt(words, 0, false); n > 0 {
+			return tzHit{TZ: tz, Start: m[1] - 3, End: m[1] + words[n-1].end, Source: "place"}, true
+		}
+	}
+	return tzHit{}, false
+}
+
+// abbrevSeasonQuestion is §4.2 for a resolved abbreviation: the zone must
+// use it at that date. "EST" in July for New York (on EDT) is asked about,
+// never taken silently as local time.
+func abbrevSeasonQuestion(hit tzHit, ref time.Time) string {
+	if _, generic := genericAbbrev[hit.Abbrev]; generic {
+		return ""
+	}
+	loc, err := LoadTZ(hit.TZ)
+	if err != nil {
+		return ""
+	}
+	name, _ := ref.In(loc).Zone()
+	if name == hit.Abbrev {
+		return ""
+	}
+	return "Do you mean " + hit.Abbrev + " literally, or local time in " + hit.TZ + " (" + name + " on that date)? " +
+		hit.Abbrev + " is not in use there then; please give the city or a UTC offset."
+}
+
+// maskRepeats blanks further copies of the zone word a hit came from, so
+// "14:00 UTC - 16:30 UTC" reads as one range in one zone.
+func maskRepeats(masked []byte, hit tzHit) {
+	if hit.End <= hit.Start || hit.End > len(masked) {
+		return
+	}
+	word := strings.ToLower(string(masked[hit.Start:hit.End]))
+	if strings.TrimSpace(word) == "" {
+		return
+	}
+	lo := strings.ToLower(string(masked))
+	for i := hit.End; i < len(lo); {
+		j := strings.Index(lo[i:], word)
+		if j < 0 {
+			return
+		}
+		for k := i + j; k < i+j+len(word); k++ {
+			masked[k] = ' '
+		}
+		i += j + len(word)
+	}
+}
