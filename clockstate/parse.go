@@ -266,7 +266,12 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 
 	// 3. Matches of the rules, validated.
 	ms := string(masked)
+	lo := strings.ToLower(ms)
+	hasDigit := strings.ContainsAny(ms, "0123456789")
 	for _, pr := range allRules {
+		if !hinted(pr.hint, lo, hasDigit) {
+			continue
+		}
 		off := 0
 		for tries := 0; tries < 8 && off < len(ms); tries++ {
 			m := pr.r.Find(ms[off:])
@@ -347,6 +352,19 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 		res.Start, res.End = nil, nil
 	}
 	return res
+}
+
+// hinted says whether a rule's hint words occur in the lower-cased text.
+func hinted(hint []string, lo string, hasDigit bool) bool {
+	if len(hint) == 0 {
+		return true
+	}
+	for _, h := range hint {
+		if h == "#" && hasDigit || h != "#" && strings.Contains(lo, h) {
+			return true
+		}
+	}
+	return false
 }
 
 type isoParts struct {
