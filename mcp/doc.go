@@ -10,7 +10,10 @@
 // result it returns is marked tainted, and the agent applies its envelopes,
 // approvals and fences as it does for the built-in tools.
 //
-// It must not log or return secret values (bearer tokens, secret_env), and
-// a crashed, hung or unreachable server must cost one error to the model,
-// never a turn or the process.
+// It must not log or return secret values (bearer tokens, secret_env):
+// every KAIROS_SECRET_<NAME> value, in raw, encoded or split form, is
+// scrubbed out of tool descriptions, schemas, results and error texts
+// before the model sees them (redact.go), since a server can echo what it
+// was given. A crashed, hung or unreachable server must cost one error to
+// the model, never a turn or the process.
 package mcp

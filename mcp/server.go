@@ -222,10 +222,10 @@ func (s *server) listTools(ctx context.Context, cs *sdk.ClientSession) ([]remote
 		spec, why := modelSpec(s.name, tl)
 		if why != "" {
 			s.log.Warn("mcp tool not offered", "tool", kairos.Clip(tl.Name, 80), "why", why)
-			skipped = append(skipped, [2]string{kairos.Clip(tl.Name, 80), why})
+			skipped = append(skipped, [2]string{s.m.red.Scrub(kairos.Clip(tl.Name, 80)), why})
 			continue
 		}
-		listed = append(listed, remoteTool{remote: tl.Name, spec: spec})
+		listed = append(listed, remoteTool{remote: tl.Name, spec: s.m.scrubSpec(spec)})
 	}
 	sort.Slice(listed, func(i, j int) bool { return listed[i].remote < listed[j].remote })
 	return listed, skipped, nil
@@ -256,7 +256,7 @@ func (s *server) relist(cs *sdk.ClientSession) {
 // a request header, but a URL error prints the URL, which is the
 // operator's and safe; the SDK's errors carry no headers.
 func (s *server) clean(err error) error {
-	msg := err.Error()
+	msg := s.m.red.Scrub(err.Error())
 	for _, v := range s.secretValues() {
 		if v != "" {
 			msg = string(bytes.ReplaceAll([]byte(msg), []byte(v), []byte("[REDACTED]")))
