@@ -100,6 +100,7 @@ func (s *server) run() {
 	s.mu.Lock()
 	s.state, s.session, s.tools = StateDisabled, nil, nil
 	s.mu.Unlock()
+	s.m.notify()
 }
 
 // serve marks the session ready and returns when it ends: the process
