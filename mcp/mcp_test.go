@@ -444,7 +444,7 @@ func TestApplyConnectsAndDisconnects(t *testing.T) {
 
 // TestSilentAndMissingStdioServers: a server that never answers the
 // handshake and a command that does not exist are down, absent from the
-// tool list, and retried; the others work.
+// tool list, and retried; Close does not hang on them.
 func TestSilentAndMissingStdioServers(t *testing.T) {
 	logs := &syncBuf{}
 	m := mcp.New(mcp.Config{Logger: slog.New(slog.NewTextHandler(logs, nil)), MinBackoff: 10 * time.Millisecond,
@@ -455,7 +455,6 @@ func TestSilentAndMissingStdioServers(t *testing.T) {
 	p := policyWith(map[string]kairos.MCPServer{
 		"mute":    mute,
 		"missing": {Command: "/nonexistent/kairos-mcp-server", Tools: []string{"*"}},
-		"live":    stdioServer(t, "echo"),
 	})
 	m.Apply(p)
 	st := waitState(t, m, p, "mute", mcp.StateDown, func(s mcp.ServerStatus) bool { return s.Restarts >= 1 })
@@ -466,9 +465,8 @@ func TestSilentAndMissingStdioServers(t *testing.T) {
 	if !strings.Contains(st.Error, "no such file") {
 		t.Errorf("missing command error %q", st.Error)
 	}
-	waitState(t, m, p, "live", mcp.StateReady)
-	if got := names(m.Tools(p)); !slices.Equal(got, []string{"live__echo"}) {
-		t.Errorf("tools %v", got)
+	if got := m.Tools(p); len(got) != 0 {
+		t.Errorf("tools %v", names(got))
 	}
 	done := make(chan struct{})
 	go func() { m.Close(); close(done) }()
