@@ -189,37 +189,17 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 	if err := checkURL(u, grant); err != nil {
 		return nil, err
 	}
-	method := strings.ToUpper(r.Method)
-	if method == "" {
-		method = http.MethodGet
-	}
-	methods := grant.Methods
-	if len(methods) == 0 {
-		methods = []string{http.MethodGet}
-	}
-	if !slices.ContainsFunc(methods, func(m string) bool { return strings.EqualFold(m, method) }) {
-		return nil, jsErr("NetworkError", "method %s is not allowed (allowed: %s)", kairos.Clip(method, 16), strings.Join(methods, ", "))
+	method, err := allowedMethod(r.Method, grant.Methods)
+	if err != nil {
+		return nil, err
 	}
 	var body []byte
 	if r.Body != nil {
 		body = []byte(c.unseal(*r.Body))
 	}
-	c.mu.Lock()
-	c.networkCalls++
-	overCalls := c.networkCalls > c.budget.MaxNetworkCalls
-	overBytes := c.bytesWritten+int64(len(body)) > c.budget.MaxBytesWritten
-	if !overCalls && !overBytes {
-		c.bytesWritten += int64(len(body))
-	}
-	readRoom := c.budget.MaxBytesRead - c.bytesRead
-	c.mu.Unlock()
-	if overCalls {
-		c.stop(kairos.CatBudget, fmt.Sprintf("network call budget of %d reached", c.budget.MaxNetworkCalls))
-		return nil, errStopped
-	}
-	if overBytes {
-		c.stop(kairos.CatBudget, fmt.Sprintf("bytes-written budget of %d reached", c.budget.MaxBytesWritten))
-		return nil, errStopped
+	readRoom, err := c.reserve(int64(len(body)))
+	if err != nil {
+		return nil, err
 	}
 	req, err := http.NewRequestWithContext(c.ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
@@ -265,6 +245,51 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 		}
 		return nil, jsErr("NetworkError", "reading the response of %s failed", kairos.Clip(u.Hostname(), 100))
 	}
+	return c.response(resp, data), nil
+}
+
+// allowedMethod is the request's method (GET when empty) if the grant
+// allows it (GET only when it lists none).
+func allowedMethod(method string, allowed []string) (string, error) {
+	method = strings.ToUpper(method)
+	if method == "" {
+		method = http.MethodGet
+	}
+	if len(allowed) == 0 {
+		allowed = []string{http.MethodGet}
+	}
+	if !slices.ContainsFunc(allowed, func(m string) bool { return strings.EqualFold(m, method) }) {
+		return "", jsErr("NetworkError", "method %s is not allowed (allowed: %s)", kairos.Clip(method, 16), strings.Join(allowed, ", "))
+	}
+	return method, nil
+}
+
+// reserve counts one network call and n bytes written against the
+// budgets (stopping the cell when one is spent) and returns how many
+// bytes the response may still read.
+func (c *cell) reserve(n int64) (int64, error) {
+	c.mu.Lock()
+	c.networkCalls++
+	overCalls := c.networkCalls > c.budget.MaxNetworkCalls
+	overBytes := c.bytesWritten+n > c.budget.MaxBytesWritten
+	if !overCalls && !overBytes {
+		c.bytesWritten += n
+	}
+	readRoom := c.budget.MaxBytesRead - c.bytesRead
+	c.mu.Unlock()
+	if overCalls {
+		c.stop(kairos.CatBudget, fmt.Sprintf("network call budget of %d reached", c.budget.MaxNetworkCalls))
+		return 0, errStopped
+	}
+	if overBytes {
+		c.stop(kairos.CatBudget, fmt.Sprintf("bytes-written budget of %d reached", c.budget.MaxBytesWritten))
+		return 0, errStopped
+	}
+	return readRoom, nil
+}
+
+// response is what the cell sees of resp and its body.
+func (c *cell) response(resp *http.Response, data []byte) *fetchResponse {
 	// Nothing that comes back may carry a secret's value into the cell
 	// (an echoing endpoint would otherwise unseal it).
 	out := &fetchResponse{
@@ -280,7 +305,7 @@ func (c *cell) fetch(r *fetchRequest) (any, error) {
 		}
 		out.Headers[strings.ToLower(k)] = c.red.Scrub(strings.Join(v, ", "))
 	}
-	return out, nil
+	return out
 }
 
 // policyError carries a policy refusal out of CheckRedirect.

@@ -220,26 +220,14 @@ func withDefaults(b kairos.Budget) kairos.Budget {
 // Success false; an error means the task was invalid (EINVALID) or the
 // runner itself failed.
 func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellResult, error) {
-	if task == nil {
-		return nil, kairos.Errorf(kairos.EINVALID, "no cell task")
-	}
-	if !slices.Contains(kairos.Verbs, task.Verb) {
-		return nil, kairos.Errorf(kairos.EINVALID, "cell task verb %q is not one of %s", kairos.Clip(task.Verb, 32), strings.Join(kairos.Verbs, ", "))
-	}
-	if strings.TrimSpace(task.Code) == "" {
-		return nil, kairos.Errorf(kairos.EINVALID, "cell task has no code")
+	if err := checkTask(task); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	res := &kairos.CellResult{ID: kairos.NewID()}
 	red := kairos.NewRedactor(secretValues(task.Secrets))
 	if reason := ScanForLeaks(task.Code, task.Secrets); reason != "" {
-		res.ExitCode = -1
-		res.ErrorCategory = kairos.CatRejected
-		res.Error = red.Scrub("code rejected: " + reason)
-		res.Stderr = res.Error
-		res.Duration = time.Since(start)
-		r.log.Info("cell rejected", "id", res.ID, "verb", task.Verb, "reason", res.Error)
-		return res, nil
+		return r.rejected(res, task, red.Scrub("code rejected: "+reason), start), nil
 	}
 
 	r.mu.Lock()
@@ -265,13 +253,7 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	// instance is not the cell's time.
 	start = time.Now()
 	b := withDefaults(task.Budget)
-	deadline := start.Add(b.TimeBudget)
-	if b.TimeBudget <= 0 || (!b.DeadlineAt.IsZero() && b.DeadlineAt.Before(deadline)) {
-		deadline = b.DeadlineAt
-	}
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
+	deadline := cellDeadline(ctx, b, start)
 
 	cctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
@@ -303,18 +285,8 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	}
 	in.io.attach(c, start, now)
 
-	var seed [4]byte
-	_, _ = rand.Read(seed[:])
-	resume := "null"
-	if task.Resume != nil {
-		rb, _ := json.Marshal(task.Resume)
-		js, _ := json.Marshal(string(rb))
-		resume = string(js)
-	}
-	setup := fmt.Sprintf("__kairos_setup(%t, %d, %s)", task.Network.Enabled, binary.LittleEndian.Uint32(seed[:]), resume)
-
 	callCtx := context.WithValue(context.Background(), hostKey{}, c)
-	exc, evalErr := in.eval(callCtx, "<setup>", setup, evalGlobal)
+	exc, evalErr := in.eval(callCtx, "<setup>", setupCall(task), evalGlobal)
 	if evalErr == nil && exc == "" {
 		exc, evalErr = in.eval(callCtx, "<cell>", task.Code, evalGlobal|evalAsync)
 	}
@@ -329,6 +301,57 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	r.log.Debug("cell finished", "id", res.ID, "verb", task.Verb, "risk_tier", b.RiskTier,
 		"success", res.Success, "category", res.ErrorCategory, "duration", res.Duration)
 	return res, nil
+}
+
+// rejected is the result of a cell refused before it ran.
+func (r *Runner) rejected(res *kairos.CellResult, task *kairos.CellTask, why string, start time.Time) *kairos.CellResult {
+	res.ExitCode = -1
+	res.ErrorCategory = kairos.CatRejected
+	res.Error, res.Stderr = why, why
+	res.Duration = time.Since(start)
+	r.log.Info("cell rejected", "id", res.ID, "verb", task.Verb, "reason", why)
+	return res
+}
+
+// cellDeadline is when a cell started at start must end: its time
+// budget, its own deadline or the context's, whichever comes first.
+func cellDeadline(ctx context.Context, b kairos.Budget, start time.Time) time.Time {
+	deadline := start.Add(b.TimeBudget)
+	if b.TimeBudget <= 0 || (!b.DeadlineAt.IsZero() && b.DeadlineAt.Before(deadline)) {
+		deadline = b.DeadlineAt
+	}
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	return deadline
+}
+
+// checkTask refuses a task that cannot run (EINVALID).
+func checkTask(task *kairos.CellTask) error {
+	if task == nil {
+		return kairos.Errorf(kairos.EINVALID, "no cell task")
+	}
+	if !slices.Contains(kairos.Verbs, task.Verb) {
+		return kairos.Errorf(kairos.EINVALID, "cell task verb %q is not one of %s", kairos.Clip(task.Verb, 32), strings.Join(kairos.Verbs, ", "))
+	}
+	if strings.TrimSpace(task.Code) == "" {
+		return kairos.Errorf(kairos.EINVALID, "cell task has no code")
+	}
+	return nil
+}
+
+// setupCall is the prelude's set-up call for task: whether the network
+// globals exist, the Math.random seed, the checkpoint being resumed.
+func setupCall(task *kairos.CellTask) string {
+	var seed [4]byte
+	_, _ = rand.Read(seed[:])
+	resume := "null"
+	if task.Resume != nil {
+		rb, _ := json.Marshal(task.Resume)
+		js, _ := json.Marshal(string(rb))
+		resume = string(js)
+	}
+	return fmt.Sprintf("__kairos_setup(%t, %d, %s)", task.Network.Enabled, binary.LittleEndian.Uint32(seed[:]), resume)
 }
 
 // finish fills the result from the cell's state, categorised and scrubbed.
