@@ -68,7 +68,7 @@ func arguments(raw json.RawMessage) (map[string]any, error) {
 func (t *tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.ToolResult, error) {
 	start := time.Now()
 	res, outcome, err := t.call(ctx, inv)
-	res = t.srv.m.scrubResult(res)
+	res = boundResult(t.srv.m.scrubResult(res))
 	if o := t.srv.m.cfg.Observer; o != nil {
 		o.MCPCall(t.srv.name, t.remote.remote, outcome, time.Since(start))
 	}
