@@ -140,3 +140,23 @@ func BenchmarkParseCorpus(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cases)), "ns/phrase")
 }
+
+// FuzzParseCorpus starts from the corpus phrases: whatever the input, a
+// question never comes with an instant (§4.3) and an end is never before
+// its start.
+func FuzzParseCorpus(f *testing.F) {
+	for i, c := range loadCorpus(f) {
+		if i%7 == 0 {
+			f.Add(c.text, c.tz, c.ref.Unix())
+		}
+	}
+	f.Fuzz(func(t *testing.T, text, tz string, at int64) {
+		r := ParseAnchoredTime(text, tz, time.Unix(at%(1<<35), 0).UTC())
+		if r.NeedsClarification && (r.Start != nil || r.End != nil) {
+			t.Fatalf("%q %q: a question with an instant: %+v", text, tz, r)
+		}
+		if r.End != nil && (r.Start == nil || r.End.Before(*r.Start)) {
+			t.Fatalf("%q %q: end before start: %+v", text, tz, r)
+		}
+	})
+}

@@ -54,6 +54,9 @@ const (
 	rDateYear
 	rRange24
 	rSlashYear
+	rDotDate
+	rYMDSlash
+	rWeekdayAbbr
 )
 
 // spanRule is a rule whose regexp's group 1 is the phrase; the groups
@@ -114,6 +117,9 @@ var allRules = []struct {
 	{rDeadline, en.Deadline(rules.Override), applyAmount, []string{"in", "within"}},
 	{rPastTime, en.PastTime(rules.Override), applyAmount, []string{"ago"}},
 	{rMonthDate, en.ExactMonthDate(rules.Override), applyMonthDate, []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
+	{rDotDate, span(`(\d{1,2})\.(\d{1,2})\.(\d{4})`), applyDotDate, []string{"."}},
+	{rYMDSlash, span(`(\d{4})/(\d{1,2})/(\d{1,2})`), applyYMDSlash, []string{"/"}},
+	{rWeekdayAbbr, span(`(tues|thurs|weds)\.?`), applyWeekdayAbbr, []string{"tues", "thurs", "weds"}},
 	{rSlashYear, span(`(\d{1,2})/(\d{1,2})/(\d{4})`), applySlashDate, []string{"/"}},
 	{rSlashDate, common.SlashDMY(rules.Override), applySlashDate, []string{"/"}},
 	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}, applyAmount, []string{"from", "later", "hence"}},
@@ -644,4 +650,30 @@ func applyRange(sp *timeSpec, x ruleCtx) {
 
 func applyRange24(sp *timeSpec, x ruleCtx) {
 	setRange(sp, x.atoi(0), x.atoi(1), x.capt(2), x.atoi(3), x.atoi(4), x.capt(5))
+}
+
+// applyDotDate: "31.12.2026" is day first wherever dots are written.
+func applyDotDate(sp *timeSpec, x ruleCtx) { setYMD(sp, x.atoi(2), time.Month(x.atoi(1)), x.atoi(0)) }
+
+// applyYMDSlash: "2026/12/31".
+func applyYMDSlash(sp *timeSpec, x ruleCtx) { setYMD(sp, x.atoi(0), time.Month(x.atoi(1)), x.atoi(2)) }
+
+func setYMD(sp *timeSpec, y int, mo time.Month, d int) {
+	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) {
+		sp.invalid = true
+		return
+	}
+	sp.dateSet, sp.yearSet = true, true
+	sp.y, sp.mo, sp.d = y, mo, d
+}
+
+// applyWeekdayAbbr: "Tues", "Thurs", "Weds" (the abbreviations
+// olebedev/when lacks): the next such day after today.
+func applyWeekdayAbbr(sp *timeSpec, x ruleCtx) {
+	ahead := (int(weekdayIndex(x.capt(0))) - int(x.refL.Weekday()) + 7) % 7
+	if ahead == 0 {
+		ahead = 7
+	}
+	sp.dayOffset += ahead
+	sp.dayOffsetSet = true
 }

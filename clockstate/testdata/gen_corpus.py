@@ -244,6 +244,61 @@ for tz in ["UTC", "Asia/Tokyo", "America/Toronto"]:
     add("slash", "on 11/3", tz, REFS[0], "question", ask="March", src="when")
     absDay("slash", "25/12/2026", tz, REFS[0], dt.date(2026, 12, 25), "dateparser")
 
+
+# ---- assorted forms (chrono/Duckling/dateparser/when facts), Berlin, Wed 2026-07-15 12:00 ----
+B, R = "Europe/Berlin", REFS[0]
+def bd(y, m, d):
+    return dt.date(y, m, d)
+absT("assorted", "Sat at 10am", B, R, bd(2026, 7, 18), 10, src="kairos")
+absT("assorted", "tonight at 8", B, R, bd(2026, 7, 15), 20, src="duckling")
+absT("assorted", "8pm tonight", B, R, bd(2026, 7, 15), 20, src="duckling")
+add("assorted", "3 weeks from now", B, R, "relative", iso(local(B, 2026, 8, 5, 12)), src="duckling")
+add("assorted", "in a couple of days", B, R, "relative", iso(local(B, 2026, 7, 17, 12)), src="dateparser")
+absT("assorted", "Dec 25th at noon", B, R, bd(2026, 12, 25), 12, src="chrono")
+absDay("assorted", "25th December 2027", B, R, bd(2027, 12, 25), "dateparser")
+absT("assorted", "next Tuesday at 3:30pm", B, R, bd(2026, 7, 21), 15, 30, src="chrono")
+absT("assorted", "Friday 13:00", B, R, bd(2026, 7, 17), 13, src="when")
+absT("assorted", "at 5 in the afternoon", B, R, bd(2026, 7, 15), 17, src="duckling")
+add("assorted", "2 days from now", B, R, "relative", iso(local(B, 2026, 7, 17, 12)), src="when")
+add("assorted", "two weeks ago", B, R, "relative", iso(local(B, 2026, 7, 1, 12)), src="chrono")
+add("assorted", "this Friday evening", B, R, "absolute", iso(local(B, 2026, 7, 17, 18)), iso(local(B, 2026, 7, 17, 22)), src="chrono")
+absT("assorted", "noon tomorrow", B, R, bd(2026, 7, 16), 12, src="duckling")
+absT("assorted", "11pm yesterday", B, R, bd(2026, 7, 14), 23, src="duckling")
+add("assorted", "in 10 mins", B, R, "relative", iso(R + dt.timedelta(minutes=10)), src="when")
+add("assorted", "3 o'clock", B, R, "question", ask="3am or 3pm", src="kairos")
+absT("assorted", "05:30", B, R, bd(2026, 7, 16), 5, 30, src="chrono")
+add("assorted", "within 15 minutes", B, R, "relative", iso(R + dt.timedelta(minutes=15)), src="duckling")
+absDay("assorted", "on 31.12.2026", B, R, bd(2026, 12, 31), "dateparser")
+absT("assorted", "2026/12/31 9am", B, R, bd(2026, 12, 31), 9, src="dateparser")
+add("assorted", "Aug 10 2012 12:00 GMT+0800", B, R, "absolute", "2012-08-10T04:00:00Z", src="chrono")
+absT("assorted", "Sunday 7 PM", B, R, bd(2026, 7, 19), 19, src="chrono")
+absT("assorted", "Thursday 9:30 - 11:00", B, R, bd(2026, 7, 16), 9, 30, src="chrono")
+rows[-1] = rows[-1][:6] + (iso(local(B, 2026, 7, 16, 11)),) + rows[-1][7:]
+absDay("assorted", "from Monday to Friday", B, R, bd(2026, 7, 20), "duckling", days=5)
+absT("assorted", "Tues 10 am", B, R, bd(2026, 7, 21), 10, src="dateparser")
+absT("assorted", "thurs at 3pm", B, R, bd(2026, 7, 16), 15, src="dateparser")
+absT("assorted", "at 10 am on the 5th of May", B, R, bd(2027, 5, 5), 10, src="duckling")
+absT("assorted", "Jan 2nd 2027 10:30", B, R, bd(2027, 1, 2), 10, 30, src="chrono")
+add("assorted", "next month", B, R, "absolute", iso(local(B, 2026, 8, 1)), iso(local(B, 2026, 9, 1)), src="duckling")
+add("assorted", "this weekend", B, R, "absolute", iso(local(B, 2026, 7, 18)), iso(local(B, 2026, 7, 20)), src="duckling")
+add("assorted", "next week", B, R, "absolute", iso(local(B, 2026, 7, 20)), iso(local(B, 2026, 7, 27)), src="duckling")
+add("assorted", "this morning", B, R, "absolute", iso(local(B, 2026, 7, 15, 6)), iso(local(B, 2026, 7, 15, 12)), src="chrono")
+absT("assorted", "let's meet at 7:30pm to discuss", B, R, bd(2026, 7, 15), 19, 30, src="chrono")
+absT("assorted", "The deadline is Friday at noon.", B, R, bd(2026, 7, 17), 12, src="chrono")
+# Out of scope: listed with the reason (the parser answers something else or nothing).
+OOS = [("the first Monday of March", "ordinal weekday of a month is not parsed (answers the whole month)"),
+       ("last day of February", "'last day of' is not parsed (answers the whole month)"),
+       ("end of the month", "'end of' periods are not parsed"),
+       ("Thanksgiving", "holidays are not parsed (Duckling has them; locale-dependent)"),
+       ("at 1530", "four-digit military times are not parsed (ambiguous with years and counts)"),
+       ("at 15h30", "the French 'h' separator is not parsed"),
+       ("the 15th", "a day of the month alone is not parsed"),
+       ("1 hour and a half", "'and a half' after a unit is not parsed"),
+       ("next month on the 3rd", "day of a relative month is not parsed (answers the whole month)"),
+       ("mid-March", "'mid-' is not parsed (answers the whole month)")]
+for (text, why) in OOS:
+    add("oos", text, B, R, "absolute", "unparsed", src="chrono/duckling", oos=why)
+
 # ---- not times ----
 for text in ["hello there", "the sun is up", "I may go", "good morning", "2 a day", "10-20 people", "1/2 cup of flour",
              "Feb 30", "2026-13-01", "call Bob", "version 3.5 released", "room 101"]:
