@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,7 +141,7 @@ func contentJSON(cs []sdk.Content) []map[string]any {
 			left -= len(text)
 			out = append(out, map[string]any{"type": "text", "text": text})
 		case *sdk.ImageContent:
-			out = append(out, map[string]any{"type": "image", "mime_type": c.MIMEType, "bytes": base64.StdEncoding.DecodedLen(len(c.Data))})
+			out = append(out, map[string]any{"type": "image", "mime_type": c.MIMEType, "bytes": len(c.Data)}) // the SDK decoded the base64
 		case *sdk.AudioContent:
 			out = append(out, map[string]any{"type": "audio", "mime_type": c.MIMEType})
 		case *sdk.ResourceLink:
