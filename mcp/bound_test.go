@@ -56,3 +56,26 @@ func TestHugeResultIsBounded(t *testing.T) {
 		t.Errorf("calls counted ok: %d", n)
 	}
 }
+
+// An image block is described to the model by its type and true size
+// (the SDK hands over the decoded bytes, not the base64 text).
+func TestImageBlockSize(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "img", Version: "test"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "shot", Description: "A screenshot.", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, 1000)}}}, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	m, _, _ := newManager(t, nil)
+	p := policyWith(map[string]kairos.MCPServer{"img": {URL: ts.URL, Tools: []string{"*"}, Impact: map[string]string{"shot": "read"}}})
+	m.Apply(p)
+	waitState(t, m, p, "img", mcp.StateReady)
+	res, err := call(t, find(t, m.Tools(p), "img__shot"), `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"bytes":1000,"mime_type":"image/png","type":"image"}`; !strings.Contains(string(res.Content), want) {
+		t.Errorf("result %s, want the block %s", res.Content, want)
+	}
+}
