@@ -55,11 +55,13 @@ func maskRepeats(masked []byte, hit tzHit) {
 	if hit.End <= hit.Start || hit.End > len(masked) {
 		return
 	}
-	word := strings.ToLower(string(masked[hit.Start:hit.End]))
+	// Byte-wise lower case: strings.ToLower may change the length (invalid
+	// UTF-8 becomes U+FFFD), and the indexes must stay those of masked.
+	word := asciiLower(string(masked[hit.Start:hit.End]))
 	if strings.TrimSpace(word) == "" {
 		return
 	}
-	lo := strings.ToLower(string(masked))
+	lo := asciiLower(string(masked))
 	for i := hit.End; i < len(lo); {
 		j := strings.Index(lo[i:], word)
 		if j < 0 {
@@ -70,4 +72,15 @@ func maskRepeats(masked []byte, hit tzHit) {
 		}
 		i += j + len(word)
 	}
+}
+
+// asciiLower lower-cases ASCII letters only, keeping every byte's index.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
