@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 // sandboxCase is a cell that attacks its sandbox; want is the error
@@ -132,28 +134,7 @@ func runWithin(cmd *exec.Cmd, d time.Duration) (string, error) {
 // secret or more.
 func leaks(s string) bool {
 	probe := secret[7:17]
-	rev := []rune(s)
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
-	}
-	rot := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return 'a' + (r-'a'+13)%26
-		case r >= 'A' && r <= 'Z':
-			return 'A' + (r-'A'+13)%26
-		}
-		return r
-	}, s)
-	var codes, xored strings.Builder
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
-		if n, err := strconv.Atoi(f); err == nil && n < 256 {
-			codes.WriteByte(byte(n))
-			xored.WriteByte(byte(n ^ 23))
-		}
-	}
-	compact := strings.NewReplacer("\n", "", "\\n", "", " ", "", "\"", "").Replace(s)
-	forms := []string{s, string(rev), rot, codes.String(), xored.String(), compact}
+	forms := testkit.Decodings(s, 23)
 	for _, f := range forms {
 		if strings.Contains(f, probe) {
 			return true

@@ -13,13 +13,13 @@ import (
 	"net/url"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -180,7 +180,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 			}
 			// Whatever the cell computed, it computed from a token: decode
 			// the usual transforms of the output back and look again.
-			for _, decoded := range decodings(all) {
+			for _, decoded := range testkit.Decodings(all, 42) {
 				if strings.Contains(decoded, secret[:10]) {
 					t.Fatalf("the secret comes back out of %q as %q", all, decoded)
 				}
@@ -610,33 +610,6 @@ func TestEngineClosesRuntimeOnFailure(t *testing.T) {
 	}
 }
 
-// decodings undoes the transforms a cell could apply to a secret (reverse,
-// rot13, character codes with or without XOR 42, one character per line),
-// so a test can look for the secret in what comes out.
-func decodings(s string) []string {
-	rev := []rune(s)
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
-	}
-	rot := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return 'a' + (r-'a'+13)%26
-		case r >= 'A' && r <= 'Z':
-			return 'A' + (r-'A'+13)%26
-		}
-		return r
-	}, s)
-	var codes, xored strings.Builder
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
-		if n, err := strconv.Atoi(f); err == nil && n < 256 {
-			codes.WriteByte(byte(n))
-			xored.WriteByte(byte(n ^ 42))
-		}
-	}
-	return []string{s, string(rev), rot, codes.String(), xored.String(), strings.ReplaceAll(s, "\n", "")}
-}
-
 // TestSealedSecretsUnsealOnlyOnTheWayOut: a token put into a header, the
 // URL or the body of a request reaches the server as the real value; an
 // endpoint that echoes it back cannot hand the value to the cell.
@@ -670,7 +643,7 @@ output({text, echoHeader: r.headers.get("x-echo"), rev: text.split("").reverse()
 		}
 	}
 	out := string(res.Output)
-	for _, d := range decodings(out) {
+	for _, d := range testkit.Decodings(out, 42) {
 		if strings.Contains(d, secret[:10]) {
 			t.Fatalf("the echoed secret reached the cell's output: %s", out)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 // TestSealedSecretsStayOutOfRefusals: a token put where a refusal names
@@ -36,7 +37,7 @@ func TestSealedSecretsStayOutOfRefusals(t *testing.T) {
 				tk.Budget.TimeBudget = 5 * time.Second
 				res := run(t, tk)
 				all := strings.ToLower(string(res.Output) + res.Stdout + res.Stderr + res.Error)
-				for _, d := range decodings(all) {
+				for _, d := range testkit.Decodings(all, 42) {
 					if strings.Contains(d, strings.ToLower(secret[4:16])) {
 						t.Fatalf("caught=%v: the secret came back in a refusal: %+v", caught, res)
 					}
