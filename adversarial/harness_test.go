@@ -1,9 +1,7 @@
 package adversarial
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,56 +17,15 @@ import (
 // secret is the operator's secret every section tries to steal.
 const secret = "sk-adv-Q9w8E7r6T5y4U3i2O1p0"
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildDir  string
-)
+// kairosBin is ./cmd/kairos, built once per run.
+var kairosBin = &testkit.Binary{Pkg: "../cmd/kairos"}
 
-// kairosBinary builds ./cmd/kairos once per test run.
-func kairosBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "kairos-adv-"); buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(buildDir, "kairos")
-		out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", binPath, "../cmd/kairos").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+func kairosBinary(t *testing.T) string { return kairosBin.Path(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	kairosBin.Remove()
 	os.Exit(code)
-}
-
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // rig is one `kairos run` process wired to fakes.
@@ -78,12 +35,12 @@ type rig struct {
 	llm  *testkit.FakeOpenAI
 	dir  string
 	vars map[string]string
-	logs *lockedBuffer
+	logs *testkit.SyncBuffer
 }
 
 func newRig(t *testing.T, policy string) *rig {
 	t.Helper()
-	r := &rig{t: t, tg: testkit.NewFakeTelegram(t, ""), llm: testkit.NewFakeOpenAI(t), dir: t.TempDir(), logs: &lockedBuffer{}}
+	r := &rig{t: t, tg: testkit.NewFakeTelegram(t, ""), llm: testkit.NewFakeOpenAI(t), dir: t.TempDir(), logs: &testkit.SyncBuffer{}}
 	pol := filepath.Join(r.dir, "policy.yaml")
 	if err := os.WriteFile(pol, []byte(policy), 0o600); err != nil {
 		t.Fatal(err)

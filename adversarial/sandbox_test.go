@@ -113,7 +113,7 @@ func TestSandbox(t *testing.T) {
 
 // runWithin runs cmd and kills it after d.
 func runWithin(cmd *exec.Cmd, d time.Duration) (string, error) {
-	var b lockedBuffer
+	var b testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &b, &b
 	if err := cmd.Start(); err != nil {
 		return "", err

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,43 +17,15 @@ import (
 	"github.com/kairos-agent/kairos/store/storetest"
 )
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-	buildDir  string
-)
+// kairosBin is this command, built once per test binary.
+var kairosBin = &testkit.Binary{Pkg: "."}
 
-// kairosBinary builds this command once per test binary (with the
-// project's build tags) and returns its path.
-func kairosBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "kairos-bin-")
-		if buildErr != nil {
-			return
-		}
-		builtBin = filepath.Join(buildDir, "kairos")
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-		}
-		out, err := exec.Command(goTool, "build", "-tags", "sqlite_fts5", "-o", builtBin, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
-}
+// kairosBinary returns the built command's path.
+func kairosBinary(t *testing.T) string { return kairosBin.Path(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	kairosBin.Remove()
 	os.Exit(code)
 }
 

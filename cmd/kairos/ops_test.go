@@ -43,7 +43,7 @@ func TestAccessAndBackupCommands(t *testing.T) {
 		delete(e.vars, "KAIROS_DATABASE_URL") // backup is SQLite's
 	}
 	run := func(args ...string) (int, string) {
-		e.out.b.Reset()
+		e.out.Reset()
 		return e.main().Main(context.Background(), args), e.out.String()
 	}
 	if code, out := run("access", "allow", "4242"); code != 0 || !strings.Contains(out, "4242: allowed") {

@@ -154,8 +154,6 @@ func waitAnswer(t *testing.T, tg *testkit.FakeTelegram, want string) {
 	}
 }
 
-func (s *syncBuffer) Reset() { s.mu.Lock(); s.b.Reset(); s.mu.Unlock() }
-
 func (e *env) runCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	e.out.Reset()
