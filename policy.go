@@ -18,6 +18,9 @@ type Policy struct {
 	Media     MediaPolicy     `yaml:"media" json:"media"`
 	Schedules SchedulesPolicy `yaml:"schedules" json:"schedules"`
 	MCP       MCPPolicy       `yaml:"mcp" json:"mcp"`
+	// Models describes models by name (models_policy.go); what is not
+	// said comes from the built-in table of well-known models.
+	Models map[string]ModelSpec `yaml:"models" json:"models,omitempty"`
 }
 
 // ClockPolicy is exactly the `clock:` block of CLOCK.md §0.

@@ -190,6 +190,7 @@ func validate(p *kairos.Policy) []fieldErr {
 	validateMedia(c, &p.Media)
 	validateSchedules(c, &p.Schedules)
 	validateMCP(c, &p.MCP)
+	validateModels(c, p.Models)
 	return c.errs
 }
 
