@@ -14,6 +14,13 @@ import (
 	"github.com/kairos-agent/kairos/bot"
 )
 
+func init() {
+	register(Command{Name: "chat", Short: "the same pipeline on this terminal (channel cli)",
+		Long: `Talk to the agent with no Telegram: you are the local user (your uid) and
+the operator. The slash commands of the bot work here; Ctrl-D or Ctrl-C ends.`,
+		Config: true, Run: func(ctx context.Context, m *Main, _ *Invocation) error { return m.runChat(ctx) }})
+}
+
 // runChat is `kairos chat`: the same pipeline on the terminal, channel cli.
 // The local user is the operator (they run the binary).
 func (m *Main) runChat(ctx context.Context) error {

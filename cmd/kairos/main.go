@@ -30,7 +30,7 @@ type Main struct {
 	Environ        func() []string
 
 	Config Config
-	cmd    []string
+	inv    *Invocation
 
 	// Started, when set, is called once `run` serves (tests wait on it).
 	Started func(httpAddr string)
@@ -79,91 +79,53 @@ func (m *Main) Main(ctx context.Context, args []string) int {
 	return 1
 }
 
-const usage = `usage: kairos <command> [arguments]
+func init() {
+	register(Command{Name: "run", Short: "the Telegram bot (long polling, or webhook when KAIROS_WEBHOOK_URL is set)",
+		Long: `Runs the bot until SIGINT or SIGTERM (turns in flight are finished first).
+It also serves the admin HTTP endpoints on KAIROS_HTTP_ADDR (/healthz, /readyz,
+/metrics, and the webhook path). Pending migrations are applied at start.
+Needs TELEGRAM_BOT_TOKEN.`,
+		Config: true, Run: func(ctx context.Context, m *Main, _ *Invocation) error {
+			if m.Config.TelegramToken == "" {
+				return usagef("TELEGRAM_BOT_TOKEN is required by `kairos run` (the bot's token from @BotFather)")
+			}
+			if m.Config.WebhookURL != "" && m.Config.WebhookSecret == "" {
+				return usagef("KAIROS_WEBHOOK_SECRET is required when KAIROS_WEBHOOK_URL is set")
+			}
+			return m.runBot(ctx)
+		}})
+}
 
-commands:
-  run                          the Telegram bot (long polling, or webhook when KAIROS_WEBHOOK_URL is set)
-  chat                         the same pipeline on this terminal
-  migrate                      apply pending database migrations
-  policy check [FILE]          validate a policy file
-  clock export [FILE]          write the clock state (CLOCK.md §10.2, version 3) as JSON
-  clock import FILE            read clock state from JSON
-  clock parse TEXT [--tz IANA] [--at RFC3339]
-                               parse a time expression as parse_anchored_time does
-  cell run FILE.js             run one code cell under the policy's budgets
-  backup FILE                  write a consistent copy of the SQLite database
-  access allow|deny ID         admit or remove a Telegram user
-  access list                  list admitted users
-  schedule list [--user ID]    the pending reminders, tasks and watching cells as JSON
-  mcp check [FILE]             connect to every MCP server the policy lists and print what it offers
-  version                      print the version
-
-configuration: environment variables, see doc/config.md`
-
-// ParseFlags reads the command line and the environment.
+// ParseFlags reads the command line and, for the commands that need it,
+// the environment. After a help text it returns nil and Run does nothing.
 func (m *Main) ParseFlags(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(m.Stderr, usage)
-		if len(args) == 0 {
-			return usagef("no command given")
-		}
+	inv, err := m.parseCommand(args)
+	if inv == nil || err != nil {
+		return err
+	}
+	m.inv = inv
+	if !inv.Cmd.Config {
 		return nil
 	}
-	m.cmd = args
 	cfg, err := LoadConfig(m.Getenv, m.Environ)
 	if err != nil {
 		return err
 	}
 	m.Config = cfg
-	switch args[0] {
-	case "run":
-		if cfg.TelegramToken == "" {
-			return usagef("TELEGRAM_BOT_TOKEN is required by `kairos run` (the bot's token from @BotFather)")
-		}
-		if cfg.WebhookURL != "" && cfg.WebhookSecret == "" {
-			return usagef("KAIROS_WEBHOOK_SECRET is required when KAIROS_WEBHOOK_URL is set")
-		}
-	case "chat", "migrate", "version", "policy", "clock", "cell", "backup", "access", "schedule", "mcp":
-	default:
-		return usagef("unknown command %q\n%s", args[0], usage)
-	}
 	return nil
 }
 
 // Run executes the parsed command.
 func (m *Main) Run(ctx context.Context) error {
-	if len(m.cmd) == 0 {
+	if m.inv == nil {
 		return nil
 	}
-	args := m.cmd[1:]
-	if err := m.startCPUProfile(); err != nil {
-		return err
+	if m.inv.Cmd.Config {
+		if err := m.startCPUProfile(); err != nil {
+			return err
+		}
 	}
-	switch m.cmd[0] {
-	case "run":
-		return m.runBot(ctx)
-	case "chat":
-		return m.runChat(ctx)
-	case "migrate":
-		return m.runMigrate(ctx)
-	case "version":
-		return m.runVersion()
-	case "policy":
-		return m.runPolicy(ctx, args)
-	case "mcp":
-		return m.runMCP(ctx, args)
-	case "clock":
-		return m.runClock(ctx, args)
-	case "cell":
-		return m.runCell(ctx, args)
-	case "backup":
-		return m.runBackup(ctx, args)
-	case "access":
-		return m.runAccess(ctx, args)
-	case "schedule":
-		return m.runSchedule(ctx, args)
-	}
-	return nil
+	return m.inv.Cmd.Run(ctx, m, m.inv)
 }
 
 // Close releases what Run opened, last opened first.

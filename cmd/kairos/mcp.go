@@ -62,14 +62,7 @@ func toolsText(c *core) string {
 
 // runMCP is `kairos mcp check [FILE]`: it connects to every server the
 // policy lists, prints what each offers, and exits 1 when one failed.
-func (m *Main) runMCP(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "check" || len(args) > 2 {
-		return usagef("usage: kairos mcp check [FILE]")
-	}
-	path := m.Config.PolicyPath
-	if len(args) == 2 {
-		path = args[1]
-	}
+func (m *Main) runMCP(ctx context.Context, path string) error {
 	res, err := policy.LoadFile(path)
 	if err != nil {
 		fmt.Fprintln(m.Stdout, err.Error())

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,14 +48,7 @@ func last(vs []int64) int64 {
 }
 
 // runPolicy is `kairos policy check [FILE]`.
-func (m *Main) runPolicy(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "check" || len(args) > 2 {
-		return usagef("usage: kairos policy check [FILE]")
-	}
-	path := m.Config.PolicyPath
-	if len(args) == 2 {
-		path = args[1]
-	}
+func (m *Main) runPolicy(ctx context.Context, path string) error {
 	res, err := policy.LoadFile(path)
 	if err != nil {
 		fmt.Fprintln(m.Stdout, err.Error())
@@ -76,85 +68,49 @@ type quietError struct{ code int }
 
 func (e *quietError) Error() string { return "" }
 
-// runClock is `kairos clock export|import|parse`.
-func (m *Main) runClock(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usagef("usage: kairos clock export [FILE] | import FILE | parse TEXT [--tz IANA] [--at RFC3339]")
-	}
-	switch args[0] {
-	case "parse":
-		return m.clockParse(args[1:])
-	case "export", "import":
-	default:
-		return usagef("unknown clock command %q", args[0])
-	}
-	log := m.logger()
-	db, err := m.openStore(ctx, log)
+// runClockExport is `kairos clock export [FILE]`.
+func (m *Main) runClockExport(ctx context.Context, file string) error {
+	db, err := m.openStore(ctx, m.logger())
 	if err != nil {
 		return err
 	}
 	cs := store.NewClockStore(db)
-	if args[0] == "export" {
-		if len(args) > 2 {
-			return usagef("usage: kairos clock export [FILE]")
-		}
-		if len(args) == 1 {
-			return clockstate.Export(ctx, cs, m.Stdout)
-		}
-		if err := clockstate.ExportFile(ctx, cs, args[1]); err != nil {
-			return err
-		}
-		fmt.Fprintf(m.Stderr, "clock state written to %s\n", args[1])
-		return nil
+	if file == "" {
+		return clockstate.Export(ctx, cs, m.Stdout)
 	}
-	if len(args) != 2 {
-		return usagef("usage: kairos clock import FILE")
+	if err := clockstate.ExportFile(ctx, cs, file); err != nil {
+		return err
 	}
-	if err := clockstate.ImportFile(ctx, cs, args[1]); err != nil {
+	fmt.Fprintf(m.Stderr, "clock state written to %s\n", file)
+	return nil
+}
+
+// runClockImport is `kairos clock import FILE`.
+func (m *Main) runClockImport(ctx context.Context, file string) error {
+	db, err := m.openStore(ctx, m.logger())
+	if err != nil {
+		return err
+	}
+	if err := clockstate.ImportFile(ctx, store.NewClockStore(db), file); err != nil {
 		if kairos.ErrorCode(err) == kairos.EINVALID {
 			return usagef("%s", kairos.ErrorMessage(err))
 		}
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "clock state imported from %s\n", args[1])
+	fmt.Fprintf(m.Stderr, "clock state imported from %s\n", file)
 	return nil
 }
 
-func (m *Main) clockParse(args []string) error {
-	fs := flag.NewFlagSet("clock parse", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
-	tz := fs.String("tz", "", "IANA time zone that anchors floating times")
-	at := fs.String("at", "", "reference instant (RFC3339), default now")
-	// Flags may follow the text: move them in front.
-	var text []string
-	var flags []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if strings.HasPrefix(a, "--") || (strings.HasPrefix(a, "-") && len(a) > 1) {
-			flags = append(flags, a)
-			if !strings.Contains(a, "=") && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
-			continue
-		}
-		text = append(text, a)
-	}
-	if err := fs.Parse(flags); err != nil {
-		return usagef("%v", err)
-	}
-	if len(text) == 0 {
-		return usagef("usage: kairos clock parse TEXT [--tz IANA] [--at RFC3339]")
-	}
+func (m *Main) clockParse(tz, at string, text []string) error {
 	ref := time.Now()
-	if *at != "" {
-		t, err := time.Parse(time.RFC3339, *at)
+	if at != "" {
+		t, err := time.Parse(time.RFC3339, at)
 		if err != nil {
 			return usagef("--at must be RFC3339 (e.g. 2026-03-08T09:00:00-05:00): %v", err)
 		}
 		ref = t
 	}
-	res, err := clockstate.ParseCLI(strings.Join(text, " "), *tz, ref)
+	res, err := clockstate.ParseCLI(strings.Join(text, " "), tz, ref)
 	if err != nil {
 		return usagef("%s", kairos.ErrorMessage(err))
 	}
@@ -164,13 +120,10 @@ func (m *Main) clockParse(args []string) error {
 }
 
 // runCell is `kairos cell run FILE.js`.
-func (m *Main) runCell(ctx context.Context, args []string) error {
-	if len(args) != 2 || args[0] != "run" {
-		return usagef("usage: kairos cell run FILE.js")
-	}
-	src, err := os.ReadFile(args[1])
+func (m *Main) runCell(ctx context.Context, file string) error {
+	src, err := os.ReadFile(file)
 	if err != nil {
-		return usagef("read %s: %v", args[1], err)
+		return usagef("read %s: %v", file, err)
 	}
 	log := m.logger()
 	pol, _, err := m.loadPolicy(log, func(*kairos.Policy, error) {})
@@ -223,18 +176,15 @@ func cellJSON(r *kairos.CellResult) map[string]any {
 }
 
 // runBackup is `kairos backup FILE`.
-func (m *Main) runBackup(ctx context.Context, args []string) error {
-	if len(args) != 1 {
-		return usagef("usage: kairos backup FILE")
-	}
+func (m *Main) runBackup(ctx context.Context, file string) error {
 	db, err := m.openStore(ctx, m.logger())
 	if err != nil {
 		return err
 	}
-	if err := db.Backup(ctx, args[0]); err != nil {
+	if err := db.Backup(ctx, file); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "backup written to %s\n", args[0])
+	fmt.Fprintf(m.Stderr, "backup written to %s\n", file)
 	return nil
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -367,21 +366,12 @@ func (m *Main) remindersCommand(ctx context.Context, c *core, in *kairos.Inbound
 }
 
 // runSchedule is `kairos schedule list [--user ID]`.
-func (m *Main) runSchedule(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "list" {
-		return usagef("usage: kairos schedule list [--user ID]")
-	}
-	fs := flag.NewFlagSet("schedule list", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
-	user := fs.Int64("user", 0, "only this Telegram user id")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
-		return usagef("usage: kairos schedule list [--user ID]")
-	}
+func (m *Main) runSchedule(ctx context.Context, user int64) error {
 	db, err := m.openStore(ctx, m.logger())
 	if err != nil {
 		return err
 	}
-	list, err := store.NewScheduleStore(db).Schedules(ctx, kairos.ScheduleFilter{UserID: *user, Limit: 100000})
+	list, err := store.NewScheduleStore(db).Schedules(ctx, kairos.ScheduleFilter{UserID: user, Limit: 100000})
 	if err != nil {
 		return err
 	}

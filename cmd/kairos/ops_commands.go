@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"flag"
+)
+
+// The operator's commands (their code is in ops.go, schedules.go, mcp.go).
+func init() {
+	register(Command{Name: "migrate", Short: "apply pending database migrations and exit",
+		Long:   "Applies every migration the database lacks, in order, each in a transaction. `run` and `chat` do this at start too.",
+		Config: true, Run: func(ctx context.Context, m *Main, _ *Invocation) error { return m.runMigrate(ctx) }})
+	register(Command{Name: "version", Short: "print the version",
+		Run: func(ctx context.Context, m *Main, _ *Invocation) error { return m.runVersion() }})
+	register(Command{Name: "policy check", Usage: "[FILE]", Short: "validate a policy file (default KAIROS_POLICY)",
+		Long:   "Prints FILE: ok, or one file:line:col: message line per problem and exits 1.",
+		Args:   Args{Max: 1},
+		Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runPolicy(ctx, argOr(inv, 0, m.Config.PolicyPath))
+		}})
+	register(Command{Name: "clock export", Usage: "[FILE]", Short: "write the clock state (CLOCK.md §10.2, version 3) as JSON",
+		Long: "Without FILE the JSON goes to stdout; with FILE it is written atomically.",
+		Args: Args{Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runClockExport(ctx, argOr(inv, 0, ""))
+		}})
+	register(Command{Name: "clock import", Usage: "FILE", Short: "read clock state from JSON (the export's schema)",
+		Args: Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runClockImport(ctx, inv.Args[0])
+		}})
+	register(Command{Name: "clock parse", Usage: "TEXT [--tz IANA] [--at RFC3339]",
+		Short: "parse a time expression as parse_anchored_time does",
+		Long: `Prints the ParseResult as JSON: {"kind": "absolute"|"relative"|"floating"|"invalid",
+"start", "end", "repeat", "needs_clarification", "clarification_question"}.
+Without --tz nothing anchors floating times; --at defaults to now.`,
+		Flags: func(fs *flag.FlagSet) {
+			fs.String("tz", "", "IANA time zone that anchors floating times")
+			fs.String("at", "", "reference instant (RFC3339), default now")
+		},
+		Args: Args{Min: 1, Max: -1}, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.clockParse(inv.String("tz"), inv.String("at"), inv.Args)
+		}})
+	register(Command{Name: "cell run", Usage: "FILE.js", Short: "run one code cell under the policy's budgets and print its result as JSON",
+		Long: "The cell gets the policy's budgets and network grant and every KAIROS_SECRET_*. Exit 1 when the cell fails.",
+		Args: Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runCell(ctx, inv.Args[0])
+		}})
+	register(Command{Name: "backup", Usage: "FILE", Short: "write a consistent copy of the SQLite database",
+		Args: Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runBackup(ctx, inv.Args[0])
+		}})
+	for _, verb := range []string{"allow", "deny"} {
+		short := map[string]string{"allow": "admit a Telegram user", "deny": "remove a Telegram user"}[verb]
+		register(Command{Name: "access " + verb, Usage: "ID", Short: short, Args: Args{Min: 1, Max: 1}, Config: true,
+			Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+				return m.runAccess(ctx, []string{verb, inv.Args[0]})
+			}})
+	}
+	register(Command{Name: "access list", Short: "list admitted users", Config: true,
+		Run: func(ctx context.Context, m *Main, inv *Invocation) error { return m.runAccess(ctx, []string{"list"}) }})
+	register(Command{Name: "schedule list", Usage: "[--user ID]", Short: "the pending reminders, tasks and watching cells as JSON",
+		Flags:  func(fs *flag.FlagSet) { fs.Int64("user", 0, "only this Telegram user id") },
+		Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runSchedule(ctx, inv.Int64("user"))
+		}})
+	register(Command{Name: "mcp check", Usage: "[FILE]", Short: "connect to every MCP server the policy lists and print what it offers",
+		Long: "FILE defaults to KAIROS_POLICY. Exit 1 when a server failed, 2 when the policy is invalid.",
+		Args: Args{Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runMCP(ctx, argOr(inv, 0, m.Config.PolicyPath))
+		}})
+}
+
+// argOr is the i-th argument, or def when there is none.
+func argOr(inv *Invocation, i int, def string) string {
+	if i < len(inv.Args) {
+		return inv.Args[i]
+	}
+	return def
+}
