@@ -20,6 +20,12 @@ const (
 	ActionScheduleCancel   = "schedule.cancel" // impactful
 	ActionMCPRead          = "mcp.read"        // an MCP tool the policy marks impact: read
 	ActionMCPWrite         = "mcp.write"       // any other MCP tool (impactful)
+	ActionSkillList        = "skill.list"      // list, show
+	ActionSkillTest        = "skill.test"      // run a skill's tests (also a create or update whose tests fail)
+	ActionSkillCreate      = "skill.create"    // BUILD: a new skill (impactful, always asks)
+	ActionSkillUpdate      = "skill.update"    // UPDATE: a new version (impactful, always asks)
+	ActionSkillRollback    = "skill.rollback"  // back to a kept version (impactful, always asks)
+	ActionSkillRun         = "skill.run"       // a skill__<name> call
 )
 
 // Capabilities a tool action needs (ToolAction.Capability).
@@ -31,6 +37,7 @@ const (
 	CapCodeNetwork = "code.network"
 	CapSchedule    = "schedule"
 	CapMCP         = "mcp"
+	CapSkill       = "skill"
 )
 
 // Actions lists every built-in action name, in a stable order.
@@ -39,4 +46,5 @@ var Actions = []string{
 	ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeNetworkWrite, ActionCodeSecrets,
 	ActionScheduleCreate, ActionScheduleList, ActionScheduleCancel,
 	ActionMCPRead, ActionMCPWrite,
+	ActionSkillList, ActionSkillTest, ActionSkillCreate, ActionSkillUpdate, ActionSkillRollback, ActionSkillRun,
 }

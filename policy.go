@@ -21,6 +21,7 @@ type Policy struct {
 	// Models describes models by name (models_policy.go); what is not
 	// said comes from the built-in table of well-known models.
 	Models map[string]ModelSpec `yaml:"models" json:"models,omitempty"`
+	Skills SkillsPolicy         `yaml:"skills" json:"skills"`
 }
 
 // ClockPolicy is exactly the `clock:` block of CLOCK.md §0.
@@ -238,6 +239,7 @@ func DefaultPolicy() *Policy {
 		Media:     DefaultMediaPolicy(),
 		Schedules: DefaultSchedulesPolicy(),
 		MCP:       DefaultMCPPolicy(),
+		Skills:    DefaultSkillsPolicy(),
 	}
 }
 

@@ -11,11 +11,14 @@ package agent
 //	explore   search, memory.recall, memory.list,                  DISCUSS, DIAGNOSE, EXECUTE
 //	          code.execute (no network writes), code.status,
 //	          schedule.list/create/cancel (create and cancel are
-//	          impactful: approval applies), mcp.read
+//	          impactful: approval applies), mcp.read,
+//	          skill.list, skill.test, skill.run (a skill__<name> call)
 //	edit      memory.store, memory.forget, memory.recall,          DIAGNOSE, EXECUTE
 //	          memory.list, schedule.list/create/cancel,
 //	          mcp.read, mcp.write (impactful: approval applies)
-//	test      code.execute, code.generate, code.status             DIAGNOSE, EXECUTE
+//	test      code.execute, code.generate, code.status,            DIAGNOSE, EXECUTE
+//	          skill.list/test/run, skill.create/update/rollback
+//	          (seed 004's BUILD and UPDATE: always approved)
 //	deploy    code.execute, code.status, code.network_write        EXECUTE
 //	reflect   memory.recall, memory.list, memory.store             DISCUSS, DIAGNOSE, EXECUTE
 //	          (store "summaries" only)
@@ -143,7 +146,8 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 		return Envelope{
 			ID: EnvExplore,
 			Actions: setOf(ActionSearch, ActionMemoryRecall, ActionMemoryList, ActionCodeExecute, ActionCodeStatus,
-				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel, kairos.ActionMCPRead),
+				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel, kairos.ActionMCPRead,
+				kairos.ActionSkillList, kairos.ActionSkillTest, kairos.ActionSkillRun),
 			Entry: setOf("default", "from-reflect"),
 			Exit:  setOf("found-target", "ready-to-edit", "user-request", "hop-reflect"),
 			Scope: "read-only: web search, memory look-ups, code cells without network writes",
@@ -161,7 +165,9 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 	case EnvTest:
 		return Envelope{
 			ID:      EnvTest,
-			Actions: setOf(ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeSecrets),
+			Actions: setOf(ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeSecrets,
+				kairos.ActionSkillList, kairos.ActionSkillTest, kairos.ActionSkillCreate, kairos.ActionSkillUpdate,
+				kairos.ActionSkillRollback, kairos.ActionSkillRun),
 			Entry:   setOf("from-edit", "user-request"),
 			Exit:    setOf("pass", "fail", "flaky", "hop-edit", "hop-deploy", "hop-reflect"),
 			Scope:   "sandboxed code cells without network writes",

@@ -15,9 +15,11 @@ import (
 
 func TestEnvelopeActions(t *testing.T) {
 	want := map[EnvelopeID][]string{
-		EnvExplore: {"code.execute", "code.status", "mcp.read", "memory.list", "memory.recall", "schedule.cancel", "schedule.create", "schedule.list", "search"},
-		EnvEdit:    {"mcp.read", "mcp.write", "memory.forget", "memory.list", "memory.recall", "memory.store", "schedule.cancel", "schedule.create", "schedule.list"},
-		EnvTest:    {"code.execute", "code.generate", "code.secrets", "code.status"},
+		EnvExplore: {"code.execute", "code.status", "mcp.read", "memory.list", "memory.recall", "schedule.cancel", "schedule.create", "schedule.list", "search",
+			"skill.list", "skill.run", "skill.test"},
+		EnvEdit: {"mcp.read", "mcp.write", "memory.forget", "memory.list", "memory.recall", "memory.store", "schedule.cancel", "schedule.create", "schedule.list"},
+		EnvTest: {"code.execute", "code.generate", "code.secrets", "code.status",
+			"skill.create", "skill.list", "skill.rollback", "skill.run", "skill.test", "skill.update"},
 		EnvDeploy:  {"code.execute", "code.network_write", "code.secrets", "code.status"},
 		EnvReflect: {"memory.list", "memory.recall", "memory.store"},
 	}
@@ -130,9 +132,10 @@ func TestOfferedTools(t *testing.T) {
 		want map[string][]string
 	}{
 		{ModeDiscuss, EnvExplore, map[string][]string{"search": {}, "code": {"execute", "status"}, "memory": {"list", "recall"},
-			"schedule": {"cancel", "create", "list"}, "mcp": {"read"}}},
+			"schedule": {"cancel", "create", "list"}, "mcp": {"read"}, "skill": {"list", "run", "test"}}},
 		{ModeDiscuss, EnvReflect, map[string][]string{"memory": {"list", "recall", "store"}}},
-		{ModeDiagnose, EnvTest, map[string][]string{"code": {"execute", "generate", "secrets", "status"}}},
+		{ModeDiagnose, EnvTest, map[string][]string{"code": {"execute", "generate", "secrets", "status"},
+			"skill": {"create", "list", "rollback", "run", "test", "update"}}},
 		{ModeExecute, EnvEdit, map[string][]string{"memory": {"forget", "list", "recall", "store"}, "schedule": {"cancel", "create", "list"},
 			"mcp": {"read", "write"}}},
 		{ModeExecute, EnvDeploy, map[string][]string{"code": {"execute", "secrets", "status"}}},

@@ -111,13 +111,14 @@ func envelopeFor(mode Mode, cur EnvelopeID, action string) EnvelopeID {
 	return ""
 }
 
-// toolOffered reports whether any of a tool's actions is allowed. An
-// external (MCP) tool performs the one action it declares; in DISCUSS it
+// toolOffered reports whether any of a tool's actions is allowed. A tool
+// that performs one action it declares (an MCP tool, a skill__<name>
+// tool) is offered by that action; in DISCUSS it
 // is offered also when DIAGNOSE grants that action, as the memory tool
 // (whose forget lives in DIAGNOSE's edit envelope) is: the gate moves the
 // thread to DIAGNOSE on the call, and approvals still apply.
 func toolOffered(mode Mode, allowed map[string]bool, tl kairos.Tool) bool {
-	if ext, ok := tl.(kairos.ExternalTool); ok {
+	if ext, ok := tl.(interface{ OfferedAction() string }); ok {
 		act := ext.OfferedAction()
 		return allowed[act] || (mode == ModeDiscuss && allowedActions(ModeDiagnose)[act])
 	}

@@ -189,6 +189,7 @@ func validate(p *kairos.Policy) []fieldErr {
 	c.dur("approvals.timeout", p.Approvals.Timeout, true)
 	validateMedia(c, &p.Media)
 	validateSchedules(c, &p.Schedules)
+	validateSkills(c, &p.Skills)
 	validateMCP(c, &p.MCP)
 	validateModels(c, p.Models)
 	return c.errs
