@@ -141,7 +141,9 @@ func SkillToolName(name string) string { return SkillToolPrefix + name }
 
 // IsSkillTool reports whether a tool name is `skill` or a skill__ tool
 // (all absent when features.self_update is false).
-func IsSkillTool(name string) bool { return name == "skill" || strings.HasPrefix(name, SkillToolPrefix) }
+func IsSkillTool(name string) bool {
+	return name == "skill" || strings.HasPrefix(name, SkillToolPrefix)
+}
 
 // ValidSkillName reports whether name may name a skill: a lower-case
 // letter, then up to 39 lower-case letters, digits or underscores (no

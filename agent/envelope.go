@@ -164,13 +164,13 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 		}, true
 	case EnvTest:
 		return Envelope{
-			ID:      EnvTest,
+			ID: EnvTest,
 			Actions: setOf(ActionCodeExecute, ActionCodeGenerate, ActionCodeStatus, ActionCodeSecrets,
 				kairos.ActionSkillList, kairos.ActionSkillTest, kairos.ActionSkillCreate, kairos.ActionSkillUpdate,
 				kairos.ActionSkillRollback, kairos.ActionSkillRun),
-			Entry:   setOf("from-edit", "user-request"),
-			Exit:    setOf("pass", "fail", "flaky", "hop-edit", "hop-deploy", "hop-reflect"),
-			Scope:   "sandboxed code cells without network writes",
+			Entry: setOf("from-edit", "user-request"),
+			Exit:  setOf("pass", "fail", "flaky", "hop-edit", "hop-deploy", "hop-reflect"),
+			Scope: "sandboxed code cells without network writes",
 		}, true
 	case EnvDeploy:
 		return Envelope{
