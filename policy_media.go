@@ -24,12 +24,17 @@ type MediaPolicy struct {
 	// (named by their SHA-256) and notes the file in the session; by
 	// default images live for the turn only.
 	StoreImages bool `yaml:"store_images" json:"store_images"`
+	// MaxParallelFiles is how many images and documents are downloaded and
+	// decoded at once across all chats; more wait their turn (each may
+	// take up to 20 MB downloaded and 160 MB decoded).
+	MaxParallelFiles int `yaml:"max_parallel_files" json:"max_parallel_files"`
 }
 
 // Media defaults.
 const (
 	DefaultMaxImageSide     = 1568
 	DefaultMaxDocumentBytes = 256 << 10
+	DefaultMaxParallelFiles = 2
 )
 
 // DefaultMediaPolicy returns the built-in media section.
@@ -41,5 +46,6 @@ func DefaultMediaPolicy() MediaPolicy {
 		MaxDocumentBytes: DefaultMaxDocumentBytes,
 		ShowTranscript:   true,
 		VoiceReplies:     true,
+		MaxParallelFiles: DefaultMaxParallelFiles,
 	}
 }

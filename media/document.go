@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
@@ -83,51 +84,40 @@ func PlainText(data []byte, limit int) (string, error) {
 	return string(data), nil
 }
 
-// PDFText extracts the text layer of a PDF, page by page, stopping as soon
-// as it passes limit bytes. Encrypted, empty, malformed and too long PDFs
-// are EINVALID sentences with %NAME% for the file's name; the library's
-// panics on malformed files are recovered.
-func PDFText(data []byte, limit int) (text string, err error) {
+// PDFText extracts the text layer of a PDF with the default time budget;
+// see PDFTextWithin.
+func PDFText(data []byte, limit int) (string, error) {
+	return PDFTextWithin(data, limit, PDFTimeBudget)
+}
+
+// PDFTextWithin extracts the text layer of a PDF, page by page and content
+// stream by content stream, stopping as soon as the text passes limit
+// bytes, the page content unpacks to more than ContentLimit(limit) bytes,
+// or budget has passed. Encrypted, empty, malformed, too long and too slow
+// PDFs are EINVALID sentences with %NAME% for the file's name; the
+// library's panics on malformed files are recovered.
+func PDFTextWithin(data []byte, limit int, budget time.Duration) (text string, err error) {
+	src := &deadlineReader{r: pdfHeaderCompat(data), deadline: time.Now().Add(budget)}
+	ex := &pdfExtract{src: src, limit: limit, contentLimit: ContentLimit(limit), fonts: map[string]*pdf.Font{}}
 	defer func() {
 		if x := recover(); x != nil {
-			text, err = "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read %%NAME%%: the PDF seems damaged.")
+			text, err = "", ex.refusal(x)
 		}
 	}()
-	r, err := pdf.NewReader(pdfHeaderCompat(data), int64(len(data)))
+	r, err := pdf.NewReader(src, int64(len(data)))
 	if err != nil {
+		if src.expired.Load() {
+			return "", errPDFSlow
+		}
 		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") {
 			return "", kairos.Errorf(kairos.EINVALID, "%%NAME%% is password-protected, so I can't read it. Please send a copy without the password, or paste the text.")
 		}
-		return "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read %%NAME%%: the PDF seems damaged.")
+		return "", errPDFDamaged
 	}
-	var b strings.Builder
-	fonts := map[string]*pdf.Font{}
-	page := 0
-	err = walkPages(r.Trailer().Key("Root").Key("Pages"), func(p pdf.Page) error {
-		page++
-		for _, name := range p.Fonts() {
-			if _, ok := fonts[name]; !ok {
-				f := p.Font(name)
-				fonts[name] = &f
-			}
-		}
-		t, err := p.GetPlainText(fonts)
-		if err != nil {
-			return kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't read page %d of %%NAME%%: the PDF seems damaged.", page)
-		}
-		if b.Len() > 0 && t != "" {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(t)
-		if b.Len() > limit {
-			return kairos.Errorf(kairos.EINVALID, "%s", tooLong("%NAME%", int64(b.Len()), limit))
-		}
-		return nil
-	})
-	if err != nil {
+	if err := walkPages(r.Trailer().Key("Root").Key("Pages"), ex.page); err != nil {
 		return "", err
 	}
-	out := strings.ToValidUTF8(b.String(), "")
+	out := strings.ToValidUTF8(ex.text.String(), "")
 	if strings.TrimSpace(out) == "" {
 		return "", kairos.Errorf(kairos.EINVALID, "%%NAME%% has no text I can read: it may be empty or scanned pages (images). Please send the text, or photos of the pages.")
 	}

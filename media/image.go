@@ -26,9 +26,14 @@ import (
 	"github.com/kairos-agent/kairos"
 )
 
-// MaxImagePixels bounds what is decoded: a small file can declare a huge
-// canvas (a decompression bomb), so the size is checked before decoding.
-const MaxImagePixels = 50_000_000
+// MaxImagePixels and MaxImageBytes bound what is decoded: a small file
+// can declare a huge canvas (a decompression bomb), so its size is checked
+// from the header before decoding, in pixels and in the bytes the decoded
+// image takes (a 16-bit RGBA pixel is 8 bytes, a paletted one 1).
+const (
+	MaxImagePixels = 50_000_000
+	MaxImageBytes  = 160 << 20
+)
 
 const jpegQuality = 85
 
@@ -133,6 +138,10 @@ func PrepareImage(data []byte, maxSide int) (string, error) {
 		return "", kairos.Errorf(kairos.EINVALID, "That image is too large for me to open (%d×%d pixels; I handle up to %d megapixels). Please send a smaller version.",
 			cfg.Width, cfg.Height, MaxImagePixels/1_000_000)
 	}
+	if n := DecodedBytes(cfg); n > MaxImageBytes {
+		return "", kairos.Errorf(kairos.EINVALID, "That image is too large for me to open (%d×%d pixels take %d MB once opened; I open up to %d MB). Please send a smaller version.",
+			cfg.Width, cfg.Height, n>>20, MaxImageBytes>>20)
+	}
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return "", kairos.Errorf(kairos.EINVALID, "Sorry, I couldn't open that image: it seems damaged, or it isn't a JPEG, PNG, GIF or WebP picture.")
@@ -158,4 +167,35 @@ func PrepareImage(data []byte, maxSide int) (string, error) {
 		return "", fmt.Errorf("encode image: %w", err)
 	}
 	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(out.Bytes()), nil
+}
+
+// DecodedBytes is how many bytes the image that cfg describes takes once
+// decoded, from its colour model: 8 per pixel for 16-bit RGBA, 2 for
+// 16-bit grey, 1 for grey or a palette, 4 for 8-bit RGBA and CMYK, and 3
+// for YCbCr (JPEG and lossy WebP, 4:4:4 at worst) plus 1 when it carries
+// alpha.
+func DecodedBytes(cfg image.Config) int64 {
+	px := int64(cfg.Width) * int64(cfg.Height)
+	return px * bytesPerPixel(cfg.ColorModel)
+}
+
+func bytesPerPixel(m color.Model) int64 {
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	switch m {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	case color.Gray16Model, color.Alpha16Model:
+		return 2
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.YCbCrModel:
+		return 3
+	case color.NYCbCrAModel:
+		return 4
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel:
+		return 4
+	}
+	return 8 // unknown: the widest
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/media"
 )
 
@@ -96,4 +97,33 @@ func FuzzPrepareImage(f *testing.F) {
 			t.Fatalf("non-EINVALID error %v", err)
 		}
 	})
+}
+
+// TestPrepareImageDecodedBytes: images are refused by what they take once
+// decoded (from the header), not by their pixel count alone: a 16-bit
+// RGBA pixel takes 8 bytes.
+func TestPrepareImageDecodedBytes(t *testing.T) {
+	cases := []struct {
+		name    string
+		data    []byte
+		wantErr string
+	}{
+		{"16-bit RGBA, 25 MP (190 MiB decoded)", testkit.PNGBomb(5000, 5000, 16), "190 MB once opened"},
+		{"8-bit RGBA, 49 MP (186 MiB decoded)", testkit.PNGBomb(7000, 7000, 8), "186 MB once opened"},
+		{"16-bit RGBA, small", testkit.PNGBomb(300, 200, 16), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := media.PrepareImage(tc.data, 1568)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if kairos.ErrorCode(err) != kairos.EINVALID || !strings.Contains(kairos.ErrorMessage(err), tc.wantErr) {
+				t.Fatalf("err = %v, want EINVALID containing %q", err, tc.wantErr)
+			}
+		})
+	}
 }

@@ -57,8 +57,9 @@ type Config struct {
 
 // Handler reads a message's files, then hands it to Next.
 type Handler struct {
-	cfg Config
-	log *slog.Logger
+	cfg  Config
+	log  *slog.Logger
+	gate *gate
 }
 
 // New returns a Handler.
@@ -79,7 +80,7 @@ func New(cfg Config) *Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{cfg: cfg, log: cfg.Logger.With("component", "media")}
+	return &Handler{cfg: cfg, log: cfg.Logger.With("component", "media"), gate: newGate()}
 }
 
 // Vision reports whether image turns can be answered under p.
@@ -143,8 +144,16 @@ func (h *Handler) read(ctx context.Context, pol *kairos.Policy, in *kairos.Inbou
 			h.cfg.Metrics.MediaFailure(a.Kind, "no_vision")
 			return msgNoVision, nil
 		}
+		if err := h.gate.enter(ctx, pol.Media.MaxParallelFiles); err != nil {
+			return "", err
+		}
+		defer h.gate.leave()
 		return h.image(ctx, pol, in, a)
 	case kindText, kindPDF:
+		if err := h.gate.enter(ctx, pol.Media.MaxParallelFiles); err != nil {
+			return "", err
+		}
+		defer h.gate.leave()
 		return h.document(ctx, pol, in, a, kind)
 	default:
 		h.cfg.Metrics.MediaFailure(a.Kind, "unsupported")

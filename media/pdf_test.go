@@ -1,8 +1,10 @@
 package media_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
@@ -62,4 +64,55 @@ func FuzzPDFText(f *testing.F) {
 			t.Fatalf("text over the limit: %d", len(text))
 		}
 	})
+}
+
+// TestPDFTextBombs: files that unpack far beyond their size are refused
+// while they unpack, not after: the allocations stay far below what the
+// unpacked content would take.
+func TestPDFTextBombs(t *testing.T) {
+	cases := []struct {
+		name    string
+		data    []byte
+		budget  time.Duration
+		wantErr string
+	}{
+		{"inflates to 200 MB", testkit.PDFInflateBomb(200 << 20), media.PDFTimeBudget, "too large for me to read"},
+		{"10 MB of text in one stream", testkit.PDFInflateBomb(10 << 20), media.PDFTimeBudget, "too long for me"},
+		{"time budget spent", testkit.MakePDF([]string{"fine"}), 0, "takes me too long"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			text, err := media.PDFTextWithin(tc.data, kairos.DefaultMaxDocumentBytes, tc.budget)
+			runtime.ReadMemStats(&after)
+			if kairos.ErrorCode(err) != kairos.EINVALID || !strings.Contains(kairos.ErrorMessage(err), tc.wantErr) {
+				t.Fatalf("err = %v, want EINVALID containing %q (text %d bytes)", err, tc.wantErr, len(text))
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+				t.Errorf("allocated %d MiB reading a %d KiB file, want under 64 MiB", alloc>>20, len(tc.data)>>10)
+			}
+		})
+	}
+}
+
+// BenchmarkPDFInflateBomb: a 433 KB PDF whose content stream inflates to
+// 200 MB of text, refused under the default limit.
+func BenchmarkPDFInflateBomb(b *testing.B) {
+	data := testkit.PDFInflateBomb(200 << 20)
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := media.PDFText(data, kairos.DefaultMaxDocumentBytes); err == nil {
+			b.Fatal("bomb accepted")
+		}
+	}
+	b.StopTimer()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.TotalAlloc-base.TotalAlloc)/float64(b.N)/(1<<20), "alloc-MB/op")
 }
