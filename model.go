@@ -45,6 +45,13 @@ type ChatRequest struct {
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
+	// ReasoningTokens is the part of CompletionTokens the model spent
+	// thinking (reasoning_content or <think> blocks): counted and paid
+	// for, never shown.
+	ReasoningTokens int
+	// Estimated is true when the provider reported no usage and the
+	// counts were estimated from the texts.
+	Estimated bool
 }
 
 // ChatResponse is the model's answer.
@@ -76,6 +83,31 @@ type ProviderError struct {
 	Retryable  bool          // worth retrying (same or another model)
 	RetryAfter time.Duration // the provider's Retry-After, if any
 	Message    string        // safe description (no URLs with keys)
+	// Kind says what a refusal was about, when it is one the caller can
+	// act on: ProviderContextLength or ProviderNoTools; empty otherwise.
+	Kind string
+	// ContextWindow is the model's window when a context-length error
+	// said it, else 0.
+	ContextWindow int
+}
+
+// Kinds of ProviderError.
+const (
+	// ProviderContextLength: the prompt and answer exceed the model's
+	// context window; a shorter prompt may succeed.
+	ProviderContextLength = "context_length"
+	// ProviderNoTools: the server or model does not take `tools`; the
+	// same request with prompted tool calling may succeed.
+	ProviderNoTools = "no_tools"
+)
+
+// ProviderKind returns err's ProviderError kind, or "".
+func ProviderKind(err error) string {
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		return pe.Kind
+	}
+	return ""
 }
 
 func (e *ProviderError) Error() string { return "model provider: " + e.Message }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -267,22 +266,6 @@ func sanitizeName(s string) string {
 	return b.String()
 }
 
-// EstimateTokens estimates the tokens of a text for budgeting without a
-// tokenizer download: about four bytes of ASCII per token (BPE tokenizers
-// average 3.5–4.5 on English and code) and one token per non-ASCII rune
-// (CJK and most other scripts take one or more tokens per character). It
-// errs on the high side for non-Latin scripts, which is the safe side.
-func EstimateTokens(s string) int {
-	ascii, other := 0, 0
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			ascii++
-			i++
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		other++
-		i += n
-	}
-	return (ascii+3)/4 + other
-}
+// EstimateTokens is kairos.EstimateTokens: four bytes of ASCII or one
+// non-ASCII rune per token.
+func EstimateTokens(s string) int { return kairos.EstimateTokens(s) }

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,9 @@ type Config struct {
 	// the model's own size.
 	EmbeddingDimensions int
 	Logger              *slog.Logger // default: discard
+	// CountTokens counts the tokens of a text for model, used to estimate
+	// usage when a server reports none; nil: kairos.EstimateTokens.
+	CountTokens func(model, text string) int
 }
 
 // Client talks to an OpenAI-compatible API. It implements kairos.Model and
@@ -51,6 +55,8 @@ type Client struct {
 	dims    int
 	log     *slog.Logger
 	now     func() time.Time
+	count   func(model, text string) int
+	quirks  quirkMemory // what each model refused, learned per process
 }
 
 var (
@@ -83,7 +89,12 @@ func New(cfg Config) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	count := cfg.CountTokens
+	if count == nil {
+		count = func(_, text string) int { return kairos.EstimateTokens(text) }
+	}
 	return &Client{
+		count:   count,
 		api:     goopenai.NewClientWithConfig(oc),
 		doer:    capturingDoer{hc},
 		apiKey:  cfg.APIKey,
@@ -104,15 +115,27 @@ type captureKey struct{}
 type capture struct {
 	status int
 	header http.Header
+	body   []byte // the start of an error answer (servers put details beside the message)
 }
 
 type capturingDoer struct{ c *http.Client }
 
 func (d capturingDoer) Do(req *http.Request) (*http.Response, error) {
 	resp, err := d.c.Do(req)
+	if err == nil {
+		normalizeResponse(req, resp)
+	}
 	if cp, ok := req.Context().Value(captureKey{}).(*capture); ok && resp != nil {
 		cp.status = resp.StatusCode
 		cp.header = resp.Header.Clone()
+		if resp.StatusCode >= 400 && resp.Body != nil {
+			head, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<10))
+			cp.body = head
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+		}
 	}
 	return resp, err
 }
@@ -139,7 +162,7 @@ func usesMaxCompletionTokens(model string) bool {
 	return false
 }
 
-func toRequest(req kairos.ChatRequest) goopenai.ChatCompletionRequest {
+func toRequest(req kairos.ChatRequest, q modelQuirks) goopenai.ChatCompletionRequest {
 	out := goopenai.ChatCompletionRequest{Model: req.Model}
 	for _, m := range req.Messages {
 		om := goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
@@ -170,7 +193,7 @@ func toRequest(req kairos.ChatRequest) goopenai.ChatCompletionRequest {
 		}})
 	}
 	if req.MaxTokens > 0 {
-		if usesMaxCompletionTokens(req.Model) {
+		if q.maxCompletion > 0 || q.maxCompletion == 0 && usesMaxCompletionTokens(req.Model) {
 			out.MaxCompletionTokens = req.MaxTokens
 		} else {
 			out.MaxTokens = req.MaxTokens
@@ -180,15 +203,52 @@ func toRequest(req kairos.ChatRequest) goopenai.ChatCompletionRequest {
 }
 
 // Chat sends req. With onDelta the answer is streamed (with
-// stream_options.include_usage) and onDelta receives the accumulated text
-// each time it grows; tool calls are assembled from their streamed
-// fragments by index. Failures are *kairos.ProviderError, except that a
-// cancelled or expired ctx of the caller is returned as ctx.Err() wrapped.
+// stream_options.include_usage) and onDelta receives the accumulated
+// visible text each time it grows; tool calls are assembled from their
+// streamed fragments by index. Thinking (<think> blocks and
+// reasoning_content) is kept out of the answer and counted in
+// Usage.ReasoningTokens. A 400 naming a parameter the model refuses
+// (max_tokens, max_completion_tokens, stream_options) is retried once
+// without it, and the model is remembered. Failures are
+// *kairos.ProviderError (Kind says when the context was too long or tools
+// were refused), except that a cancelled or expired ctx of the caller is
+// returned as ctx.Err() wrapped.
 func (c *Client) Chat(ctx context.Context, req kairos.ChatRequest, onDelta func(text string)) (*kairos.ChatResponse, error) {
 	start := c.now()
+	op := "chat " + req.Model
+	var (
+		resp *kairos.ChatResponse
+		err  error
+	)
+	for attempt := 0; attempt < 2; attempt++ {
+		resp, err = c.chatAttempt(ctx, req, onDelta)
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		param := unsupportedParam(err)
+		if attempt > 0 || param == "" || !c.quirks.learn(req.Model, param) {
+			break
+		}
+		c.log.Info("model refused a parameter; sending without it from now on", "model", req.Model, "param", param)
+	}
+	if err != nil {
+		c.logFailure(op, err)
+		return nil, err
+	}
+	c.log.Debug("chat", "model", resp.Model, "stream", onDelta != nil, "duration", c.now().Sub(start),
+		"prompt_tokens", resp.Usage.PromptTokens, "completion_tokens", resp.Usage.CompletionTokens,
+		"reasoning_tokens", resp.Usage.ReasoningTokens, "estimated", resp.Usage.Estimated,
+		"finish_reason", resp.FinishReason, "tool_calls", len(resp.Message.ToolCalls))
+	return resp, nil
+}
+
+// chatAttempt is one request. Its error keeps go-openai's error inside
+// (for unsupportedParam) and is a *kairos.ProviderError on the outside.
+func (c *Client) chatAttempt(ctx context.Context, req kairos.ChatRequest, onDelta func(text string)) (*kairos.ChatResponse, error) {
 	cctx, cancel, cp := c.call(ctx)
 	defer cancel()
-	oreq := toRequest(req)
+	q := c.quirks.get(req.Model)
+	oreq := toRequest(req, q)
 	var (
 		resp *kairos.ChatResponse
 		err  error
@@ -196,18 +256,82 @@ func (c *Client) Chat(ctx context.Context, req kairos.ChatRequest, onDelta func(
 	if onDelta == nil {
 		resp, err = c.chatOnce(cctx, oreq)
 	} else {
-		resp, err = c.chatStream(cctx, oreq, onDelta)
+		resp, err = c.chatStream(cctx, oreq, !q.noStreamOptions, onDelta)
 	}
-	op := "chat " + req.Model
 	if err != nil {
-		err = c.classify(ctx, cctx, op, cp, err)
-		c.logFailure(op, err)
+		raw := err
+		err = c.classify(ctx, cctx, "chat "+req.Model, cp, err)
+		var pe *kairos.ProviderError
+		if errors.As(err, &pe) {
+			refine(pe, raw, cp.body)
+			return nil, &refusalError{pe: pe, raw: raw}
+		}
 		return nil, err
 	}
-	c.log.Debug("chat", "model", resp.Model, "stream", onDelta != nil, "duration", c.now().Sub(start),
-		"prompt_tokens", resp.Usage.PromptTokens, "completion_tokens", resp.Usage.CompletionTokens,
-		"finish_reason", resp.FinishReason, "tool_calls", len(resp.Message.ToolCalls))
+	c.finishUsage(req, resp)
 	return resp, nil
+}
+
+// refusalError is a ProviderError that still holds go-openai's error, so
+// that Chat can read the refused parameter.
+type refusalError struct {
+	pe  *kairos.ProviderError
+	raw error
+}
+
+func (e *refusalError) Error() string { return e.pe.Error() }
+
+func (e *refusalError) As(target any) bool {
+	if t, ok := target.(**kairos.ProviderError); ok {
+		*t = e.pe
+		return true
+	}
+	return errors.As(e.raw, target)
+}
+
+// finishUsage estimates the counts a server did not report.
+func (c *Client) finishUsage(req kairos.ChatRequest, resp *kairos.ChatResponse) {
+	u := &resp.Usage
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+		for _, m := range req.Messages {
+			u.PromptTokens += c.count(req.Model, m.Content) + 4
+			for _, tc := range m.ToolCalls {
+				u.PromptTokens += c.count(req.Model, tc.Name+tc.Arguments)
+			}
+		}
+		for _, t := range req.Tools {
+			u.PromptTokens += c.count(req.Model, t.Name+t.Description+string(t.Parameters))
+		}
+		u.CompletionTokens = c.count(req.Model, resp.Message.Content)
+		for _, tc := range resp.Message.ToolCalls {
+			u.CompletionTokens += c.count(req.Model, tc.Name+tc.Arguments)
+		}
+		u.CompletionTokens += u.ReasoningTokens
+		u.Estimated = true
+	}
+}
+
+// answer builds the message of a finished answer: the visible text, the
+// thinking apart, tool calls with ids (some servers send none).
+func (c *Client) answer(model, content, reasoning string, calls []kairos.ToolCall, reported int) (kairos.ChatMessage, int) {
+	visible, thought := splitThink(content)
+	if reasoning != "" && thought != "" {
+		thought = reasoning + "\n" + thought
+	} else if reasoning != "" {
+		thought = reasoning
+	}
+	msg := kairos.ChatMessage{Role: "assistant", Content: visible}
+	for i, tc := range calls {
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", i)
+		}
+		msg.ToolCalls = append(msg.ToolCalls, tc)
+	}
+	reasoningTokens := reported
+	if reasoningTokens == 0 && thought != "" {
+		reasoningTokens = c.count(model, thought)
+	}
+	return msg, reasoningTokens
 }
 
 func (c *Client) chatOnce(ctx context.Context, oreq goopenai.ChatCompletionRequest) (*kairos.ChatResponse, error) {
@@ -219,21 +343,22 @@ func (c *Client) chatOnce(ctx context.Context, oreq goopenai.ChatCompletionReque
 		return nil, &kairos.ProviderError{StatusCode: 200, Retryable: true, Message: "answer had no choices"}
 	}
 	ch := r.Choices[0]
-	msg := kairos.ChatMessage{Role: "assistant", Content: ch.Message.Content}
-	for i, tc := range ch.Message.ToolCalls {
-		id := tc.ID
-		if id == "" {
-			id = fmt.Sprintf("call_%d", i)
-		}
-		msg.ToolCalls = append(msg.ToolCalls, kairos.ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	var calls []kairos.ToolCall
+	for _, tc := range ch.Message.ToolCalls {
+		calls = append(calls, kairos.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
+	reported := 0
+	if d := r.Usage.CompletionTokensDetails; d != nil {
+		reported = d.ReasoningTokens
+	}
+	msg, reasoning := c.answer(oreq.Model, ch.Message.Content, ch.Message.ReasoningContent, calls, reported)
 	model := r.Model
 	if model == "" {
 		model = oreq.Model
 	}
 	return &kairos.ChatResponse{
 		Model: model, Message: msg, FinishReason: string(ch.FinishReason),
-		Usage: kairos.Usage{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens},
+		Usage: kairos.Usage{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens, ReasoningTokens: reasoning},
 	}, nil
 }
 
@@ -244,22 +369,68 @@ type partialCall struct {
 	args  strings.Builder
 }
 
-func (c *Client) chatStream(ctx context.Context, oreq goopenai.ChatCompletionRequest, onDelta func(string)) (*kairos.ChatResponse, error) {
-	oreq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
+// streamState accumulates a streamed answer.
+type streamState struct {
+	text, reasoning strings.Builder
+	calls           []*partialCall
+	byIdx           map[int]*partialCall
+	usage           *goopenai.Usage
+	finish, model   string
+	shown           string
+}
+
+func (st *streamState) add(chunk goopenai.ChatCompletionStreamResponse, onDelta func(string)) {
+	if chunk.Model != "" {
+		st.model = chunk.Model
+	}
+	if chunk.Usage != nil {
+		st.usage = chunk.Usage
+	}
+	for _, choice := range chunk.Choices {
+		if choice.Index != 0 {
+			continue
+		}
+		d := choice.Delta
+		st.reasoning.WriteString(d.ReasoningContent)
+		if d.Content != "" {
+			st.text.WriteString(d.Content)
+			if v := visibleSoFar(st.text.String()); v != st.shown && v != "" {
+				st.shown = v
+				onDelta(v)
+			}
+		}
+		for _, tc := range d.ToolCalls {
+			idx := streamIndex(tc, st.calls)
+			p := st.byIdx[idx]
+			if p == nil {
+				p = &partialCall{index: idx}
+				st.byIdx[idx] = p
+				st.calls = append(st.calls, p)
+			}
+			if tc.ID != "" {
+				p.id = tc.ID
+			}
+			if n := tc.Function.Name; n != "" && n != p.name {
+				p.name += n
+			}
+			p.args.WriteString(tc.Function.Arguments)
+		}
+		if choice.FinishReason != "" {
+			st.finish = string(choice.FinishReason)
+		}
+	}
+}
+
+func (c *Client) chatStream(ctx context.Context, oreq goopenai.ChatCompletionRequest, includeUsage bool, onDelta func(string)) (*kairos.ChatResponse, error) {
+	if includeUsage {
+		oreq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
+	}
 	stream, err := c.api.CreateChatCompletionStream(ctx, oreq)
 	if err != nil {
 		return nil, err
 	}
 	defer stream.Close()
-
-	var (
-		text   strings.Builder
-		calls  []*partialCall
-		byIdx  = map[int]*partialCall{}
-		usage  kairos.Usage
-		finish string
-		model  = oreq.Model
-	)
+	st := &streamState{byIdx: map[int]*partialCall{}, model: oreq.Model}
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -268,55 +439,27 @@ func (c *Client) chatStream(ctx context.Context, oreq goopenai.ChatCompletionReq
 		if err != nil {
 			return nil, err
 		}
-		if chunk.Model != "" {
-			model = chunk.Model
-		}
-		if chunk.Usage != nil {
-			usage = kairos.Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
-		}
-		for _, choice := range chunk.Choices {
-			if choice.Index != 0 {
-				continue
-			}
-			d := choice.Delta
-			if d.Content != "" {
-				text.WriteString(d.Content)
-				onDelta(text.String())
-			}
-			for _, tc := range d.ToolCalls {
-				idx := streamIndex(tc, calls)
-				p := byIdx[idx]
-				if p == nil {
-					p = &partialCall{index: idx}
-					byIdx[idx] = p
-					calls = append(calls, p)
-				}
-				if tc.ID != "" {
-					p.id = tc.ID
-				}
-				if n := tc.Function.Name; n != "" && n != p.name {
-					p.name += n
-				}
-				p.args.WriteString(tc.Function.Arguments)
-			}
-			if choice.FinishReason != "" {
-				finish = string(choice.FinishReason)
-			}
-		}
+		st.add(chunk, onDelta)
 	}
-	if finish == "" {
+	if st.finish == "" {
 		return nil, &kairos.ProviderError{StatusCode: 200, Retryable: true, Message: "stream ended before the model finished"}
 	}
-	sort.SliceStable(calls, func(i, j int) bool { return calls[i].index < calls[j].index })
-	msg := kairos.ChatMessage{Role: "assistant", Content: text.String()}
-	for i, p := range calls {
-		id := p.id
-		if id == "" {
-			id = fmt.Sprintf("call_%d", i)
-		}
-		msg.ToolCalls = append(msg.ToolCalls, kairos.ToolCall{ID: id, Name: p.name, Arguments: p.args.String()})
+	sort.SliceStable(st.calls, func(i, j int) bool { return st.calls[i].index < st.calls[j].index })
+	var calls []kairos.ToolCall
+	for _, p := range st.calls {
+		calls = append(calls, kairos.ToolCall{ID: p.id, Name: p.name, Arguments: p.args.String()})
 	}
-	return &kairos.ChatResponse{Model: model, Message: msg, FinishReason: finish, Usage: usage}, nil
+	var usage kairos.Usage
+	reported := 0
+	if u := st.usage; u != nil {
+		usage = kairos.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+		if u.CompletionTokensDetails != nil {
+			reported = u.CompletionTokensDetails.ReasoningTokens
+		}
+	}
+	msg, reasoning := c.answer(oreq.Model, st.text.String(), st.reasoning.String(), calls, reported)
+	usage.ReasoningTokens = reasoning
+	return &kairos.ChatResponse{Model: st.model, Message: msg, FinishReason: st.finish, Usage: usage}, nil
 }
 
 // streamIndex finds which call a streamed tool-call fragment belongs to:

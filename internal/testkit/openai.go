@@ -124,6 +124,7 @@ type Usage struct {
 // Reply scripts one answer of FakeOpenAI's chat endpoint.
 type Reply struct {
 	Text         string
+	Reasoning    string // sent as reasoning_content (DeepSeek's and vLLM's reasoning parsers)
 	ToolCalls    []ToolCall
 	FinishReason string // "stop", or "tool_calls" when there are tool calls, by default
 	Usage        *Usage // computed from word counts when nil
@@ -216,7 +217,8 @@ type FakeOpenAI struct {
 	requests      []ChatRequest
 	embeds        []EmbeddingRequest
 	seq           int
-	audio         audioState // openai_audio.go
+	audio         audioState        // openai_audio.go
+	quirks        map[string]Quirks // openai_quirks.go
 }
 
 // NewFakeOpenAI starts a fake OpenAI-compatible server that stops when the
@@ -788,6 +790,11 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		writeOAError(w, 404, fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model), "invalid_request_error", "model_not_found", "")
 		return
 	}
+	q := f.quirksFor(req.Model)
+	if status := q.refuse(w, req, body); status != 0 {
+		answered(status)
+		return
+	}
 	rep := f.pickReply(req)
 	if rep.Delay > 0 {
 		t := time.NewTimer(rep.Delay)
@@ -812,7 +819,7 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	id := fmt.Sprintf("chatcmpl-fake%d", f.seq)
 	f.mu.Unlock()
 	for i := range rep.ToolCalls {
-		if rep.ToolCalls[i].ID == "" {
+		if rep.ToolCalls[i].ID == "" && !q.NoToolCallIDs {
 			rep.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d", strings.TrimPrefix(id, "chatcmpl-"), i)
 		}
 	}
@@ -839,7 +846,7 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	answered(200)
 	applyReplyHeaders(w, rep)
 	if req.Stream {
-		f.stream(w, r, id, now, req, rep)
+		f.stream(w, r, id, now, req, rep, q)
 		return
 	}
 	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
@@ -849,17 +856,24 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	if len(rep.ToolCalls) > 0 {
 		var calls []map[string]any
 		for _, tc := range rep.ToolCalls {
-			calls = append(calls, map[string]any{"id": tc.ID, "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}})
+			calls = append(calls, q.toolCall(tc, -1))
 		}
 		msg["tool_calls"] = calls
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
+	if rep.Reasoning != "" {
+		msg["reasoning_content"] = rep.Reasoning
+	}
+	answer := map[string]any{
 		"id": id, "object": "chat.completion", "created": now.Unix(), "model": rep.Model,
 		"system_fingerprint": "fp_fake",
 		"choices":            []any{map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": rep.FinishReason}},
 		"usage":              usageJSON(*rep.Usage),
-	})
+	}
+	if q.NoUsage {
+		delete(answer, "usage")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(answer)
 }
 
 func usageJSON(u Usage) map[string]any {
@@ -901,7 +915,10 @@ func splitFragments(s string, size int) []string {
 	return out
 }
 
-func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, now time.Time, req ChatRequest, rep Reply) {
+func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, now time.Time, req ChatRequest, rep Reply, q Quirks) {
+	if q.NoUsage {
+		req.IncludeUsage = false // the server ignores stream_options
+	}
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -920,6 +937,9 @@ func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, n
 	}
 	var events []map[string]any
 	events = append(events, chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
+	for _, p := range splitWords(rep.Reasoning) {
+		events = append(events, chunk(map[string]any{"reasoning_content": p}, nil))
+	}
 	pieces := rep.Chunks
 	if pieces == nil {
 		pieces = splitWords(rep.Text)
@@ -933,6 +953,9 @@ func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, n
 	}
 	frags := make([][]frag, len(rep.ToolCalls))
 	for i, tc := range rep.ToolCalls {
+		if q.ArgumentsAsObject {
+			continue // the whole object comes in the header
+		}
 		for _, p := range splitFragments(tc.Arguments, 7) {
 			frags[i] = append(frags[i], frag{i, p})
 		}
@@ -942,9 +965,7 @@ func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, n
 	// and the fragments of the calls alternate.
 	header := func(i int) map[string]any {
 		tc := rep.ToolCalls[i]
-		return chunk(map[string]any{"tool_calls": []any{map[string]any{
-			"index": i, "id": tc.ID, "type": "function", "function": map[string]any{"name": tc.Name, "arguments": ""},
-		}}}, nil)
+		return chunk(map[string]any{"tool_calls": []any{q.toolCall(tc, i)}}, nil)
 	}
 	fragment := func(fr frag) map[string]any {
 		return chunk(map[string]any{"tool_calls": []any{map[string]any{

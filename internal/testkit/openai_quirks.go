@@ -1,0 +1,157 @@
+package testkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// Quirks make the fake answer the way a particular OpenAI-compatible
+// server does, in that server's documented or observed shapes. The zero
+// value is OpenAI's own behaviour.
+type Quirks struct {
+	// RejectTools, when set, answers a request that has `tools` with this
+	// status and message (OllamaNoTools, LlamaCppNoJinja, VLLMNoToolParser).
+	RejectTools *Refusal
+	// RejectParams answers a request that sets any of these parameters
+	// with OpenAI's 400 unsupported_parameter (e.g. "max_tokens" for the
+	// o-series, "stream_options" for older servers).
+	RejectParams []string
+	// ArgumentsAsObject writes tool-call arguments as a JSON object
+	// instead of a string of JSON (in a stream: whole, in the call's
+	// first chunk).
+	ArgumentsAsObject bool
+	// NoToolCallIDs leaves the id out of tool calls.
+	NoToolCallIDs bool
+	// NoUsage leaves usage out of answers, and out of streams even when
+	// stream_options.include_usage asks for it.
+	NoUsage bool
+	// ContextWindow > 0 refuses prompts of more estimated tokens (words +
+	// 4 per message) with ContextError's shape.
+	ContextWindow int
+	// ContextError is the refusal for a prompt over ContextWindow;
+	// OpenAIContextError by default.
+	ContextError func(window, tokens int) Refusal
+}
+
+// Refusal is an error answer: status, message, and OpenAI's type, code
+// and param (or Raw: a whole body in the server's own shape).
+type Refusal struct {
+	Status                 int
+	Message, Type, Code, P string
+	Raw                    string
+}
+
+// Refusals in the shapes the servers send.
+var (
+	// Ollama for a model whose template has no tools (its OpenAI API).
+	OllamaNoTools = &Refusal{Status: 400, Message: "registry.ollama.ai/library/gemma2:2b does not support tools", Type: "api_error"}
+	// llama.cpp's llama-server started without --jinja.
+	LlamaCppNoJinja = &Refusal{Status: 400, Raw: `{"error":{"code":400,"message":"tools param requires --jinja flag","type":"invalid_request_error"}}`}
+	// vLLM started without --enable-auto-tool-choice (its own error object, no "error" wrapper).
+	VLLMNoToolParser = &Refusal{Status: 400, Raw: `{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}`}
+)
+
+// OpenAIContextError is OpenAI's context_length_exceeded answer.
+func OpenAIContextError(window, tokens int) Refusal {
+	return Refusal{Status: 400, Type: "invalid_request_error", Code: "context_length_exceeded", P: "messages",
+		Message: fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", window, tokens)}
+}
+
+// LlamaCppContextError is llama-server's answer to a prompt over n_ctx.
+func LlamaCppContextError(window, tokens int) Refusal {
+	return Refusal{Status: 400, Raw: fmt.Sprintf(`{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":%d,"n_ctx":%d}}`, tokens, window)}
+}
+
+// SetQuirks makes the fake behave like another server for model ("" for
+// every model without quirks of its own).
+func (f *FakeOpenAI) SetQuirks(model string, q Quirks) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.quirks == nil {
+		f.quirks = map[string]Quirks{}
+	}
+	f.quirks[model] = q
+}
+
+func (f *FakeOpenAI) quirksFor(model string) Quirks {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if q, ok := f.quirks[model]; ok {
+		return q
+	}
+	return f.quirks[""]
+}
+
+// PromptTokens is the fake's token count of a request: words plus four
+// per message (what its usage reports and ContextWindow compares).
+func PromptTokens(req ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += wordCount(m.Content) + 4
+	}
+	return n
+}
+
+// refuse writes the quirk's refusal of req, if any, and returns its
+// status (0: none).
+func (q Quirks) refuse(w http.ResponseWriter, req ChatRequest, body []byte) int {
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(body, &fields)
+	if q.RejectTools != nil && len(req.Tools) > 0 {
+		return q.RejectTools.write(w)
+	}
+	for _, p := range q.RejectParams {
+		if _, set := fields[p]; set {
+			r := Refusal{Status: 400, Type: "invalid_request_error", Code: "unsupported_parameter", P: p,
+				Message: fmt.Sprintf("Unsupported parameter: '%s' is not supported with this model.", p)}
+			if p == "max_tokens" {
+				r.Message += " Use 'max_completion_tokens' instead."
+			}
+			return r.write(w)
+		}
+	}
+	if n := PromptTokens(req); q.ContextWindow > 0 && n > q.ContextWindow {
+		mk := q.ContextError
+		if mk == nil {
+			mk = OpenAIContextError
+		}
+		r := mk(q.ContextWindow, n)
+		return r.write(w)
+	}
+	return 0
+}
+
+func (r Refusal) write(w http.ResponseWriter) int {
+	if r.Raw != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(r.Status)
+		_, _ = w.Write([]byte(r.Raw))
+		return r.Status
+	}
+	writeOAError(w, r.Status, r.Message, r.Type, r.Code, r.P)
+	return r.Status
+}
+
+// toolCall renders one tool call of an answer (index < 0) or the first
+// chunk of a streamed one.
+func (q Quirks) toolCall(tc ToolCall, index int) map[string]any {
+	var args any = tc.Arguments
+	if index >= 0 {
+		args = ""
+	}
+	if q.ArgumentsAsObject {
+		var obj any
+		if json.Unmarshal([]byte(tc.Arguments), &obj) == nil {
+			args = obj
+		}
+	}
+	out := map[string]any{"type": "function", "function": map[string]any{"name": tc.Name, "arguments": args}}
+	if index >= 0 {
+		out["index"] = index
+	}
+	if tc.ID != "" && !q.NoToolCallIDs {
+		out["id"] = tc.ID
+	}
+	return out
+}
