@@ -51,6 +51,12 @@ type ApprovalStore interface {
 	// update it belongs to is marked processed in the same transaction
 	// (the turn now lives in the approval row).
 	CreateApproval(ctx context.Context, pa *PendingApproval, markUpdateDone bool) error
+	// SetApprovalMessage records the keyboard's message id of a request
+	// stored before its keyboard was sent; with markUpdateDone the update
+	// it belongs to is marked processed in the same transaction. It
+	// reports false when the request was decided meanwhile (the decider
+	// saw no message id, so the caller closes the keyboard).
+	SetApprovalMessage(ctx context.Context, id string, messageID int64, markUpdateDone bool) (bool, error)
 	// FindApproval returns a request (ENOTFOUND when unknown).
 	FindApproval(ctx context.Context, id string) (*PendingApproval, error)
 	// DecideApproval moves a pending request to outcome; it reports false

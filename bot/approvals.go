@@ -106,21 +106,39 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 	pa := &pendingApproval{ch: ch, userID: r.in.UserID}
 	b.approvals.Store(id, pa)
 	defer b.approvals.Delete(id)
+	st := b.cfg.Approvals
+	persist := st != nil && req.State != nil
+	if persist {
+		// The row is committed before the keyboard leaves: a press that
+		// reaches another replica at once must find it (issue 20).
+		row := &kairos.PendingApproval{ID: id, UpdateID: r.upd, ChatID: r.in.ChatID, ChatKind: r.in.ChatKind, TopicID: r.in.TopicID,
+			UserID: r.in.UserID, ThreadKey: req.ThreadKey, Action: req.Action, Text: text, State: req.State,
+			ExpiresAt: req.ExpiresAt}
+		if err := st.CreateApproval(ctx, row, false); err != nil {
+			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
+		}
+	}
 	msgID, err := b.send(ctx, r.in, text, kb)
 	if err != nil {
+		if persist { // never shown: nobody may decide it, and nobody is told it expired
+			b.withdrawApproval(context.WithoutCancel(ctx), id)
+		}
 		return kairos.Decision{Outcome: kairos.DecisionDenied}, err
 	}
 	kbm := keyboardMsg{in: r.in, msgID: msgID, text: text}
 	pa.kb.Store(&kbm)
-	st := b.cfg.Approvals
-	persist := st != nil && req.State != nil
 	if persist {
-		row := &kairos.PendingApproval{ID: id, UpdateID: r.upd, ChatID: r.in.ChatID, ChatKind: r.in.ChatKind, TopicID: r.in.TopicID,
-			UserID: r.in.UserID, ThreadKey: req.ThreadKey, Action: req.Action, Text: text, MessageID: msgID, State: req.State,
-			ExpiresAt: req.ExpiresAt}
-		if err := st.CreateApproval(ctx, row, r.upd != 0); err != nil {
+		open, err := st.SetApprovalMessage(ctx, id, msgID, r.upd != 0)
+		if err != nil {
 			b.closeKeyboard(context.WithoutCancel(ctx), kbm, kairos.DecisionDenied)
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
+		}
+		if !open {
+			// Decided before the message id was recorded: the decider
+			// could not close the keyboard, so this process does.
+			if row, err := st.FindApproval(ctx, id); err == nil {
+				b.closeOnce(context.WithoutCancel(ctx), pa, &kbm, row.Status)
+			}
 		}
 	}
 	return b.awaitDecision(ctx, id, pa, kbm, wait, persist)
@@ -320,6 +338,14 @@ func (b *Bot) decidePersisted(ctx context.Context, id, outcome string, dec kairo
 	}
 	if won {
 		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
+		if row.MessageID == 0 {
+			// Read before the asking replica recorded its keyboard: read
+			// again (that write precedes this decision or fails on it,
+			// and then the asker closes the keyboard).
+			if fresh, err := st.FindApproval(ctx, id); err == nil {
+				row = fresh
+			}
+		}
 		if local != nil {
 			kb := rowKeyboard(row)
 			b.closeOnce(ctx, local, &kb, outcome)
@@ -403,6 +429,9 @@ func (b *Bot) expireOrphan(ctx context.Context, row *kairos.PendingApproval) {
 	if ok, err := st.ClaimApproval(ctx, row.ID, claimExpiry); err != nil || !ok {
 		return
 	}
+	if row.MessageID == 0 {
+		return // its keyboard never went out (a crash before the send): nothing to tell
+	}
 	b.closeKeyboard(ctx, rowKeyboard(row), kairos.DecisionExpired)
 	action := row.Action
 	if action == "" {
@@ -449,6 +478,20 @@ func (b *Bot) sweepApprovals(ctx context.Context) {
 		case row.Status != kairos.ApprovalPending && row.ClaimedBy == "":
 			b.resumeOrphan(ctx, row, rowDecision(row))
 		}
+	}
+}
+
+// withdrawApproval closes a request whose keyboard never went out: it is
+// denied and claimed at once, so neither a press nor the sweeper acts on
+// it.
+func (b *Bot) withdrawApproval(ctx context.Context, id string) {
+	st := b.cfg.Approvals
+	if _, err := st.DecideApproval(ctx, id, kairos.DecisionDenied, "", b.cfg.Now()); err != nil {
+		b.log.Warn("withdraw approval", "err", err)
+		return
+	}
+	if _, err := st.ClaimApproval(ctx, id, claimWaiter); err != nil {
+		b.log.Warn("withdraw approval", "err", err)
 	}
 }
 

@@ -1,8 +1,10 @@
 package bot_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -86,5 +88,146 @@ func TestReplicasKeepPerChatOrder(t *testing.T) {
 	}
 	if got := len(tg.SentTo(1)); got != n {
 		t.Fatalf("%d replies, want %d", got, n)
+	}
+}
+
+// replicaLogs opens the same database n times, as n replicas would: a
+// fresh PostgreSQL schema when KAIROS_TEST_DATABASE_URL is set, else one
+// SQLite file in a temporary directory.
+func replicaLogs(t *testing.T, n int) []*store.UpdateLog {
+	t.Helper()
+	cfg := store.Config{DataDir: t.TempDir()}
+	if base := os.Getenv(storetest.EnvURL); base != "" {
+		cfg = store.Config{DatabaseURL: storetest.FreshSchemaURL(t, base)}
+	}
+	var out []*store.UpdateLog
+	for i := 0; i < n; i++ {
+		db, err := store.Open(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		out = append(out, store.NewUpdateLog(db))
+	}
+	return out
+}
+
+// pressOnKeyboard is an HTTP transport for the asking replica: when a
+// sendMessage carrying approval buttons comes back from Telegram, it has
+// the user press Approve, and waits until the press is answered, before
+// the replica sees the response — the press reaches the other replica
+// while the asker still waits for its keyboard's message id.
+type pressOnKeyboard struct {
+	tg      *testkit.FakeTelegram
+	pressed sync.Once
+	err     error
+}
+
+func (p *pressOnKeyboard) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil || !strings.HasSuffix(req.URL.Path, "/sendMessage") || !bytes.Contains(body, []byte("ap:")) {
+		return resp, err
+	}
+	p.pressed.Do(func() {
+		if _, p.err = p.tg.PressButton(1, 1, "Approve"); p.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_, p.err = p.tg.WaitCalls(ctx, "answerCallbackQuery", 1)
+	})
+	return resp, nil
+}
+
+// TestApprovalPressOnOtherReplicaAtOnce: in webhook mode, the message
+// reaches replica A and the Approve press reaches replica B the moment
+// the keyboard exists, before A has its message id. The press finds the
+// request (before the fix: "This request is no longer open."), A's turn
+// continues once with the approval, and the keyboard closes.
+func TestApprovalPressOnOtherReplicaAtOnce(t *testing.T) {
+	tg := testkit.NewFakeTelegram(t, "")
+	pol := kairos.DefaultPolicy()
+	pol.Access.AllowedUsers = []int64{1}
+	logs := replicaLogs(t, 2)
+	press := &pressOnKeyboard{tg: tg}
+	decided := make(chan kairos.Decision, 2)
+	var hooks []http.Handler
+	var bots []*bot.Bot
+	for r, ul := range logs {
+		client := &http.Client{}
+		if r == 0 {
+			client.Transport = press
+		}
+		b, err := bot.New(bot.Config{Token: tg.Token(), APIURL: tg.URL(), HTTPClient: client, Policy: func() *kairos.Policy { return pol },
+			Access: ul, Updates: ul, Settings: ul, Approvals: ul, Limits: bot.Limits{PerChat: time.Millisecond, PerGroup: 6000, Global: 1000},
+			Handler: handler{func(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error {
+				d, err := out.Approve(ctx, &kairos.ApprovalRequest{ID: "c1", Action: "memory.forget", Summary: "forget", Reason: "deletes data",
+					ExpiresAt: time.Now().Add(time.Minute), State: []byte(`{"v":1}`)})
+				if err != nil {
+					return err
+				}
+				decided <- d
+				return out.Final(ctx, "decision: "+d.Outcome)
+			}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooks = append(hooks, b.WebhookHandler("sec"))
+		bots = append(bots, b)
+		t.Cleanup(func() { b.Shutdown(10 * time.Second) })
+	}
+	// Messages go to replica A, button presses to replica B.
+	router := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		target := hooks[0]
+		if bytes.Contains(body, []byte(`"callback_query"`)) {
+			target = hooks[1]
+		}
+		target.ServeHTTP(w, r)
+	}))
+	t.Cleanup(router.Close)
+	intake, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop) // runs before the Shutdowns: the sweepers end
+	for _, b := range bots {
+		if err := b.StartWebhook(intake, router.URL, "sec"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tg.PushText(1, 1, "forget it", time.Now())
+
+	select {
+	case d := <-decided:
+		if d.Outcome != kairos.DecisionApproved {
+			t.Fatalf("decision %+v", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the turn was not continued; answers %+v, press %v", tg.CallbackAnswers(), press.err)
+	}
+	if press.err != nil {
+		t.Fatal(press.err)
+	}
+	if ans := tg.CallbackAnswers(); len(ans) != 1 || ans[0].Text != "Approved." {
+		t.Fatalf("press answered %+v", ans)
+	}
+	sent := tg.MustWaitSentTo(1, 2)
+	if got := sent[1].LastText(); got != "decision: approved" {
+		t.Fatalf("reply %q", got)
+	}
+	waitFor(t, "the keyboard to close", func() bool { return len(tg.SentTo(1)[0].Buttons()) == 0 })
+}
+
+// waitFor polls cond until it holds, failing after a generous deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }

@@ -79,6 +79,33 @@ func (l *UpdateLog) CreateApproval(ctx context.Context, pa *kairos.PendingApprov
 	return nil
 }
 
+// SetApprovalMessage records the keyboard's message id while the request
+// is pending (and marks its update done with the turn's deferred writes
+// when asked). The message id is written whatever the status, so a later
+// expiry can still edit the keyboard; the result says whether the request
+// was still pending.
+func (l *UpdateLog) SetApprovalMessage(ctx context.Context, id string, messageID int64, markUpdateDone bool) (bool, error) {
+	now := ms(l.db.Now())
+	open := false
+	err := l.db.commit(ctx, markUpdateDone, func(ctx context.Context, tx *hotTx) error {
+		var status string
+		var updateID int64
+		if err := tx.queryRow(ctx, `UPDATE approvals SET message_id = ? WHERE id = ? RETURNING status, update_id`, messageID, id).Scan(&status, &updateID); err != nil {
+			return err
+		}
+		open = status == kairos.ApprovalPending
+		if markUpdateDone && updateID != 0 {
+			_, err := tx.exec(ctx, `UPDATE updates SET status = 'done', payload = '', done_at = ? WHERE update_id = ?`, now, updateID)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("record approval message: %w", err)
+	}
+	return open, nil
+}
+
 // FindApproval returns a request.
 func (l *UpdateLog) FindApproval(ctx context.Context, id string) (*kairos.PendingApproval, error) {
 	var r approvalRow
