@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"net"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,16 +28,19 @@ type Config struct {
 	DataDir         string
 	DatabaseURL     string
 	PolicyPath      string
-	HTTPAddr        string
-	WebhookURL      string
-	WebhookSecret   string
-	SearchProvider  string
-	SearchURL       string
-	BraveKey        string
-	TavilyKey       string
-	LogFormat       string
-	LogLevel        string
-	Workers         int
+	// PolicySet: KAIROS_POLICY was given, so a missing file is an error
+	// rather than the built-in defaults.
+	PolicySet      bool
+	HTTPAddr       string
+	WebhookURL     string
+	WebhookSecret  string
+	SearchProvider string
+	SearchURL      string
+	BraveKey       string
+	TavilyKey      string
+	LogFormat      string
+	LogLevel       string
+	Workers        int
 	// SendLimitsOff switches the outbound Telegram limiter off
 	// (KAIROS_SEND_LIMITS=off; load benchmarks against a fake only).
 	SendLimitsOff bool
@@ -76,47 +82,14 @@ func LoadConfig(getenv func(string) string, environ func() []string) (Config, er
 		LogLevel:        get("KAIROS_LOG_LEVEL", "info"),
 		Secrets:         map[string]string{},
 	}
+	c.PolicySet = strings.TrimSpace(getenv("KAIROS_POLICY")) != ""
 	for _, f := range strings.Split(getenv("KAIROS_FALLBACK_MODELS"), ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			c.FallbackModels = append(c.FallbackModels, f)
 		}
 	}
-	switch c.LogFormat {
-	case "text", "json":
-	default:
-		return c, usagef("KAIROS_LOG_FORMAT must be text or json, not %q", c.LogFormat)
-	}
-	switch c.SearchProvider {
-	case "searxng", "brave", "tavily", "duckduckgo":
-	default:
-		return c, usagef("KAIROS_SEARCH_PROVIDER must be searxng, brave, tavily or duckduckgo, not %q", c.SearchProvider)
-	}
-	switch v := strings.ToLower(strings.TrimSpace(getenv("KAIROS_SEND_LIMITS"))); v {
-	case "", "on":
-	case "off":
-		c.SendLimitsOff = true
-	default:
-		return c, usagef("KAIROS_SEND_LIMITS must be on or off, not %q", v)
-	}
-	if w := getenv("KAIROS_WORKERS"); w != "" {
-		n := 0
-		for _, r := range w {
-			if r < '0' || r > '9' {
-				return c, usagef("KAIROS_WORKERS must be a positive number, not %q", w)
-			}
-			n = n*10 + int(r-'0')
-		}
-		c.Workers = n
-	}
-	if v := strings.TrimSpace(getenv("KAIROS_EMBEDDING_DIMENSIONS")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 || n > 8192 {
-			return c, usagef("KAIROS_EMBEDDING_DIMENSIONS must be a number from 1 to 8192, not %q", v)
-		}
-		if c.EmbeddingModel == "" {
-			return c, usagef("KAIROS_EMBEDDING_DIMENSIONS needs KAIROS_EMBEDDING_MODEL (without an embedding model there are no embeddings)")
-		}
-		c.EmbeddingDimensions = n
+	if err := c.validate(getenv); err != nil {
+		return c, err
 	}
 	prof, err := loadProfiling(getenv, c.HTTPAddr)
 	if err != nil {
@@ -164,4 +137,119 @@ func (c Config) SensitiveValues() []string {
 		}
 	}
 	return out
+}
+
+// validate checks every value against doc/config.md; the error names the
+// variable (exit 2, before anything starts).
+func (c *Config) validate(getenv func(string) string) error {
+	if err := oneOf("KAIROS_LOG_FORMAT", c.LogFormat, "text", "json"); err != nil {
+		return err
+	}
+	c.LogLevel = strings.ToLower(c.LogLevel)
+	if err := oneOf("KAIROS_LOG_LEVEL", c.LogLevel, "debug", "info", "warn", "error"); err != nil {
+		return err
+	}
+	if err := oneOf("KAIROS_SEARCH_PROVIDER", c.SearchProvider, "searxng", "brave", "tavily", "duckduckgo"); err != nil {
+		return err
+	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv("KAIROS_SEND_LIMITS"))); v {
+	case "", "on":
+	case "off":
+		c.SendLimitsOff = true
+	default:
+		return usagef("KAIROS_SEND_LIMITS must be on or off, not %q", v)
+	}
+	if w := strings.TrimSpace(getenv("KAIROS_WORKERS")); w != "" {
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 1 || n > 1024 {
+			return usagef("KAIROS_WORKERS must be a number from 1 to 1024, not %q", w)
+		}
+		c.Workers = n
+	}
+	if v := strings.TrimSpace(getenv("KAIROS_EMBEDDING_DIMENSIONS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 8192 {
+			return usagef("KAIROS_EMBEDDING_DIMENSIONS must be a number from 1 to 8192, not %q", v)
+		}
+		if c.EmbeddingModel == "" {
+			return usagef("KAIROS_EMBEDDING_DIMENSIONS needs KAIROS_EMBEDDING_MODEL (without an embedding model there are no embeddings)")
+		}
+		c.EmbeddingDimensions = n
+	}
+	for _, u := range []struct{ name, val string }{
+		{"OPENAI_BASE_URL", c.OpenAIBaseURL}, {"TELEGRAM_API_URL", c.TelegramAPIURL},
+		{"KAIROS_TRANSCRIBE_URL", c.TranscribeURL}, {"KAIROS_WEBHOOK_URL", c.WebhookURL},
+		{"KAIROS_SEARCH_URL", searchBase(*c)},
+	} {
+		if err := checkURL(u.name, u.val); err != nil {
+			return err
+		}
+	}
+	if err := checkAddr("KAIROS_HTTP_ADDR", c.HTTPAddr); err != nil {
+		return err
+	}
+	return checkDatabaseURL(c.DatabaseURL)
+}
+
+func oneOf(name, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return usagef("%s must be %s, not %q", name, strings.Join(allowed, ", "), v)
+}
+
+// checkURL accepts an empty value (the default applies) or an absolute
+// http(s) URL with a host.
+func checkURL(name, v string) error {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef("%s must be an http:// or https:// URL with a host, not %q", name, redactURL(v))
+	}
+	return nil
+}
+
+// checkAddr accepts host:port with a port from 0 to 65535 (host may be
+// empty: every interface).
+func checkAddr(name, v string) error {
+	_, port, err := net.SplitHostPort(v)
+	if err == nil {
+		var n int
+		if n, err = strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
+			err = fmt.Errorf("port out of range")
+		}
+	}
+	if err != nil {
+		return usagef("%s must be host:port (e.g. 127.0.0.1:8080), not %q", name, v)
+	}
+	return nil
+}
+
+// checkDatabaseURL accepts empty (SQLite in KAIROS_DATA_DIR) or a
+// postgres:// URL; the message never shows the password.
+func checkDatabaseURL(v string) error {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return usagef("KAIROS_DATABASE_URL must be a postgres://user:password@host/db URL (empty: SQLite in KAIROS_DATA_DIR), not %q", redactURL(v))
+	}
+	return nil
+}
+
+// redactURL hides a URL's password (and anything after a scheme's "//"
+// up to "@" when the URL does not parse).
+func redactURL(v string) string {
+	if u, err := url.Parse(v); err == nil {
+		return u.Redacted()
+	}
+	if i, at := strings.Index(v, "//"), strings.LastIndex(v, "@"); i >= 0 && at > i {
+		return v[:i+2] + "xxxxx" + v[at:]
+	}
+	return v
 }

@@ -67,7 +67,7 @@ func (m *Main) openStore(ctx context.Context, log *slog.Logger) (*store.DB, erro
 		if kairos.ErrorCode(err) == kairos.EINVALID {
 			return nil, usagef("%s", kairos.ErrorMessage(err))
 		}
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, fmt.Errorf("open database: %s", oneLine(err))
 	}
 	m.onClose(db.Close)
 	return db, nil
@@ -81,11 +81,13 @@ func (m *Main) loadPolicy(log *slog.Logger, onChange func(*kairos.Policy, error)
 		return nil, nil, usagef("policy %s:\n%v", m.Config.PolicyPath, err)
 	}
 	if res.Defaults {
-		log.Info("no policy file; built-in defaults apply", "path", m.Config.PolicyPath)
+		if m.Config.PolicySet {
+			return nil, nil, usagef("KAIROS_POLICY=%s: no such file (unset KAIROS_POLICY to run on the built-in defaults)", m.Config.PolicyPath)
+		}
 	}
 	w, err := policy.NewWatcher(m.Config.PolicyPath, log, onChange)
 	if err != nil {
-		log.Warn("policy hot reload unavailable", "err", err)
+		log.Warn("policy hot reload unavailable", "err", err, "defaults", res.Defaults)
 		p := res.Policy
 		return func() *kairos.Policy { return p }, nil, nil
 	}

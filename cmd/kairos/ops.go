@@ -28,7 +28,10 @@ func (m *Main) runMigrate(ctx context.Context) error {
 	log := m.logger()
 	db, err := store.Open(ctx, store.Config{DataDir: m.Config.DataDir, DatabaseURL: m.Config.DatabaseURL, Logger: log, SkipMigrate: true})
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		if kairos.ErrorCode(err) == kairos.EINVALID {
+			return usagef("%s", kairos.ErrorMessage(err))
+		}
+		return fmt.Errorf("open database: %s", oneLine(err))
 	}
 	m.onClose(db.Close)
 	done, err := db.Migrate(ctx)

@@ -49,6 +49,7 @@ func (m *Main) runBot(ctx context.Context) error {
 		return fmt.Errorf("start scheduler: %w", err)
 	}
 	m.startSchedules(ctx, c, b)
+	go m.probeSearch(ctx, c)
 	m.onClose(func() error {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
