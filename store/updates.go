@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/kairos-agent/kairos"
 	"gorm.io/gorm"
@@ -252,4 +253,25 @@ func (l *UpdateLog) SetSettingIfAbsent(ctx context.Context, key, value string) (
 		return "", fmt.Errorf("write setting: %w", err)
 	}
 	return l.Setting(ctx, key)
+}
+
+// AccessGrant is one admitted user in the database: GrantedBy is the
+// operator who paired them (/pair), 0 for `kairos access allow`.
+type AccessGrant struct {
+	UserID    int64
+	GrantedBy int64
+	CreatedAt time.Time
+}
+
+// AccessGrants lists the database's grants by user id.
+func (l *UpdateLog) AccessGrants(ctx context.Context) ([]AccessGrant, error) {
+	var rows []accessRow
+	if err := l.db.gdb.WithContext(ctx).Order("user_id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list access: %w", err)
+	}
+	out := make([]AccessGrant, len(rows))
+	for i, r := range rows {
+		out[i] = AccessGrant{UserID: r.UserID, GrantedBy: r.GrantedBy, CreatedAt: time.UnixMilli(r.CreatedAt).UTC()}
+	}
+	return out, nil
 }

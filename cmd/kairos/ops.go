@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -189,43 +188,4 @@ func (m *Main) runBackup(ctx context.Context, file string) error {
 	}
 	fmt.Fprintf(m.Stderr, "backup written to %s\n", file)
 	return nil
-}
-
-// runAccess is `kairos access allow|deny ID` and `kairos access list`.
-func (m *Main) runAccess(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usagef("usage: kairos access allow|deny ID | list")
-	}
-	db, err := m.openStore(ctx, m.logger())
-	if err != nil {
-		return err
-	}
-	l := store.NewUpdateLog(db)
-	switch {
-	case args[0] == "list" && len(args) == 1:
-		ids, err := l.ListAccess(ctx)
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			fmt.Fprintln(m.Stdout, id)
-		}
-		return nil
-	case (args[0] == "allow" || args[0] == "deny") && len(args) == 2:
-		id, err := strconv.ParseInt(args[1], 10, 64)
-		if err != nil || id <= 0 {
-			return usagef("ID must be a Telegram user id (a positive number), not %q", args[1])
-		}
-		if args[0] == "allow" {
-			err = l.GrantAccess(ctx, id, 0)
-		} else {
-			err = l.RevokeAccess(ctx, id)
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(m.Stdout, "user %d: %s\n", id, map[string]string{"allow": "allowed", "deny": "removed"}[args[0]])
-		return nil
-	}
-	return usagef("usage: kairos access allow|deny ID | list")
 }

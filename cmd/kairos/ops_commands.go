@@ -49,13 +49,13 @@ Without --tz nothing anchors floating times; --at defaults to now.`,
 			return m.runBackup(ctx, inv.Args[0])
 		}})
 	for _, verb := range []string{"allow", "deny"} {
-		short := map[string]string{"allow": "admit a Telegram user", "deny": "remove a Telegram user"}[verb]
+		short := map[string]string{"allow": "admit a Telegram user", "deny": "remove a user's database grant (not the policy file's)"}[verb]
 		register(Command{Name: "access " + verb, Usage: "ID", Short: short, Args: Args{Min: 1, Max: 1}, Config: true,
 			Run: func(ctx context.Context, m *Main, inv *Invocation) error {
 				return m.runAccess(ctx, []string{verb, inv.Args[0]})
 			}})
 	}
-	register(Command{Name: "access list", Short: "list admitted users", Config: true,
+	register(Command{Name: "access list", Short: "list admitted users and where each grant comes from (policy file, database, pairing)", Config: true,
 		Run: func(ctx context.Context, m *Main, inv *Invocation) error { return m.runAccess(ctx, []string{"list"}) }})
 	register(Command{Name: "schedule list", Usage: "[--user ID]", Short: "the pending reminders, tasks and watching cells as JSON",
 		Flags:  func(fs *flag.FlagSet) { fs.Int64("user", 0, "only this Telegram user id") },

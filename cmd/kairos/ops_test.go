@@ -49,7 +49,7 @@ func TestAccessAndBackupCommands(t *testing.T) {
 	if code, out := run("access", "allow", "4242"); code != 0 || !strings.Contains(out, "4242: allowed") {
 		t.Fatalf("allow: %d %q %s", code, out, e.logs.String())
 	}
-	if code, out := run("access", "list"); code != 0 || strings.TrimSpace(out) != "4242" {
+	if code, out := run("access", "list"); code != 0 || !strings.Contains(out, "4242\tallowed\tdatabase") {
 		t.Fatalf("list: %d %q", code, out)
 	}
 	if code, _ := run("access", "allow", "abc"); code != 2 {

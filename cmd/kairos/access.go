@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/policy"
+	"github.com/kairos-agent/kairos/store"
+)
+
+// accessGrant is one reason a user may talk to the agent.
+type accessGrant struct {
+	id     int64
+	role   string // operator | allowed
+	source string
+}
+
+// runAccess is `kairos access allow|deny ID` and `kairos access list`.
+// Users come from two places: the policy file (access.operators and
+// access.allowed_users) and the database (`kairos access allow` and
+// operators' /pair). This command changes only the database and says so
+// when asked to change the file.
+func (m *Main) runAccess(ctx context.Context, args []string) error {
+	if len(args) == 0 || (args[0] == "list") != (len(args) == 1) || (args[0] != "list" && len(args) != 2) {
+		return usagef("usage: kairos access allow|deny ID | list")
+	}
+	res, err := policy.LoadFile(m.Config.PolicyPath)
+	if err != nil {
+		return usagef("policy %s:\n%v", m.Config.PolicyPath, err)
+	}
+	db, err := m.openStore(ctx, m.logger())
+	if err != nil {
+		return err
+	}
+	l := store.NewUpdateLog(db)
+	if args[0] == "list" {
+		return m.listAccess(ctx, l, res.Policy)
+	}
+	id, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("ID must be a Telegram user id (a positive number), not %q", args[1])
+	}
+	switch args[0] {
+	case "allow":
+		return m.allowAccess(ctx, l, res.Policy, id)
+	case "deny":
+		return m.denyAccess(ctx, l, res.Policy, id)
+	}
+	return usagef("usage: kairos access allow|deny ID | list")
+}
+
+// policyGrant names the policy key that admits id, or "".
+func (m *Main) policyGrant(p *kairos.Policy, id int64) string {
+	switch {
+	case slices.Contains(p.Access.Operators, id):
+		return fmt.Sprintf("the policy file %s (access.operators)", m.Config.PolicyPath)
+	case slices.Contains(p.Access.AllowedUsers, id):
+		return fmt.Sprintf("the policy file %s (access.allowed_users)", m.Config.PolicyPath)
+	}
+	return ""
+}
+
+func (m *Main) allowAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Policy, id int64) error {
+	if src := m.policyGrant(p, id); src != "" {
+		fmt.Fprintf(m.Stdout, "user %d: already allowed by %s; nothing changed\n", id, src)
+		return nil
+	}
+	if err := l.GrantAccess(ctx, id, 0); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "user %d: allowed (database grant; `kairos access deny %d` removes it)\n", id, id)
+	return nil
+}
+
+func (m *Main) denyAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Policy, id int64) error {
+	inDB, err := l.HasAccess(ctx, id)
+	if err != nil {
+		return err
+	}
+	src := m.policyGrant(p, id)
+	if inDB {
+		if err := l.RevokeAccess(ctx, id); err != nil {
+			return err
+		}
+	}
+	switch {
+	case src != "" && inDB:
+		return fmt.Errorf("user %d: the database grant is removed, but %s still allows them; this command cannot change the policy file: remove the id there", id, src)
+	case src != "":
+		return fmt.Errorf("user %d is allowed by %s, not by the database; this command cannot remove a policy grant: remove the id from the file", id, src)
+	case !inDB:
+		return fmt.Errorf("user %d was never allowed (not in the policy file nor in the database); nothing to remove", id)
+	}
+	fmt.Fprintf(m.Stdout, "user %d: removed (their database grant is gone; they get a pairing reply from now on)\n", id)
+	return nil
+}
+
+// listAccess prints one line per grant: id, role and where it comes from.
+func (m *Main) listAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Policy) error {
+	var grants []accessGrant
+	for _, id := range p.Access.Operators {
+		grants = append(grants, accessGrant{id, "operator", fmt.Sprintf("policy file %s (access.operators)", m.Config.PolicyPath)})
+	}
+	for _, id := range p.Access.AllowedUsers {
+		grants = append(grants, accessGrant{id, "allowed", fmt.Sprintf("policy file %s (access.allowed_users)", m.Config.PolicyPath)})
+	}
+	rows, err := l.AccessGrants(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		src := fmt.Sprintf("database (kairos access allow, %s)", r.CreatedAt.Format("2006-01-02"))
+		if r.GrantedBy != 0 {
+			src = fmt.Sprintf("pairing (approved by operator %d, %s)", r.GrantedBy, r.CreatedAt.Format("2006-01-02"))
+		}
+		grants = append(grants, accessGrant{r.UserID, "allowed", src})
+	}
+	if len(grants) == 0 {
+		fmt.Fprintln(m.Stdout, "no users are allowed: only pairing can admit someone (access.pairing)")
+		return nil
+	}
+	for _, g := range grants {
+		fmt.Fprintf(m.Stdout, "%d\t%s\t%s\n", g.id, g.role, g.source)
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kairos-agent/kairos/store"
+)
+
+// TestAccessCommandSaysWhatItDoes: `kairos access deny` cannot remove a
+// user the policy file allows, nor one never allowed, and says so with
+// exit 1; `access list` shows every grant with where it comes from.
+func TestAccessCommandSaysWhatItDoes(t *testing.T) {
+	e := newEnv(t) // policy: operators [operatorID], allowed_users [2002]
+	run := func(args ...string) (int, string, string) {
+		e.out.Reset()
+		e.logs.Reset()
+		code := e.main().Main(context.Background(), args)
+		return code, e.out.String(), e.logs.String()
+	}
+	steps := []struct {
+		args     []string
+		wantCode int
+		want     string // in stdout or stderr
+	}{
+		{[]string{"access", "deny", "2002"}, 1, "cannot remove a policy grant"},
+		{[]string{"access", "deny", fmt.Sprint(operatorID)}, 1, "access.operators"},
+		{[]string{"access", "deny", "9999"}, 1, "user 9999 was never allowed"},
+		{[]string{"access", "allow", "2002"}, 0, "already allowed by the policy file"},
+		{[]string{"access", "allow", "4242"}, 0, "4242: allowed"},
+		{[]string{"access", "deny", "4242"}, 0, "4242: removed"},
+		{[]string{"access", "deny", "4242"}, 1, "was never allowed"},
+		{[]string{"access", "allow", "4243"}, 0, "4243: allowed"},
+	}
+	for _, s := range steps {
+		code, out, errOut := run(s.args...)
+		if code != s.wantCode || !strings.Contains(out+errOut, s.want) {
+			t.Fatalf("%v: exit %d (want %d), out %q, err %q, want %q", s.args, code, s.wantCode, out, errOut, s.want)
+		}
+	}
+	// A user an operator paired with /pair.
+	db, err := store.Open(context.Background(), store.Config{DataDir: e.vars["KAIROS_DATA_DIR"],
+		DatabaseURL: e.vars["KAIROS_DATABASE_URL"], SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.NewUpdateLog(db).GrantAccess(context.Background(), 5150, operatorID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	code, out, errOut := run("access", "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("%d\toperator\tpolicy file", operatorID),
+		"2002\tallowed\tpolicy file",
+		"(access.allowed_users)",
+		"4243\tallowed\tdatabase (kairos access allow",
+		fmt.Sprintf("5150\tallowed\tpairing (approved by operator %d", operatorID),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "4242") {
+		t.Errorf("list still shows the removed user 4242:\n%s", out)
+	}
+}
