@@ -30,6 +30,9 @@ type ParseResult struct {
 	End                   *time.Time `json:"end,omitempty"`
 	NeedsClarification    bool       `json:"needs_clarification"`
 	ClarificationQuestion string     `json:"clarification_question,omitempty"`
+	// Repeat is an RFC 5545 RRULE when the phrase recurs ("every weekday
+	// at 8am"); Start is then the first occurrence.
+	Repeat string `json:"repeat,omitempty"`
 
 	// Phrase is the time expression found in the text.
 	Phrase string `json:"-"`
@@ -37,6 +40,9 @@ type ParseResult struct {
 	TZ string `json:"-"`
 	// Local says whether Start fell in a DST gap or fold (compatible rule).
 	Local LocalKind `json:"-"`
+	// used are the byte spans of the text the parse read (the accounting
+	// rule; tests check no time word lies outside them).
+	used []byteSpan
 }
 
 // maxParseInput bounds the text examined (the expression is expected near
@@ -64,7 +70,7 @@ const maxParseInput = 2048
 //
 // Nothing recognisable gives kind invalid.
 func ParseAnchoredTime(text, tz string, ref time.Time) ParseResult {
-	return parseAnchored(text, tz, nil, ref)
+	return parseWith(text, tz, nil, ref, true)
 }
 
 // ParseCLI is `kairos clock parse TEXT [--tz IANA] [--at RFC3339]`: tz may
@@ -107,8 +113,11 @@ const (
 type tmatch struct {
 	id          ruleID
 	left, right int
-	m           *rules.Match
-	apply       applyFunc
+	// fullL, fullR span the whole phrase the rule read, words outside
+	// its captures included ("from", "o'clock"): the accounting rule.
+	fullL, fullR int
+	m            *rules.Match
+	apply        applyFunc
 }
 
 // timeSpec collects what the matches of one cluster say.
@@ -144,6 +153,10 @@ type timeSpec struct {
 	dayShift     int  // days added after the date is known ("a week from Monday")
 	endDaySet    bool // a range of days ("between Monday and Wednesday")
 	endDayOffset int
+
+	repeat string     // an RRULE ("every weekday")
+	byDay  []int      // the repeat's weekdays (time.Weekday), for the first occurrence
+	used   []byteSpan // text an apply function read outside its match (a year after a date)
 }
 
 var (
@@ -157,7 +170,14 @@ var (
 var fullWeekdays = map[string]bool{"sunday": true, "monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true}
 
 func parseAnchored(text, tz string, extraKnown []string, ref time.Time) ParseResult {
-	r := parseAnchoredRaw(text, tz, extraKnown, ref)
+	return parseWith(text, tz, extraKnown, ref, false)
+}
+
+// parseWith is the parser; whole says the whole text is the expression
+// (clock parse, the schedule tool): every time word anywhere must be read.
+// Otherwise (the envelope) only the words next to the phrase found count.
+func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) ParseResult {
+	r := parseAnchoredRaw(text, tz, extraKnown, ref, whole)
 	for _, t := range []*time.Time{r.Start, r.End} {
 		if t != nil && (t.Year() < 1 || t.Year() > 9999) {
 			return ParseResult{Kind: KindInvalid, Phrase: r.Phrase}
@@ -172,7 +192,8 @@ var timeWords = []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "ni
 	"noon", "midnight", "midday", "week", "month", "year", "mon", "tue", "wed", "thu", "fri", "sat", "sun",
 	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "first", "second", "third",
 	"fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "teenth", "tieth",
-	"hour", "minute", "day", "ago", "quarter", "later", "few", "couple", "half", "o'clock", "oclock"}
+	"hour", "minute", "day", "ago", "quarter", "later", "few", "couple", "half", "o'clock", "oclock", "fortnight",
+	"arvo", "eod", "eow", "daily", "weekly", "monthly", "yearly", "annually", "every", "each", "end of"}
 
 func mayHaveTime(text string) bool {
 	for i := 0; i < len(text); i++ {
@@ -189,83 +210,127 @@ func mayHaveTime(text string) bool {
 	return false
 }
 
-func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) ParseResult {
+// byteSpan is a half-open byte range of the text a step consumed.
+type byteSpan struct{ a, b int }
+
+// parser holds one parse: the text, its masked copy (found pieces blanked
+// so later steps do not see them again) and the spans each step consumed,
+// which the accounting step checks the leftover words against.
+type parser struct {
+	text       string
+	masked     []byte
+	ref        time.Time
+	anchor     *time.Location
+	anchorName string
+	whole      bool
+	used       []byteSpan
+	matches    []tmatch
+	iso        *isoParts
+	tzQuestion string
+}
+
+func (p *parser) mask(a, b int) {
+	for i := a; i < b && i < len(p.masked); i++ {
+		if p.masked[i] < utf8.RuneSelf {
+			p.masked[i] = ' '
+		} else {
+			p.masked[i] = '_'
+		}
+	}
+}
+
+func (p *parser) use(a, b int) {
+	if a < b {
+		p.used = append(p.used, byteSpan{a, b})
+	}
+}
+
+func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time, whole bool) ParseResult {
 	if len(text) > maxParseInput {
 		text = text[:maxParseInput]
 	}
-	ref = ref.Truncate(time.Second)
-	var anchor *time.Location
-	anchorName := ""
+	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole}
 	if tz != "" {
 		loc, err := LoadTZ(tz)
 		if err != nil {
 			return ParseResult{Kind: KindInvalid, NeedsClarification: true,
 				ClarificationQuestion: "Unknown timezone " + strconv.Quote(tz) + ": which IANA timezone do you mean (for example Europe/Berlin)?"}
 		}
-		anchor, anchorName = loc, tz
+		p.anchor, p.anchorName = loc, tz
 	}
 	if strings.TrimSpace(text) == "" || !mayHaveTime(text) {
 		return ParseResult{Kind: KindInvalid}
 	}
-	masked := []byte(text)
-	mask := func(a, b int) {
-		for i := a; i < b && i < len(masked); i++ {
-			if masked[i] < utf8.RuneSelf {
-				masked[i] = ' '
-			} else {
-				masked[i] = '_'
-			}
-		}
+	p.masked = []byte(text)
+	if res, done := p.readISO(); done {
+		return p.account(res, nil)
 	}
-	var matches []tmatch
-	var iso *isoParts
-
-	// 1. ISO-8601 timestamps and dates.
-	if m := reISOStamp.FindStringSubmatchIndex(text); m != nil {
-		p, ok := readISO(text, m)
-		if !ok {
-			return ParseResult{Kind: KindInvalid, Phrase: text[m[0]:m[1]]}
+	p.readZone(append([]string{tz}, extraKnown...))
+	p.findMatches()
+	if len(p.matches) == 0 {
+		if p.tzQuestion != "" {
+			return ParseResult{Kind: KindInvalid, NeedsClarification: true, ClarificationQuestion: p.tzQuestion}
 		}
-		if p.hasOffset && p.hasTime {
-			inst := time.Date(p.y, p.mo, p.d, p.h, p.mi, p.s, 0, time.UTC).Add(-time.Duration(p.off) * time.Minute)
-			loc := anchor
-			name := anchorName
-			if loc == nil {
-				loc = time.FixedZone("", p.off*60)
-				name = FixedOffsetTZ(p.off)
-			}
-			inst = inst.In(loc)
-			return ParseResult{Kind: KindAbsolute, Start: &inst, Phrase: text[m[0]:m[1]], TZ: name}
-		}
-		iso = &p
-		matches = append(matches, tmatch{id: rISODate, left: m[0], right: m[1]})
-		mask(m[0], m[1])
+		return ParseResult{Kind: KindInvalid}
 	}
+	cluster := firstCluster(p.matches, string(p.masked))
+	return p.account(p.resolveCluster(cluster), cluster)
+}
 
-	// 2. A zone stated in the text (§4.2 step 1).
-	known := knownZones(append([]string{tz}, extraKnown...)...)
-	hit, found, tzQuestion := findExplicitTZ(string(masked), known, ref)
-	if !found && tzQuestion == "" {
-		hit, found = findZoneAfterTime(string(masked))
+// readISO finds an ISO-8601 stamp: with a time and an offset it is the
+// whole answer (done); a date or a local stamp joins the matches.
+func (p *parser) readISO() (ParseResult, bool) {
+	m := reISOStamp.FindStringSubmatchIndex(p.text)
+	if m == nil {
+		return ParseResult{}, false
+	}
+	iso, ok := readISO(p.text, m)
+	if !ok {
+		return ParseResult{Kind: KindInvalid, Phrase: p.text[m[0]:m[1]]}, true
+	}
+	p.use(m[0], m[1])
+	if iso.hasOffset && iso.hasTime {
+		inst := time.Date(iso.y, iso.mo, iso.d, iso.h, iso.mi, iso.s, 0, time.UTC).Add(-time.Duration(iso.off) * time.Minute)
+		loc, name := p.anchor, p.anchorName
+		if loc == nil {
+			loc, name = time.FixedZone("", iso.off*60), FixedOffsetTZ(iso.off)
+		}
+		inst = inst.In(loc)
+		return ParseResult{Kind: KindAbsolute, Start: &inst, Phrase: p.text[m[0]:m[1]], TZ: name}, true
+	}
+	p.iso = &iso
+	p.matches = append(p.matches, tmatch{id: rISODate, left: m[0], right: m[1], fullL: m[0], fullR: m[1]})
+	p.mask(m[0], m[1])
+	return ParseResult{}, false
+}
+
+// readZone finds a zone stated in the text (§4.2 step 1) and blanks it.
+func (p *parser) readZone(knownIn []string) {
+	known := knownZones(knownIn...)
+	hit, found, q := findExplicitTZ(upperAbbrevAfterTime(string(p.masked)), known, p.ref)
+	if !found && q == "" {
+		hit, found = findZoneAfterTime(string(p.masked))
 	}
 	if found && hit.Abbrev != "" {
-		tzQuestion = abbrevSeasonQuestion(hit, ref)
+		q = abbrevSeasonQuestion(hit, p.ref)
 	}
-	if found || tzQuestion != "" {
-		maskRepeats(masked, hit)
+	if found || q != "" {
+		p.used = append(p.used, maskRepeats(p.masked, hit)...)
+		p.mask(hit.Start, hit.End)
+		p.use(hit.Start, hit.End)
 	}
 	if found {
-		loc, err := LoadTZ(hit.TZ)
-		if err == nil {
-			anchor, anchorName = loc, hit.TZ
+		if loc, err := LoadTZ(hit.TZ); err == nil {
+			p.anchor, p.anchorName = loc, hit.TZ
 		}
-		mask(hit.Start, hit.End)
-	} else if tzQuestion != "" {
-		mask(hit.Start, hit.End)
 	}
+	p.tzQuestion = q
+}
 
-	// 3. Matches of the rules, validated.
-	ms := string(masked)
+// findMatches runs the rule table on the masked text; each rule keeps its
+// first valid match.
+func (p *parser) findMatches() {
+	ms := string(p.masked)
 	lo := strings.ToLower(ms)
 	hasDigit := strings.ContainsAny(ms, "0123456789")
 	for _, pr := range allRules {
@@ -284,29 +349,26 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 				break
 			}
 			if validMatch(pr.id, m, ms) {
-				matches = append(matches, tmatch{id: pr.id, left: m.Left, right: m.Right, m: m, apply: pr.apply})
+				l, r := fullSpan(pr.r, ms, off, m)
+				p.matches = append(p.matches, tmatch{id: pr.id, left: m.Left, right: m.Right, fullL: l, fullR: r, m: m, apply: pr.apply})
 				break
 			}
 			off = m.Right
 		}
 	}
-	if len(matches) == 0 {
-		if tzQuestion != "" {
-			return ParseResult{Kind: KindInvalid, NeedsClarification: true, ClarificationQuestion: tzQuestion}
-		}
-		return ParseResult{Kind: KindInvalid}
-	}
-	cluster := firstCluster(matches, ms)
-	phrase := strings.TrimSpace(text[cluster[0].left:cluster[len(cluster)-1].right])
+}
 
-	// 4. What the cluster says.
-	refLoc := ref.Location()
-	if anchor != nil {
-		refLoc = anchor
+// resolveCluster merges what the cluster's matches say and resolves it.
+func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
+	ms := string(p.masked)
+	phrase := strings.TrimSpace(p.text[cluster[0].left:cluster[len(cluster)-1].right])
+	refLoc := p.ref.Location()
+	if p.anchor != nil {
+		refLoc = p.anchor
 	}
-	refL := ref.In(refLoc)
+	refL := p.ref.In(refLoc)
 	sp := timeSpec{bareHour: -1}
-	if iso != nil {
+	if iso := p.iso; iso != nil {
 		sp.dateSet, sp.yearSet = true, true
 		sp.y, sp.mo, sp.d = iso.y, iso.mo, iso.d
 		if iso.hasTime {
@@ -314,39 +376,43 @@ func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time) Parse
 		}
 	}
 	for _, tm := range cluster {
+		p.use(tm.fullL, tm.fullR)
 		if tm.apply != nil {
 			tm.apply(&sp, ruleCtx{tm: tm, text: ms, refL: refL})
 		}
 	}
+	p.used = append(p.used, sp.used...)
 	if sp.invalid {
 		return ParseResult{Kind: KindInvalid, Phrase: phrase}
 	}
-
 	// Relative: an amount from ref, needing no zone.
-	if (sp.rel || sp.now) && !sp.timeSet && sp.part == "" && !sp.dateSet && !sp.dayOffsetSet && sp.window == "" && sp.bareHour < 0 {
-		start := ref.In(refLoc)
+	if (sp.rel || sp.now) && !sp.timeSet && sp.part == "" && !sp.dateSet && !sp.dayOffsetSet && sp.window == "" && sp.bareHour < 0 && sp.repeat == "" {
+		start := refL
 		if sp.relYears != 0 || sp.relMonths != 0 || sp.relDays != 0 {
 			start = AddCalendar(start, refLoc, sp.relYears, sp.relMonths, sp.relDays)
 		}
 		start = start.Add(sp.relDur)
-		return ParseResult{Kind: KindRelative, Start: &start, Phrase: phrase, TZ: anchorName}
+		return ParseResult{Kind: KindRelative, Start: &start, Phrase: phrase, TZ: p.anchorName}
 	}
 	if sp.rel && sp.relDays != 0 {
 		sp.dayOffset += sp.relDays
 		sp.dayOffsetSet = true
 	}
-
 	// Floating: a wall-clock expression with no zone (§4.3), or with an
 	// abbreviation nothing known explains (§4.2: ask, never map silently).
-	if anchor == nil || tzQuestion != "" {
-		q := tzQuestion
+	if p.anchor == nil || p.tzQuestion != "" {
+		q := p.tzQuestion
 		if q == "" {
 			q = "Which timezone do you mean for " + strconv.Quote(phrase) + "? Please give a city or an IANA name such as Europe/Berlin."
 		}
-		return ParseResult{Kind: KindFloating, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase}
+		return ParseResult{Kind: KindFloating, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase, Repeat: sp.repeat}
 	}
-	res := resolveSpec(&sp, refL, anchor)
-	res.Phrase, res.TZ = phrase, anchorName
+	res := resolveSpec(&sp, refL, p.anchor)
+	res.Phrase, res.TZ = phrase, p.anchorName
+	if res.Start != nil && sp.repeat != "" {
+		res.Repeat = sp.repeat
+		firstOccurrence(&res, &sp, p.anchor)
+	}
 	if res.NeedsClarification {
 		// Ambiguous (11/3, "at 9"): no concrete time is claimed (§4.3).
 		res.Start, res.End = nil, nil

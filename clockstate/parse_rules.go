@@ -380,9 +380,10 @@ func applyMonthDate(sp *timeSpec, x ruleCtx) {
 	} else {
 		sp.d = day
 	}
-	if y := reYearAfter.FindStringSubmatch(x.text[x.tm.right:]); y != nil {
-		sp.y, _ = strconv.Atoi(y[1])
+	if y := reYearAfter.FindStringSubmatchIndex(x.text[x.tm.right:]); y != nil {
+		sp.y, _ = strconv.Atoi(x.text[x.tm.right+y[2] : x.tm.right+y[3]])
 		sp.yearSet = true
+		sp.used = append(sp.used, byteSpan{x.tm.right, x.tm.right + y[1]})
 	}
 }
 

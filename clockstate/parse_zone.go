@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/olebedev/when/rules"
 )
 
 // Zone pieces the general finder (findExplicitTZ) leaves to the parser:
@@ -51,27 +53,74 @@ func abbrevSeasonQuestion(hit tzHit, ref time.Time) string {
 
 // maskRepeats blanks further copies of the zone word a hit came from, so
 // "14:00 UTC - 16:30 UTC" reads as one range in one zone.
-func maskRepeats(masked []byte, hit tzHit) {
+func maskRepeats(masked []byte, hit tzHit) []byteSpan {
 	if hit.End <= hit.Start || hit.End > len(masked) {
-		return
+		return nil
 	}
 	// Byte-wise lower case: strings.ToLower may change the length (invalid
 	// UTF-8 becomes U+FFFD), and the indexes must stay those of masked.
 	word := asciiLower(string(masked[hit.Start:hit.End]))
 	if strings.TrimSpace(word) == "" {
-		return
+		return nil
 	}
+	var out []byteSpan
 	lo := asciiLower(string(masked))
 	for i := hit.End; i < len(lo); {
 		j := strings.Index(lo[i:], word)
 		if j < 0 {
-			return
+			return out
 		}
 		for k := i + j; k < i+j+len(word); k++ {
 			masked[k] = ' '
 		}
+		out = append(out, byteSpan{i + j, i + j + len(word)})
 		i += j + len(word)
 	}
+	return out
+}
+
+// reLowerAbbrev is a lower-case zone abbreviation right after a time
+// ("9am est", "16:00 cet").
+var reLowerAbbrev = regexp.MustCompile(`(?:\d|[ap]\.?m\.?)\s*\b(est|edt|cst|cdt|mst|mdt|pst|pdt|akst|akdt|hst|cet|cest|eet|eest|bst|ist|jst|kst|aest|aedt|acst|acdt|awst|nzst|nzdt|sgt|hkt|et|ct|mt|pt)\b`)
+
+// upperAbbrevAfterTime upper-cases such an abbreviation (same length, so
+// the indexes hold) for the zone finder, which reads upper case only.
+func upperAbbrevAfterTime(s string) string {
+	ms := reLowerAbbrev.FindAllStringSubmatchIndex(s, 4)
+	if ms == nil {
+		return s
+	}
+	b := []byte(s)
+	for _, m := range ms {
+		for i := m[2]; i < m[3]; i++ {
+			if b[i] >= 'a' && b[i] <= 'z' {
+				b[i] -= 'a' - 'A'
+			}
+		}
+	}
+	return string(b)
+}
+
+// fullSpan is the whole phrase a rule matched, boundary characters
+// trimmed: for span rules the match itself, for olebedev/when's rules
+// (whose Left/Right cover only the captures) the regexp's whole match.
+func fullSpan(r rules.Rule, text string, off int, m *rules.Match) (int, int) {
+	f, ok := r.(*rules.F)
+	if !ok {
+		return m.Left, m.Right
+	}
+	ix := f.RegExp.FindStringIndex(text[off:])
+	if ix == nil {
+		return m.Left, m.Right
+	}
+	a, b := ix[0]+off, ix[1]+off
+	for a < b && !isRunByte(text[a]) {
+		a++
+	}
+	for b > a && !isRunByte(text[b-1]) {
+		b--
+	}
+	return min(a, m.Left), max(b, m.Right)
 }
 
 // asciiLower lower-cases ASCII letters only, keeping every byte's index.

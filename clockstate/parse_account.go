@@ -1,0 +1,264 @@
+package clockstate
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The accounting rule (doc/design.md "Time parser"): every step records
+// the byte spans it consumed; what is left is split into runs of letters
+// and digits, and a run that carries time meaning (a number, ordinal,
+// month, weekday, part of day, unit, zone or city word, connector such as
+// till/until/between) turns the result into a question naming it. Words
+// without time meaning ("please", "remind me", "call Bob") are fillers.
+// In the whole-text mode (clock parse, the schedule tool) every run
+// counts; in the envelope only the runs next to the phrase found.
+
+// strongWords carry time meaning wherever they stand.
+var strongWords = setOf(`one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty ninety hundred half quarter quarters
+first third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth
+sixteenth seventeenth eighteenth nineteenth twentieth thirtieth
+january february april june july august september october november december
+jan feb apr jun jul aug sep sept oct nov dec
+monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays
+mon tue tues thu thur thurs fri weds
+morning mornings afternoon afternoons evening evenings night nights tonight tonite noon midday midnight lunchtime arvo
+today tomorrow tmr tmrw tomoz yesterday weekend weekends weekday weekdays fortnight fortnights eod eow cob
+seconds secs minute minutes min mins hour hours hr hrs day days week weeks wk wks month months year years yr yrs decade decades
+ago later earlier hence till until til between through thru every each daily weekly monthly yearly annually fortnightly
+o'clock oclock utc gmt zulu`)
+
+// weakWords carry time meaning only next to a number or a strong word
+// ("from 10", "next friday", "the end of the month"), or right before the
+// phrase found ("from 10am" when "from" was not read).
+var weakWords = setOf(`may march mar sat sun wed second next last this coming from after before since to and end start
+beginning mid early late am pm a.m p.m h m s d w`)
+
+// lowerAbbrevs are the zone abbreviations read in lower case.
+var lowerAbbrevs = setOf(`est edt cst cdt mst mdt pst pdt akst akdt hst cet cest eet eest bst ist jst kst aest aedt acst acdt awst nzst nzdt sgt hkt`)
+
+func setOf(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// run is a maximal stretch of unread letters, digits and apostrophes.
+type run struct {
+	text       string
+	start, end int
+}
+
+// unreadRuns lists the runs of text outside every used span.
+func unreadRuns(text string, used []byteSpan) []run {
+	cov := make([]bool, len(text))
+	for _, s := range used {
+		for i := max(s.a, 0); i < s.b && i < len(text); i++ {
+			cov[i] = true
+		}
+	}
+	var out []run
+	for i := 0; i < len(text); {
+		if cov[i] || !isRunByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && !cov[j] && isRunByte(text[j]) {
+			j++
+		}
+		out = append(out, run{text: strings.Trim(text[i:j], "'"), start: i, end: j})
+		i = j
+	}
+	return out
+}
+
+func isRunByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '\'' || c >= 0x80
+}
+
+// strongRun says whether r carries time meaning by itself.
+func strongRun(r string) bool {
+	if r == "" {
+		return false
+	}
+	for i := 0; i < len(r); i++ {
+		if r[i] >= '0' && r[i] <= '9' {
+			return true
+		}
+	}
+	lo := asciiLower(r)
+	if strongWords[lo] {
+		return true
+	}
+	if _, ok := abbreviationCandidates[r]; ok && len(r) >= 3 {
+		return true
+	}
+	if lowerAbbrevs[lo] {
+		return true
+	}
+	_, place := lookupPlace(lo)
+	return place
+}
+
+// unreadWord is the first unread run with time meaning ("" when none).
+// lo and hi bound the phrase found (the envelope checks its neighbours).
+func (p *parser) unreadWord(lo, hi int) string {
+	runs := unreadRuns(p.text, p.used)
+	if p.whole {
+		if tz, n := placeInRuns(runs); tz != "" {
+			return n
+		}
+	}
+	for i, r := range runs {
+		if !p.whole && !nextToPhrase(runs, i, lo, hi, p.text) {
+			continue
+		}
+		if strongRun(r.text) {
+			return p.wordAt(r)
+		}
+		if weakWords[asciiLower(r.text)] && weakNear(runs, i, lo, hi) {
+			return p.wordAt(r)
+		}
+	}
+	return ""
+}
+
+// weakNear says whether the weak word runs[i] takes part in a time
+// expression: next to a number or strong word (fillers between), right
+// before the phrase ("from [10am]"), or after it and followed by another
+// time word or nothing ("[Thursday] after next"; not "[3pm] after school").
+func weakNear(runs []run, i, lo, hi int) bool {
+	r := runs[i]
+	if k := skipFillers(runs, i, 1); k < len(runs) && strongRun(runs[k].text) {
+		return true
+	}
+	if k := skipFillers(runs, i, -1); k >= 0 && strongRun(runs[k].text) {
+		return true
+	}
+	if r.end <= lo {
+		k := skipFillers(runs, i, 1)
+		return k >= len(runs) || runs[k].start >= hi
+	}
+	if r.start >= hi {
+		k := skipFillers(runs, i, 1)
+		return k >= len(runs) || weakWords[asciiLower(runs[k].text)]
+	}
+	return false
+}
+
+// skipFillers is the index of the first non-filler run from i in
+// direction dir (len(runs) or -1 when none).
+func skipFillers(runs []run, i, dir int) int {
+	k := i + dir
+	for k >= 0 && k < len(runs) && fillerWords[asciiLower(runs[k].text)] {
+		k += dir
+	}
+	return k
+}
+
+// placeInRuns finds an unread place name of one to three runs.
+func placeInRuns(runs []run) (string, string) {
+	ws := make([]word, len(runs))
+	for i, r := range runs {
+		ws[i] = word{text: asciiLower(r.text), start: r.start, end: r.end}
+	}
+	for i := range ws {
+		if tz, n := placeAt(ws, i, false); n > 0 {
+			parts := make([]string, n)
+			for k := range parts {
+				parts[k] = runs[i+k].text
+			}
+			return tz, strings.Join(parts, " ")
+		}
+	}
+	return "", ""
+}
+
+// onlyGap says whether the bytes between two runs are spaces and
+// punctuation only (no third word).
+func onlyGap(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isRunByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// nextToPhrase says whether run i is the nearest non-filler run before or
+// after the phrase [lo, hi).
+func nextToPhrase(runs []run, i, lo, hi int, text string) bool {
+	r := runs[i]
+	if r.end <= lo {
+		for k := i + 1; k < len(runs) && runs[k].end <= lo; k++ {
+			if !fillerWords[asciiLower(runs[k].text)] {
+				return false
+			}
+		}
+		return true
+	}
+	if r.start >= hi {
+		for k := i - 1; k >= 0 && runs[k].start >= hi; k-- {
+			if !fillerWords[asciiLower(runs[k].text)] {
+				return false
+			}
+		}
+		return true
+	}
+	return true // inside the phrase: a gap word
+}
+
+var fillerWords = setOf(`at on the of in by around about approx approximately a an this`)
+
+// wordAt is the whitespace-separated word holding r, for the question.
+func (p *parser) wordAt(r run) string {
+	a, b := r.start, r.end
+	for a > 0 && p.text[a-1] != ' ' && p.text[a-1] != '\t' && p.text[a-1] != '\n' {
+		a--
+	}
+	for b < len(p.text) && p.text[b] != ' ' && p.text[b] != '\t' && p.text[b] != '\n' {
+		b++
+	}
+	w := strings.Trim(p.text[a:b], ",;:!?()\"")
+	if w == "" {
+		return r.text
+	}
+	return w
+}
+
+// account applies the rule to a result: an instant, a range or a
+// floating reading stands only when no time word is left unread.
+func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
+	if res.Kind == KindInvalid && !res.NeedsClarification {
+		return res
+	}
+	lo, hi := 0, len(p.text)
+	if len(cluster) > 0 {
+		lo, hi = cluster[0].fullL, cluster[len(cluster)-1].fullR
+		for _, c := range cluster {
+			lo, hi = min(lo, c.fullL), max(hi, c.fullR)
+		}
+		p.use(lo, hi) // the connectors between the pieces
+	} else if res.Start != nil {
+		lo, hi = p.used[0].a, p.used[0].b
+	}
+	w := p.unreadWord(lo, hi)
+	if w == "" {
+		res.used = p.used
+		return res
+	}
+	kind := KindInvalid
+	if res.Kind == KindFloating {
+		kind = KindFloating
+	}
+	q := "I could not read " + strconv.Quote(w)
+	if res.Phrase != "" {
+		q = "I read " + strconv.Quote(res.Phrase) + " but not " + strconv.Quote(w)
+	}
+	return ParseResult{Kind: kind, NeedsClarification: true, Phrase: res.Phrase, TZ: res.TZ,
+		ClarificationQuestion: q + ": which date and time do you mean? Please say it again in one phrase, for example \"Friday 21 March at 4pm\"."}
+}

@@ -1,0 +1,105 @@
+package clockstate
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The accounting rule: a phrase with a time word the parser did not read
+// is a question naming the word, never a confident instant from the rest.
+// Each of these was answered with full confidence from half the phrase
+// before the rule (issue 21).
+func TestAccounting_UnreadTimeWordIsAQuestion(t *testing.T) {
+	at := utc("2026-07-15T10:00:00Z")
+	for _, tc := range []struct{ text, word string }{
+		{"call mum in paris at 5pm", "paris"},
+		{"at 5pm and again at 7pm", "7pm"},
+		{"remind me at 9am about the 3 reports", "3"},
+		{"tomorrow at 5pm until the deadline", "until"},
+		{"at 10am on the 32nd", "32nd"},
+		{"meet friday at 3pm no wait thursday", "thursday"},
+		{"ping me at 4pm every so often", "every"},
+		{"at noon, or maybe midnight", "midnight"},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			r := ParseAnchoredTime(tc.text, "Europe/London", at)
+			if !r.NeedsClarification || r.Start != nil || !strings.Contains(r.ClarificationQuestion, `"`+tc.word+`"`) {
+				t.Errorf("%q = %+v, want a question naming %q", tc.text, r, tc.word)
+			}
+		})
+	}
+	// Fillers and words without time meaning are allowed.
+	for _, text := range []string{"please remind me tomorrow at 5pm to call Bob", "pick up the kids from school at 3pm",
+		"let's meet at 7:30pm to discuss", "the deadline is Friday at noon", "3pm after school"} {
+		if r := ParseAnchoredTime(text, "Europe/London", at); r.NeedsClarification || r.Start == nil {
+			t.Errorf("%q = %+v, want an instant", text, r)
+		}
+	}
+}
+
+// In the envelope only the words next to the phrase count: a number
+// further on in a message does not hide its time.
+func TestAccounting_EnvelopeChecksNeighbours(t *testing.T) {
+	at := utc("2026-07-15T10:00:00Z")
+	r := parseAnchored("call me tomorrow at 5pm, we have 3 reports to finish", "Europe/London", nil, at)
+	if r.NeedsClarification || r.Start == nil {
+		t.Errorf("far number: %+v", r)
+	}
+	r = parseAnchored("see you on the 32nd at 4pm then", "Europe/London", nil, at)
+	if !r.NeedsClarification || r.Start != nil {
+		t.Errorf("neighbouring ordinal: %+v", r)
+	}
+}
+
+// testTimeWords is the test's own list of words that always carry time
+// meaning (kept apart from the parser's lists).
+var testTimeWords = map[string]bool{"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true,
+	"saturday": true, "sunday": true, "january": true, "february": true, "april": true, "june": true, "july": true,
+	"august": true, "september": true, "october": true, "november": true, "december": true, "morning": true,
+	"afternoon": true, "evening": true, "tonight": true, "noon": true, "midnight": true, "tomorrow": true, "yesterday": true,
+	"today": true, "hours": true, "minutes": true, "days": true, "weeks": true, "until": true, "till": true, "between": true,
+	"fortnight": true, "every": true, "ago": true}
+
+// FuzzAccountingRule: whatever the text (a corpus phrase with a time word
+// inserted anywhere), no confident instant while a time word is unread:
+// every digit and every word of the test's own list lies inside a span
+// the parse read.
+func FuzzAccountingRule(f *testing.F) {
+	words := []string{"7", "21st", "tomorrow", "until", "friday", "9:30", "evening", "june", "3 days", "every", "between"}
+	for i, c := range loadCorpus(f) {
+		if i%11 == 0 {
+			f.Add(c.text, c.tz, c.ref.Unix(), uint8(i), uint16(i*7))
+		}
+	}
+	f.Fuzz(func(t *testing.T, text, tz string, at int64, wi uint8, pos uint16) {
+		if len(text) > 300 {
+			text = text[:300]
+		}
+		if p := int(pos) % (len(text) + 1); p == len(text) || p == 0 || text[p-1] == ' ' {
+			text = text[:p] + words[int(wi)%len(words)] + " " + text[p:]
+		}
+		r := ParseAnchoredTime(text, tz, time.Unix(at%(1<<35), 0).UTC())
+		if r.Start == nil || r.NeedsClarification {
+			return
+		}
+		for _, w := range splitWords(text) {
+			listed := testTimeWords[strings.ToLower(w.text)]
+			for i := w.start; i < w.end; i++ {
+				c := text[i]
+				if (c >= '0' && c <= '9' || listed) && !inSpans(i, r.used) {
+					t.Fatalf("%q tz=%q: %q unread but the result is confident: %+v", text, tz, w.text, r)
+				}
+			}
+		}
+	})
+}
+
+func inSpans(i int, used []byteSpan) bool {
+	for _, s := range used {
+		if i >= s.a && i < s.b {
+			return true
+		}
+	}
+	return false
+}
