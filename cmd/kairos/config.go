@@ -30,8 +30,11 @@ type Config struct {
 	PolicyPath      string
 	// PolicySet: KAIROS_POLICY was given, so a missing file is an error
 	// rather than the built-in defaults.
-	PolicySet      bool
-	HTTPAddr       string
+	PolicySet bool
+	HTTPAddr  string
+	// ConsoleURL is the public base of console sign-in links
+	// (KAIROS_CONSOLE_URL; empty: http:// and the admin listener's address).
+	ConsoleURL     string
 	WebhookURL     string
 	WebhookSecret  string
 	SearchProvider string
@@ -72,6 +75,7 @@ func LoadConfig(getenv func(string) string, environ func() []string) (Config, er
 		DatabaseURL:     get("KAIROS_DATABASE_URL", ""),
 		PolicyPath:      get("KAIROS_POLICY", "./policy.yaml"),
 		HTTPAddr:        get("KAIROS_HTTP_ADDR", "127.0.0.1:8080"),
+		ConsoleURL:      get("KAIROS_CONSOLE_URL", ""),
 		WebhookURL:      get("KAIROS_WEBHOOK_URL", ""),
 		WebhookSecret:   strings.TrimSpace(getenv("KAIROS_WEBHOOK_SECRET")),
 		SearchProvider:  get("KAIROS_SEARCH_PROVIDER", "searxng"),

@@ -10,8 +10,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/kairos-agent/kairos/web"
 )
 
 func main() {
@@ -39,6 +42,8 @@ type Main struct {
 	Now func() time.Time
 
 	closers []func() error
+	// webSrv is the query API and console once `run` serves them.
+	webSrv atomic.Pointer[web.Server]
 }
 
 // NewMain returns a Main wired to the process.

@@ -64,6 +64,7 @@ func (m *Main) runBot(ctx context.Context) error {
 	if err != nil {
 		return usagef("KAIROS_HTTP_ADDR %s: %v", m.Config.HTTPAddr, err)
 	}
+	m.webSrv.Store(m.serveWeb(c, b, mux, ln))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	m.onClose(func() error {
@@ -106,6 +107,7 @@ func (m *Main) commands(c *core) map[string]bot.Command {
 	cmds := m.baseCommands(c)
 	m.addMediaCommands(c, cmds)
 	m.addMCPCommands(c, cmds)
+	cmds["console"] = consoleCommand(m.webSrv.Load)
 	cmds["reminders"] = bot.Command{Description: "Your reminders and scheduled tasks, each with a Cancel button", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 		return m.remindersCommand(ctx, c, in)
 	}}

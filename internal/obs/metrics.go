@@ -21,6 +21,8 @@ type Metrics struct {
 	mu     sync.Mutex
 	series map[string]*family
 	start  time.Time
+	// activity is the last hour per minute, for the console.
+	activity *Activity
 }
 
 type family struct {
@@ -41,7 +43,7 @@ var latencyBuckets = []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 
 
 // NewMetrics returns a registry with Kairos's families declared.
 func NewMetrics() *Metrics {
-	m := &Metrics{series: map[string]*family{}, start: time.Now()}
+	m := &Metrics{series: map[string]*family{}, start: time.Now(), activity: NewActivity(nil)}
 	m.declare("kairos_updates_total", "counter", "Telegram updates received (new, after de-duplication).", nil)
 	m.declare("kairos_replies_total", "counter", "Messages sent or edited, by kind.", nil)
 	m.declare("kairos_telegram_429_total", "counter", "Telegram 429 Too Many Requests answers.", nil)
@@ -132,7 +134,13 @@ func (m *Metrics) QueueDepth(n int) { m.set("kairos_queue_depth", float64(n)) }
 // StageLatency observes one stage's latency.
 func (m *Metrics) StageLatency(stage string, d time.Duration) {
 	m.observe("kairos_stage_seconds", d.Seconds(), "stage", stage)
+	if stage == "update" {
+		m.activity.Turn()
+	}
 }
+
+// Activity is the last hour per minute (the console's overview).
+func (m *Metrics) Activity() *Activity { return m.activity }
 
 // ToolCall counts a tool call.
 func (m *Metrics) ToolCall(tool, outcome string, d time.Duration) {
@@ -155,6 +163,7 @@ func (m *Metrics) ModelCall(model, outcome string, prompt, completion int, d tim
 	m.add("kairos_model_tokens_total", float64(prompt), "model", model, "kind", "prompt")
 	m.add("kairos_model_tokens_total", float64(completion), "model", model, "kind", "completion")
 	m.StageLatency("model", d)
+	m.activity.Model(d, outcome != "ok")
 }
 
 // Handler serves the text exposition.

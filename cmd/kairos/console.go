@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/mcp"
+	"github.com/kairos-agent/kairos/policy"
+	"github.com/kairos-agent/kairos/store"
+	schedtool "github.com/kairos-agent/kairos/tools/schedule"
+	"github.com/kairos-agent/kairos/web"
+)
+
+// consoleBackend is web.Backend over the core and the bot.
+type consoleBackend struct {
+	*store.Directory
+	m *Main
+	c *core
+	b *bot.Bot
+}
+
+var _ web.Backend = (*consoleBackend)(nil)
+
+// serveWeb registers the query API and the console on the admin mux; ln
+// is the admin listener (its address is the sign-in links' default base).
+func (m *Main) serveWeb(c *core, b *bot.Bot, mux *http.ServeMux, ln net.Listener) *web.Server {
+	base := m.Config.ConsoleURL
+	if base == "" {
+		base = "http://" + ln.Addr().String()
+	}
+	be := &consoleBackend{Directory: store.NewDirectory(c.db), m: m, c: c, b: b}
+	srv := web.New(web.Config{Backend: be, Store: store.NewAPIStore(c.db), ConsoleURL: base, Now: c.now, Logger: c.log})
+	srv.Register(mux)
+	return srv
+}
+
+// consoleCommand is /console: a single-use sign-in link for an operator.
+func consoleCommand(srv func() *web.Server) bot.Command {
+	return bot.Command{Description: "A one-time sign-in link to the web console (operators)", OperatorOnly: true,
+		Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			s := srv()
+			if s == nil {
+				return "", kairos.Errorf(kairos.ECONFLICT, "The console is not serving yet; try again in a moment.")
+			}
+			link, err := s.SignInLink(ctx, in.UserID)
+			if err != nil {
+				return "", err
+			}
+			return "Your console sign-in link (works once, for 10 minutes; don't forward it):\n" + link, nil
+		}}
+}
+
+func (be *consoleBackend) IsOperator(id int64) bool { return be.c.policy().IsOperator(id) }
+
+func (be *consoleBackend) SearchMemories(ctx context.Context, userKey, query string, limit int) ([]*kairos.Memory, error) {
+	return be.c.memories.RecallMemories(ctx, kairos.MemoryFilter{UserKey: userKey, Query: query, Limit: limit})
+}
+
+func (be *consoleBackend) ForgetMemory(ctx context.Context, userKey, id string) error {
+	return be.c.memories.ForgetMemory(ctx, userKey, id)
+}
+
+func (be *consoleBackend) Schedules(ctx context.Context, userID int64) ([]map[string]any, error) {
+	list, err := be.c.sched.store.Schedules(ctx, kairos.ScheduleFilter{UserID: userID, Limit: 1000})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, s := range list {
+		v := schedtool.ViewOf(s)
+		out = append(out, map[string]any{"id": v.ID, "user_id": s.UserID, "thread_key": s.ThreadKey, "kind": v.Kind,
+			"next_run": v.NextRun, "tz": v.TZ, "repeat": v.Repeat, "text": v.Text})
+	}
+	return out, nil
+}
+
+func (be *consoleBackend) CancelSchedule(ctx context.Context, id string) error {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return kairos.Errorf(kairos.ENOTFOUND, "No schedule has the id %q.", id)
+	}
+	if err := be.c.sched.store.CancelSchedule(ctx, n, 0); err != nil {
+		return err
+	}
+	be.c.sched.wake()
+	return nil
+}
+
+func (be *consoleBackend) DecideApproval(ctx context.Context, id string, approve bool, by string) (string, error) {
+	return be.b.Decide(ctx, id, approve, by)
+}
+
+func (be *consoleBackend) Usage(ctx context.Context, userID int64, since time.Time) (any, error) {
+	return be.c.usageRows(ctx, userID, since)
+}
+
+func (be *consoleBackend) Skills(ctx context.Context) (any, error) {
+	return []any{}, nil
+}
+
+func (be *consoleBackend) Tools(ctx context.Context) (any, error) {
+	pol := be.c.policy()
+	var tools []map[string]string
+	for _, t := range be.c.registry.Tools(pol) {
+		sp := t.Spec()
+		_, ext := t.(kairos.ExternalTool)
+		tools = append(tools, map[string]string{"name": sp.Name, "description": sp.Description,
+			"source": map[bool]string{true: "mcp", false: "built-in"}[ext]})
+	}
+	be.c.mu.Lock()
+	mgr := be.c.mcp
+	be.c.mu.Unlock()
+	servers := []mcp.ServerStatus{}
+	if mgr != nil {
+		servers = mgr.Status(pol)
+	}
+	return map[string]any{"tools": tools, "mcp": servers}, nil
+}
+
+func (be *consoleBackend) PolicyText() (string, *kairos.Policy) {
+	b, err := os.ReadFile(be.m.Config.PolicyPath)
+	if err != nil {
+		return "", be.c.policy()
+	}
+	return string(b), be.c.policy()
+}
+
+func (be *consoleBackend) CheckPolicy(text []byte) []web.PolicyProblem {
+	_, err := policy.Parse(filepath.Base(be.m.Config.PolicyPath), text)
+	return problems(err)
+}
+
+// problems lists a policy error's positions.
+func problems(err error) []web.PolicyProblem {
+	if err == nil {
+		return nil
+	}
+	var errs policy.Errors
+	if !errors.As(err, &errs) {
+		return []web.PolicyProblem{{Line: 1, Column: 1, Message: err.Error()}}
+	}
+	out := make([]web.PolicyProblem, len(errs))
+	for i, e := range errs {
+		out[i] = web.PolicyProblem{Line: e.Line, Column: e.Col, Message: e.Msg}
+	}
+	return out
+}
+
+// ReplacePolicy writes a valid text over the policy file atomically (the
+// watcher then applies it, as it would an edit by hand).
+func (be *consoleBackend) ReplacePolicy(ctx context.Context, text []byte) ([]web.PolicyProblem, error) {
+	if p := be.CheckPolicy(text); len(p) > 0 {
+		return p, nil
+	}
+	path := be.m.Config.PolicyPath
+	if err := writeFileAtomic(path, text, 0o600); err != nil {
+		return nil, fmt.Errorf("write policy: %w", err)
+	}
+	be.c.log.Info("policy replaced through the console or API", "path", path)
+	return nil, nil
+}
+
+// writeFileAtomic writes data to path through a temporary file and a
+// rename, so a reader sees the old or the new file, never half of one.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".policy-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// RunTurn answers as if the user had written in their DM. Approvals are
+// asked in that chat (a human must say yes where they talk to the bot);
+// deliver says whether the answer goes there too.
+func (be *consoleBackend) RunTurn(ctx context.Context, userID int64, text string, deliver bool) (string, error) {
+	pol := be.c.policy()
+	if !pol.IsAllowed(userID) {
+		ok, err := be.c.updates.HasAccess(ctx, userID)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", kairos.Errorf(kairos.EFORBIDDEN, "User %d may not talk to the agent (access.allowed_users or kairos access allow).", userID)
+		}
+	}
+	in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: userID, UserID: userID, ChatKind: kairos.ChatDM,
+		Text: text, Date: be.c.now(), Addressed: true}
+	out := &apiReplier{tg: be.b.Replier(in), deliver: deliver}
+	if err := be.c.media.HandleMessage(ctx, in, out); err != nil {
+		return "", err
+	}
+	return out.text, nil
+}
+
+// apiReplier keeps the answer for the API caller and, with deliver, sends
+// it to the chat too; approvals are always asked in the chat.
+type apiReplier struct {
+	tg      kairos.Replier
+	deliver bool
+	text    string
+}
+
+func (r *apiReplier) Typing(ctx context.Context) {
+	if r.deliver {
+		r.tg.Typing(ctx)
+	}
+}
+
+func (r *apiReplier) Partial(ctx context.Context, text string) {
+	if r.deliver {
+		r.tg.Partial(ctx, text)
+	}
+}
+
+func (r *apiReplier) Final(ctx context.Context, text string) error {
+	r.text = text
+	if r.deliver {
+		return r.tg.Final(ctx, text)
+	}
+	return nil
+}
+
+func (r *apiReplier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
+	return r.tg.Approve(ctx, req)
+}
+
+func (be *consoleBackend) Overview(ctx context.Context) (*web.Overview, error) {
+	turns, lat, errs := be.c.metrics.Activity().LastHour()
+	o := &web.Overview{TurnsPerMinute: turns, ModelLatencyMS: lat, Errors: errs}
+	day := be.c.now().UTC().Truncate(24 * time.Hour)
+	rows, err := be.c.usageRows(ctx, 0, day)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		o.TokensToday += r.PromptTokens + r.CompletionTokens
+		o.CostTodayUSD += r.CostUSD
+	}
+	pending, _, err := be.Approvals(ctx, kairos.ApprovalPending, kairos.Page{Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	o.PendingApproval = len(pending)
+	users, _, err := be.Users(ctx, kairos.Page{Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	o.Users = len(users)
+	return o, nil
+}
+
+// usageRow is one user, model and day of token use.
+type usageRow struct {
+	User             string  `json:"user"`
+	Model            string  `json:"model"`
+	Day              string  `json:"day"`
+	PromptTokens     int64   `json:"prompt_tokens"`
+	CompletionTokens int64   `json:"completion_tokens"`
+	Calls            int64   `json:"calls"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// usageRows reads token use per user, model and day (UTC) since a time.
+func (c *core) usageRows(ctx context.Context, userID int64, since time.Time) ([]usageRow, error) {
+	user := ""
+	if userID != 0 {
+		user = kairos.UserKey(kairos.ChannelTelegram, userID)
+	}
+	rows, err := store.NewDirectory(c.db).TokenUse(ctx, user, since)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]usageRow, len(rows))
+	for i, r := range rows {
+		out[i] = usageRow{User: r.UserKey, Model: r.Model, Day: r.Day, PromptTokens: r.PromptTokens,
+			CompletionTokens: r.CompletionTokens, Calls: r.Calls}
+	}
+	return out, nil
+}

@@ -1,0 +1,65 @@
+package web
+
+import (
+	"context"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// Backend is what the API and the console read and change; cmd/kairos
+// implements it over the store, the bot and the agent. Methods return
+// kairos error codes (ENOTFOUND, EINVALID, EFORBIDDEN, …).
+type Backend interface {
+	kairos.Directory
+	// SearchMemories ranks a user's memories for a query.
+	SearchMemories(ctx context.Context, userKey, query string, limit int) ([]*kairos.Memory, error)
+	ForgetMemory(ctx context.Context, userKey, id string) error
+	// Schedules lists pending schedules (of one Telegram user when userID
+	// is not 0) in the shape `kairos schedule list` prints.
+	Schedules(ctx context.Context, userID int64) ([]map[string]any, error)
+	CancelSchedule(ctx context.Context, id string) error
+	// DecideApproval decides a pending request as a button press would;
+	// it returns the sentence a press shows.
+	DecideApproval(ctx context.Context, id string, approve bool, by string) (string, error)
+	// Usage is `kairos usage` for one user (0: everyone) since a day.
+	Usage(ctx context.Context, userID int64, since time.Time) (any, error)
+	// Skills lists the approved skills.
+	Skills(ctx context.Context) (any, error)
+	// Tools lists the tools the model is offered and the MCP servers.
+	Tools(ctx context.Context) (any, error)
+	// PolicyText returns the policy file's text ("" when the defaults
+	// apply) and the policy in force.
+	PolicyText() (string, *kairos.Policy)
+	// CheckPolicy validates a policy text as `kairos policy check` does.
+	CheckPolicy(text []byte) []PolicyProblem
+	// ReplacePolicy validates and writes the policy file; the watcher
+	// applies it. A bad text changes nothing.
+	ReplacePolicy(ctx context.Context, text []byte) ([]PolicyProblem, error)
+	// RunTurn answers text as if the Telegram user had written it; with
+	// deliver the answer also goes to their chat.
+	RunTurn(ctx context.Context, userID int64, text string, deliver bool) (string, error)
+	// Overview is the console's first page.
+	Overview(ctx context.Context) (*Overview, error)
+	// IsOperator reports whether a Telegram user id is an operator now.
+	IsOperator(id int64) bool
+}
+
+// PolicyProblem is one error of a policy text, at its line and column.
+type PolicyProblem struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// Overview is the operator's summary: activity per minute over the last
+// hour, model latency, errors, and today's cost.
+type Overview struct {
+	TurnsPerMinute  []int     `json:"turns_per_minute"` // oldest first, 60 entries
+	ModelLatencyMS  []float64 `json:"model_latency_ms"` // p50 per minute, same minutes
+	Errors          int       `json:"errors"`           // failed turns and model calls in the hour
+	CostTodayUSD    float64   `json:"cost_today_usd"`
+	TokensToday     int64     `json:"tokens_today"`
+	PendingApproval int       `json:"pending_approvals"`
+	Users           int       `json:"users"`
+}

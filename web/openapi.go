@@ -1,0 +1,134 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kairos-agent/kairos"
+)
+
+type obj = map[string]any
+
+func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+
+func props(required []string, p obj) obj {
+	o := obj{"type": "object", "properties": p}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+func str() obj              { return obj{"type": "string"} }
+func strFmt(f string) obj   { return obj{"type": "string", "format": f} }
+func integer() obj          { return obj{"type": "integer"} }
+func boolean() obj          { return obj{"type": "boolean"} }
+func arrayOf(items obj) obj { return obj{"type": "array", "items": items} }
+func pageOf(item string) obj {
+	return props([]string{"items"}, obj{"items": arrayOf(ref(item)), "next_cursor": str()})
+}
+
+// schemas are the bodies the routes name.
+var schemas = obj{
+	"Error":    props([]string{"error"}, obj{"error": props([]string{"code", "message"}, obj{"code": str(), "message": str()})}),
+	"OpenAPI":  obj{"type": "object"},
+	"User":     props([]string{"key"}, obj{"key": str(), "default_tz": str(), "last_interaction": strFmt("date-time")}),
+	"UserPage": pageOf("User"),
+	"Thread": props([]string{"key"}, obj{"key": str(), "kind": str(), "session_tz": str(), "last_interaction": strFmt("date-time"),
+		"last_user_message": strFmt("date-time"), "last_agent_message": strFmt("date-time")}),
+	"ThreadPage": pageOf("Thread"),
+	"Message": props([]string{"id", "role", "content", "created_at"}, obj{"id": integer(), "session_id": str(), "role": str(),
+		"content": str(), "tainted": boolean(), "created_at": strFmt("date-time")}),
+	"MessagePage": pageOf("Message"),
+	"Memory": props([]string{"id", "user", "store", "type", "content", "created_at"}, obj{"id": str(), "user": str(), "store": str(),
+		"type": str(), "content": str(), "tags": arrayOf(str()), "period_key": str(), "tainted": boolean(), "created_at": strFmt("date-time")}),
+	"MemoryPage": pageOf("Memory"),
+	"Done":       props([]string{"ok"}, obj{"ok": boolean()}),
+	"Schedule": props([]string{"id", "kind", "next_run", "text"}, obj{"id": obj{}, "user_id": integer(), "thread_key": str(),
+		"kind": obj{"type": "string", "enum": []string{"reminder", "task", "cell"}}, "next_run": strFmt("date-time"), "tz": str(),
+		"repeat": str(), "text": str()}),
+	"SchedulePage": pageOf("Schedule"),
+	"Approval": props([]string{"id", "action", "status", "created_at"}, obj{"id": str(), "user_id": integer(), "thread": str(),
+		"action": str(), "text": str(), "status": obj{"type": "string", "enum": []string{"pending", "approved", "denied", "expired"}},
+		"decided_by": str(), "created_at": strFmt("date-time"), "expires_at": strFmt("date-time")}),
+	"ApprovalPage":   pageOf("Approval"),
+	"Decision":       props([]string{"approve"}, obj{"approve": boolean()}),
+	"DecisionResult": props([]string{"result"}, obj{"result": str()}),
+	"Usage":          props([]string{"rows"}, obj{"rows": obj{"type": "array", "description": "as kairos usage prints them"}}),
+	"Skills":         props([]string{"items"}, obj{"items": obj{"type": "array", "description": "as kairos skill list prints them"}}),
+	"Tools":          props([]string{"tools"}, obj{"tools": arrayOf(obj{"type": "object"}), "mcp": arrayOf(obj{"type": "object"})}),
+	"Policy":         props([]string{"text", "policy"}, obj{"text": str(), "policy": obj{"type": "object"}}),
+	"PolicyText":     obj{"type": "string", "description": "the policy file's YAML"},
+	"PolicyCheck": props([]string{"valid", "problems"}, obj{"valid": boolean(), "problems": arrayOf(props([]string{"line", "column", "message"},
+		obj{"line": integer(), "column": integer(), "message": str()}))}),
+	"MessageIn": props([]string{"user_id", "text"}, obj{"user_id": integer(), "text": str(),
+		"deliver": obj{"type": "boolean", "default": true, "description": "also send the answer to the user's Telegram chat"}}),
+	"MessageOut": props([]string{"answer", "delivered"}, obj{"answer": str(), "delivered": boolean()}),
+}
+
+var statusText = map[int]string{400: "bad input", 401: "no or unknown token", 403: "the token's scope is short",
+	404: "not found", 422: "the policy text is invalid; nothing changed"}
+
+// openAPIDoc builds the OpenAPI 3.1 document from the route table.
+func (s *Server) openAPIDoc() obj {
+	paths := obj{}
+	for _, rt := range s.apiRoutes() {
+		item, _ := paths[rt.path].(obj)
+		if item == nil {
+			item = obj{}
+			paths[rt.path] = item
+		}
+		item[strings.ToLower(rt.method)] = operation(rt)
+	}
+	return obj{
+		"openapi": "3.1.0",
+		"info": obj{"title": "Kairos query API", "version": kairos.Version,
+			"description": "Read and steer a Kairos agent. Authorization: Bearer <token from kairos token create>. Lists page with limit and cursor (next_cursor)."},
+		"paths": paths,
+		"components": obj{"schemas": schemas,
+			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer"}}},
+	}
+}
+
+func operation(rt route) obj {
+	op := obj{"summary": rt.summary, "operationId": strings.ToLower(rt.method) + strings.NewReplacer("/api/v1/", "_", "/", "_", "{", "", "}", "", ".", "_").Replace(rt.path)}
+	var ps []obj
+	for _, p := range rt.params {
+		ps = append(ps, obj{"name": p.name, "in": p.in, "required": p.required || p.in == "path", "schema": obj{"type": p.typ}, "description": p.desc})
+	}
+	if ps != nil {
+		op["parameters"] = ps
+	}
+	if rt.body != "" {
+		ct := "application/json"
+		if rt.body == "PolicyText" {
+			ct = "application/yaml"
+		}
+		op["requestBody"] = obj{"required": true, "content": obj{ct: obj{"schema": ref(rt.body)}}}
+	}
+	resp := obj{strconv.Itoa(rt.status): obj{"description": "ok", "content": obj{"application/json": obj{"schema": ref(rt.response)}}}}
+	errs := rt.errors
+	if rt.scope != "" {
+		errs = append([]int{401, 403}, errs...)
+		op["security"] = []obj{{"bearer": []string{}}}
+		op["x-scope"] = rt.scope
+	}
+	for _, code := range errs {
+		resp[strconv.Itoa(code)] = obj{"description": statusText[code], "content": obj{"application/json": obj{"schema": ref("Error")}}}
+	}
+	if rt.path == "/api/v1/policy" && rt.method == "PUT" { // 422 carries the problems
+		resp["422"] = obj{"description": statusText[422], "content": obj{"application/json": obj{"schema": ref("PolicyCheck")}}}
+	}
+	op["responses"] = resp
+	return op
+}
+
+var docOnce sync.Once
+var docCache obj
+
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+	docOnce.Do(func() { docCache = s.openAPIDoc() })
+	writeJSON(w, http.StatusOK, docCache)
+}
