@@ -62,8 +62,9 @@ func (nopObserver) ModelCall(string, string, int, int, time.Duration) {}
 
 // Agent runs turns.
 type Agent struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	modes toolModes // models whose server refused native tools (models.go)
 }
 
 // New returns an Agent.
@@ -295,7 +296,7 @@ func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kai
 				}
 			}
 			start := time.Now()
-			resp, err := a.cfg.Model.Chat(ctx, req, func(text string) { t.out.Partial(ctx, text) })
+			resp, err := a.callModel(ctx, t, req)
 			if err != nil {
 				a.cfg.Observer.ModelCall(model, "error", 0, 0, time.Since(start))
 			} else {

@@ -321,9 +321,10 @@ func (c *Client) answer(model, content, reasoning string, calls []kairos.ToolCal
 		thought = reasoning
 	}
 	msg := kairos.ChatMessage{Role: "assistant", Content: visible}
-	for i, tc := range calls {
+	for _, tc := range calls {
 		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", i)
+			// Ids key the journal and approvals: unique, not call_0.
+			tc.ID = "call_" + kairos.NewID()
 		}
 		msg.ToolCalls = append(msg.ToolCalls, tc)
 	}

@@ -55,8 +55,15 @@ func TestQuirkToolCallsWithoutIDs(t *testing.T) {
 		req.Messages = append(req.Messages, resp.Message,
 			kairos.ChatMessage{Role: "tool", ToolCallID: calls[0].ID, Content: "{}"},
 			kairos.ChatMessage{Role: "tool", ToolCallID: calls[1].ID, Content: "{}"})
-		if _, err := c.Chat(ctxT(t), req, onDelta); err != nil {
+		// A later answer's calls get other ids: the journal and the
+		// approvals are keyed by them (call_0 twice overwrote a row).
+		f.Enqueue(testkit.ToolReply(testkit.ToolCall{Name: "get_weather", Arguments: `{"city":"Oslo"}`}))
+		again, err := c.Chat(ctxT(t), req, onDelta)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if id := again.Message.ToolCalls[0].ID; id == calls[0].ID || id == calls[1].ID {
+			t.Errorf("id %q used again", id)
 		}
 	})
 }

@@ -1,0 +1,148 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/mock"
+	"github.com/kairos-agent/kairos/internal/testkit"
+)
+
+// TestPromptedModeIsNativeAfterTheCall: with tool_calling: prompted the
+// request carries no tools, the tools are in the system prompt, the call
+// is read from the text, and from there it goes through the same gate,
+// approval, journal and result as a native call.
+func TestPromptedModeIsNativeAfterTheCall(t *testing.T) {
+	echo := &echoTool{name: "echo"}
+	forget := &echoTool{name: "forget", impactful: true}
+	h := newHarness(t, []string{"small"}, false, echo, forget)
+	h.pol.Models = map[string]kairos.ModelSpec{"small": {ToolCalling: kairos.ToolCallingPrompted}}
+	h.llm.Enqueue(
+		testkit.TextReply("Let me echo that.\n<tool_call>\n{\"name\": \"echo\", \"arguments\": {\"text\": \"ping\",}}\n</tool_call>"),
+		testkit.TextReply("```json\n{'name': 'forget', 'arguments': {'text': 'birthday'}}\n```"),
+		testkit.TextReply("All done."),
+	)
+	out := &mock.Replier{Decide: kairos.DecisionApproved}
+	if err := h.agent.HandleMessage(context.Background(), dm("echo ping, then forget my birthday"), out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Text() != "All done." || echo.calls.Load() != 1 || forget.calls.Load() != 1 {
+		t.Fatalf("final %q, echo %d, forget %d", out.Text(), echo.calls.Load(), forget.calls.Load())
+	}
+	if len(out.Approvals()) != 1 || out.Approvals()[0].Action != "memory.forget" {
+		t.Fatalf("approvals = %+v", out.Approvals())
+	}
+	reqs := h.llm.Requests()
+	for i, r := range reqs {
+		if len(r.Tools) != 0 || len(r.ToolResults()) != 0 {
+			t.Errorf("request %d sent native tools (%d) or tool messages", i, len(r.Tools))
+		}
+		if !strings.Contains(r.SystemPrompt(), "<tool_call>") || !strings.Contains(r.SystemPrompt(), "- echo: echo") {
+			t.Errorf("request %d: tools not described in the system prompt", i)
+		}
+	}
+	last := reqs[2].Messages
+	if got := last[len(last)-1].Content; !strings.Contains(got, "<tool_response>") || !strings.Contains(got, `"success":true`) {
+		t.Errorf("the forget result did not come back as a tool response: %q", got)
+	}
+	for _, p := range out.Partials() {
+		if strings.Contains(p, "tool_call") || strings.Contains(p, "{") {
+			t.Errorf("a call was streamed to the user: %q", p)
+		}
+	}
+	sess, _ := h.sessions.OpenSession(context.Background(), dm("").ThreadKey(), "", time.Now())
+	calls, _ := h.sessions.ToolCalls(context.Background(), sess.ID)
+	if len(calls) != 2 || calls[0].Tool != "echo" || calls[0].Outcome != "ok" || calls[1].Approval != kairos.DecisionApproved || calls[0].ID == calls[1].ID {
+		t.Fatalf("journal = %+v", calls)
+	}
+	// The stored history is native: the next turn of a native model
+	// gets real tool calls and tool messages.
+	msgs, _ := h.sessions.Messages(context.Background(), sess.ID, 0, 0)
+	var native int
+	for _, m := range msgs {
+		native += len(m.ToolCalls)
+	}
+	if native != 2 {
+		t.Errorf("stored %d native tool calls, want 2", native)
+	}
+}
+
+// TestServerWithoutToolsSwitchesToPrompted: Ollama's 400 "does not support
+// tools" switches the model to prompted mode at once and for later turns.
+func TestServerWithoutToolsSwitchesToPrompted(t *testing.T) {
+	echo := &echoTool{name: "echo"}
+	h := newHarness(t, []string{"gemma2:2b"}, false, echo)
+	h.llm.SetQuirks("", testkit.Quirks{RejectTools: testkit.OllamaNoTools})
+	h.llm.Enqueue(testkit.TextReply(`<tool_call>{"name": "echo", "arguments": {"text": "x"}}</tool_call>`), testkit.TextReply("first"))
+	out := &mock.Replier{}
+	if err := h.agent.HandleMessage(context.Background(), dm("one"), out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Text() != "first" || echo.calls.Load() != 1 {
+		t.Fatalf("final %q, echo calls %d", out.Text(), echo.calls.Load())
+	}
+	if got := h.agent.ToolMode(h.pol, "gemma2:2b"); got != kairos.ToolCallingPrompted {
+		t.Fatalf("mode = %s", got)
+	}
+	n := len(h.llm.Requests())
+	h.llm.Enqueue(testkit.TextReply("second"))
+	if err := h.agent.HandleMessage(context.Background(), dm("two"), out); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.llm.Requests()[n:]
+	if len(reqs) != 1 || reqs[0].Status != 200 || len(reqs[0].Tools) != 0 {
+		t.Fatalf("second turn: %d requests, first status %d", len(reqs), reqs[0].Status)
+	}
+	// The policy still wins: native when the operator says so.
+	h.pol.Models = map[string]kairos.ModelSpec{"gemma2:2b": {ToolCalling: kairos.ToolCallingNative}}
+	if got := h.agent.ToolMode(h.pol, "gemma2:2b"); got != kairos.ToolCallingNative {
+		t.Fatalf("policy native: mode = %s", got)
+	}
+}
+
+// TestToolCallingOff: no tools, no tool text.
+func TestToolCallingOff(t *testing.T) {
+	echo := &echoTool{name: "echo"}
+	h := newHarness(t, []string{"tiny"}, false, echo)
+	h.pol.Models = map[string]kairos.ModelSpec{"tiny": {ToolCalling: kairos.ToolCallingOff}}
+	h.llm.Enqueue(testkit.TextReply(`{"name": "echo", "arguments": {}}`))
+	out := &mock.Replier{}
+	if err := h.agent.HandleMessage(context.Background(), dm("hi"), out); err != nil {
+		t.Fatal(err)
+	}
+	r := h.llm.LastRequest()
+	if len(r.Tools) != 0 || strings.Contains(r.SystemPrompt(), "<tool_call>") || echo.calls.Load() != 0 {
+		t.Fatalf("tools offered with tool_calling: off")
+	}
+}
+
+// TestContextLengthCompactsHistory: a context-length refusal drops the
+// oldest turns (the summary stays in the system prompt) and asks once more.
+func TestContextLengthCompactsHistory(t *testing.T) {
+	h := newHarness(t, []string{"m1"}, false)
+	h.pol.Agent.HistoryTokens = 100000
+	out := &mock.Replier{}
+	for i := 0; i < 6; i++ {
+		h.llm.Enqueue(testkit.TextReply("noted " + strings.Repeat("word ", 30)))
+		if err := h.agent.HandleMessage(context.Background(), dm("turn "+strings.Repeat("filler ", 30)), out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := testkit.PromptTokens(h.llm.LastRequest())
+	h.llm.SetQuirks("", testkit.Quirks{ContextWindow: full})
+	n := len(h.llm.Requests())
+	h.llm.Enqueue(testkit.TextReply("fits now"))
+	if err := h.agent.HandleMessage(context.Background(), dm("the newest question"), out); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.llm.Requests()[n:]
+	if out.Text() != "fits now" || len(reqs) != 2 || reqs[0].Status != 400 || reqs[1].Status != 200 {
+		t.Fatalf("final %q after %d requests", out.Text(), len(reqs))
+	}
+	if len(reqs[1].Messages) >= len(reqs[0].Messages) || reqs[1].LastUserMessage() != "the newest question" || reqs[1].Messages[0].Role != "system" {
+		t.Fatalf("not compacted: %d → %d messages", len(reqs[0].Messages), len(reqs[1].Messages))
+	}
+}
