@@ -3,8 +3,10 @@ package clockstate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -392,12 +394,32 @@ func exportTo(ctx context.Context, store kairos.ClockStore, out io.Writer, agent
 	return nil
 }
 
+// publish moves the finished temporary file to path: a rename, or, when
+// an existing file must not be replaced, a hard link (which fails when
+// path exists) and the removal of the temporary name.
+func publish(tmp, path string, replace bool) error {
+	if replace {
+		if err := os.Rename(tmp, path); err != nil {
+			return fmt.Errorf("export clock state: rename: %w", err)
+		}
+		return nil
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return kairos.Errorf(kairos.ECONFLICT, "%s already exists (--force replaces it)", path)
+		}
+		return fmt.Errorf("export clock state: %w", err)
+	}
+	return os.Remove(tmp)
+}
+
 var pathLocks sync.Map // absolute path -> *sync.Mutex
 
 // lockPath serialises exports and imports of one path: an in-process
-// mutex, plus an advisory lock on path.lock against other processes. When
-// the lock file cannot be created (a read-only folder) and required is
-// false, the in-process lock alone is held.
+// mutex, plus an advisory lock on the path's folder against other
+// processes (a lock on the folder leaves no path.lock file behind). When
+// the folder cannot be locked and required is false, the in-process lock
+// alone is held.
 func lockPath(path string, required bool) (unlock func(), err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -406,7 +428,7 @@ func lockPath(path string, required bool) (unlock func(), err error) {
 	v, _ := pathLocks.LoadOrStore(abs, &sync.Mutex{})
 	mu := v.(*sync.Mutex)
 	mu.Lock()
-	release, err := lockFile(abs + ".lock")
+	release, err := lockFile(filepath.Dir(abs))
 	if err != nil {
 		if required {
 			mu.Unlock()
@@ -422,10 +444,17 @@ func lockPath(path string, required bool) (unlock func(), err error) {
 // the same folder that is fsynced, renamed over path, and followed by an
 // fsync of the folder. Readers see the old or the new file, never a mix.
 func ExportFile(ctx context.Context, store kairos.ClockStore, path string) error {
-	return exportFile(ctx, store, path, DetectAgentTZ(), time.Now())
+	return exportFile(ctx, store, path, DetectAgentTZ(), time.Now(), true)
 }
 
-func exportFile(ctx context.Context, store kairos.ClockStore, path, agentTZ string, now time.Time) (err error) {
+// ExportNewFile is ExportFile that never replaces an existing file: it
+// returns ECONFLICT when path exists (checked atomically, by a hard link
+// of the finished temporary file).
+func ExportNewFile(ctx context.Context, store kairos.ClockStore, path string) error {
+	return exportFile(ctx, store, path, DetectAgentTZ(), time.Now(), false)
+}
+
+func exportFile(ctx context.Context, store kairos.ClockStore, path, agentTZ string, now time.Time, replace bool) (err error) {
 	unlock, err := lockPath(path, true)
 	if err != nil {
 		return fmt.Errorf("export clock state: lock: %w", err)
@@ -454,8 +483,8 @@ func exportFile(ctx context.Context, store kairos.ClockStore, path, agentTZ stri
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("export clock state: %w", err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("export clock state: rename: %w", err)
+	if err = publish(tmp.Name(), path, replace); err != nil {
+		return err
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("export clock state: fsync folder: %w", err)

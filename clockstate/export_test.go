@@ -222,7 +222,7 @@ func TestSection10_3_ExportFileAtomic(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.Name() != "clock-state.json" && e.Name() != "clock-state.json.lock" {
+		if e.Name() != "clock-state.json" {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}

@@ -7,9 +7,10 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock (flock) on path, creating it.
+// lockFile takes an exclusive advisory lock (flock) on path, an existing
+// file or folder (nothing is created).
 func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,9 @@ type Config struct {
 	Logger      *slog.Logger
 	// SkipMigrate leaves the schema alone (for tools that only read).
 	SkipMigrate bool
+	// ReadOnly opens SQLite with mode=ro, creates nothing (a missing
+	// database is ENOTFOUND) and migrates nothing: commands that only read.
+	ReadOnly bool
 }
 
 // DB is an open database.
@@ -89,12 +92,18 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		if dir == "" {
 			dir = "data"
 		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create data dir: %w", err)
-		}
 		db.dialect = DialectSQLite
 		db.path = filepath.Join(dir, "kairos.db")
-		db.gdb, err = gorm.Open(sqlite.Open(sqliteDSN(db.path)), gcfg)
+		dsn := sqliteDSN(db.path)
+		if cfg.ReadOnly {
+			if _, err := os.Stat(db.path); err != nil {
+				return nil, kairos.Errorf(kairos.ENOTFOUND, "no database at %s (KAIROS_DATA_DIR; `kairos migrate` or `kairos run` creates it)", db.path)
+			}
+			dsn = "file:" + db.path + "?mode=ro&_busy_timeout=5000&_foreign_keys=on"
+		} else if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create data dir: %w", err)
+		}
+		db.gdb, err = gorm.Open(sqlite.Open(dsn), gcfg)
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
@@ -119,7 +128,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		db.sqlDB.Close()
 		return nil, fmt.Errorf("ping database: %w", scrubErr(err, cfg.DatabaseURL))
 	}
-	if !cfg.SkipMigrate {
+	if !cfg.SkipMigrate && !cfg.ReadOnly {
 		if _, err := db.Migrate(ctx); err != nil {
 			db.sqlDB.Close()
 			return nil, err

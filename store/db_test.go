@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
 )
@@ -138,12 +140,19 @@ func TestBackup(t *testing.T) {
 	if _, err := s.OpenSession(ctx, "agent:main:cli:dm:1", "cli:1", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "copy.db")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "copy.db")
 	if err := db.Backup(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Backup(ctx, path); err == nil {
-		t.Fatal("backup over an existing file succeeded")
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("backup mode %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	if err := db.Backup(ctx, path); kairos.ErrorCode(err) != kairos.ECONFLICT {
+		t.Fatalf("backup over an existing file: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
 	}
 	var n int
 	raw, err := sql.Open("sqlite3", path)
@@ -153,5 +162,34 @@ func TestBackup(t *testing.T) {
 	defer raw.Close()
 	if err := raw.QueryRow("SELECT count(*) FROM sessions").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("backup holds %d sessions, %v", n, err)
+	}
+}
+
+// TestReadOnlyOpen: ReadOnly creates nothing when the database is
+// missing, and refuses writes on an existing one.
+func TestReadOnlyOpen(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "data")
+	if _, err := store.Open(ctx, store.Config{DataDir: dir, ReadOnly: true}); kairos.ErrorCode(err) != kairos.ENOTFOUND {
+		t.Fatalf("missing database: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("read-only open created %s: %v", dir, err)
+	}
+	rw, err := store.Open(ctx, store.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	ro, err := store.Open(ctx, store.Config{DataDir: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, err := ro.SQL().ExecContext(ctx, "CREATE TABLE x (a INTEGER)"); err == nil {
+		t.Fatal("write through a read-only handle succeeded")
+	}
+	if err := ro.Backup(ctx, filepath.Join(t.TempDir(), "b.db")); err != nil {
+		t.Fatalf("backup from a read-only handle: %v", err)
 	}
 }

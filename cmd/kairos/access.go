@@ -31,14 +31,21 @@ func (m *Main) runAccess(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("policy %s:\n%v", m.Config.PolicyPath, err)
 	}
+	if args[0] == "list" {
+		// Read-only: no database yet means no database grants.
+		db, err := m.openStoreRO(ctx, m.logger())
+		if kairos.ErrorCode(err) == kairos.ENOTFOUND {
+			return m.listAccess(ctx, nil, res.Policy)
+		} else if err != nil {
+			return err
+		}
+		return m.listAccess(ctx, store.NewUpdateLog(db), res.Policy)
+	}
 	db, err := m.openStore(ctx, m.logger())
 	if err != nil {
 		return err
 	}
 	l := store.NewUpdateLog(db)
-	if args[0] == "list" {
-		return m.listAccess(ctx, l, res.Policy)
-	}
 	id, err := strconv.ParseInt(args[1], 10, 64)
 	if err != nil || id <= 0 {
 		return usagef("ID must be a Telegram user id (a positive number), not %q", args[1])
@@ -107,9 +114,12 @@ func (m *Main) listAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Pol
 	for _, id := range p.Access.AllowedUsers {
 		grants = append(grants, accessGrant{id, "allowed", fmt.Sprintf("policy file %s (access.allowed_users)", m.Config.PolicyPath)})
 	}
-	rows, err := l.AccessGrants(ctx)
-	if err != nil {
-		return err
+	var rows []store.AccessGrant
+	if l != nil {
+		var err error
+		if rows, err = l.AccessGrants(ctx); err != nil {
+			return err
+		}
 	}
 	for _, r := range rows {
 		src := fmt.Sprintf("database (kairos access allow, %s)", r.CreatedAt.Format("2006-01-02"))

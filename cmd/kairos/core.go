@@ -73,6 +73,23 @@ func (m *Main) openStore(ctx context.Context, log *slog.Logger) (*store.DB, erro
 	return db, nil
 }
 
+// openStoreRO opens the database read-only for commands that only read:
+// SQLite with mode=ro, no directory created, no migration run.
+func (m *Main) openStoreRO(ctx context.Context, log *slog.Logger) (*store.DB, error) {
+	db, err := store.Open(ctx, store.Config{DataDir: m.Config.DataDir, DatabaseURL: m.Config.DatabaseURL, Logger: log, ReadOnly: true})
+	if err != nil {
+		switch kairos.ErrorCode(err) {
+		case kairos.EINVALID:
+			return nil, usagef("%s", kairos.ErrorMessage(err))
+		case kairos.ENOTFOUND:
+			return nil, err
+		}
+		return nil, fmt.Errorf("open database: %s", oneLine(err))
+	}
+	m.onClose(db.Close)
+	return db, nil
+}
+
 // loadPolicy starts the policy watcher (or the defaults when there is no
 // file) and returns the source of the policy in force.
 func (m *Main) loadPolicy(log *slog.Logger, onChange func(*kairos.Policy, error)) (func() *kairos.Policy, *policy.Watcher, error) {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/web"
 )
 
@@ -76,7 +77,11 @@ func (m *Main) Main(ctx context.Context, args []string) int {
 	if errors.As(err, &qe) {
 		return qe.code
 	}
-	fmt.Fprintln(m.Stderr, "kairos:", err)
+	msg := err.Error()
+	if code := kairos.ErrorCode(err); code != kairos.EINTERNAL {
+		msg = kairos.ErrorMessage(err) // the sentence, not "kairos error: code=…"
+	}
+	fmt.Fprintln(m.Stderr, "kairos:", msg)
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return 2

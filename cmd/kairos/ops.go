@@ -70,9 +70,9 @@ type quietError struct{ code int }
 
 func (e *quietError) Error() string { return "" }
 
-// runClockExport is `kairos clock export [FILE]`.
-func (m *Main) runClockExport(ctx context.Context, file string) error {
-	db, err := m.openStore(ctx, m.logger())
+// runClockExport is `kairos clock export [FILE] [--force]`.
+func (m *Main) runClockExport(ctx context.Context, file string, force bool) error {
+	db, err := m.openStoreRO(ctx, m.logger())
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,14 @@ func (m *Main) runClockExport(ctx context.Context, file string) error {
 	if file == "" {
 		return clockstate.Export(ctx, cs, m.Stdout)
 	}
-	if err := clockstate.ExportFile(ctx, cs, file); err != nil {
+	export := clockstate.ExportNewFile
+	if force {
+		export = clockstate.ExportFile
+	}
+	if err := export(ctx, cs, file); err != nil {
+		if kairos.ErrorCode(err) == kairos.ECONFLICT {
+			return fmt.Errorf("%s", kairos.ErrorMessage(err))
+		}
 		return err
 	}
 	fmt.Fprintf(m.Stderr, "clock state written to %s\n", file)
@@ -132,7 +139,13 @@ func (m *Main) runCell(ctx context.Context, file string) error {
 	if err != nil {
 		return err
 	}
-	r, err := sandbox.New(ctx, sandbox.Config{CacheDir: filepath.Join(m.Config.DataDir, "wazero-cache"), Logger: log})
+	// The compilation cache is used when the data folder exists; this
+	// command creates none.
+	cache := ""
+	if fi, err := os.Stat(m.Config.DataDir); err == nil && fi.IsDir() {
+		cache = filepath.Join(m.Config.DataDir, "wazero-cache")
+	}
+	r, err := sandbox.New(ctx, sandbox.Config{CacheDir: cache, Logger: log})
 	if err != nil {
 		return fmt.Errorf("start sandbox: %w", err)
 	}
@@ -179,11 +192,14 @@ func cellJSON(r *kairos.CellResult) map[string]any {
 
 // runBackup is `kairos backup FILE`.
 func (m *Main) runBackup(ctx context.Context, file string) error {
-	db, err := m.openStore(ctx, m.logger())
+	db, err := m.openStoreRO(ctx, m.logger())
 	if err != nil {
 		return err
 	}
 	if err := db.Backup(ctx, file); err != nil {
+		if kairos.ErrorCode(err) == kairos.ECONFLICT {
+			return fmt.Errorf("%s", kairos.ErrorMessage(err))
+		}
 		return err
 	}
 	fmt.Fprintf(m.Stderr, "backup written to %s\n", file)

@@ -18,10 +18,13 @@ func init() {
 		Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
 			return m.runPolicy(ctx, argOr(inv, 0, m.Config.PolicyPath))
 		}})
-	register(Command{Name: "clock export", Usage: "[FILE]", Short: "write the clock state (CLOCK.md §10.2, version 3) as JSON",
-		Long: "Without FILE the JSON goes to stdout; with FILE it is written atomically.",
-		Args: Args{Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
-			return m.runClockExport(ctx, argOr(inv, 0, ""))
+	register(Command{Name: "clock export", Usage: "[--force] [FILE]", Short: "write the clock state (CLOCK.md §10.2, version 3) as JSON",
+		Long: `Without FILE the JSON goes to stdout; with FILE it is written atomically (0600,
+temporary file renamed into place). An existing FILE is kept unless --force.
+Reads the database read-only.`,
+		Flags: func(fs *flag.FlagSet) { fs.Bool("force", false, "replace FILE if it exists") },
+		Args:  Args{Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runClockExport(ctx, argOr(inv, 0, ""), inv.Bool("force"))
 		}})
 	register(Command{Name: "clock import", Usage: "FILE", Short: "read clock state from JSON (the export's schema)",
 		Args: Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
@@ -45,6 +48,9 @@ Without --tz nothing anchors floating times; --at defaults to now.`,
 			return m.runCell(ctx, inv.Args[0])
 		}})
 	register(Command{Name: "backup", Usage: "FILE", Short: "write a consistent copy of the SQLite database",
+		Long: `Copies KAIROS_DATA_DIR/kairos.db with VACUUM INTO while the bot runs. FILE is
+written 0600 and never replaced; with no database there is nothing to back up
+(exit 1). PostgreSQL: use pg_dump.`,
 		Args: Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
 			return m.runBackup(ctx, inv.Args[0])
 		}})

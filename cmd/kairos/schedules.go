@@ -367,7 +367,7 @@ func (m *Main) remindersCommand(ctx context.Context, c *core, in *kairos.Inbound
 
 // runSchedule is `kairos schedule list [--user ID]`.
 func (m *Main) runSchedule(ctx context.Context, user int64) error {
-	db, err := m.openStore(ctx, m.logger())
+	db, err := m.openStoreRO(ctx, m.logger())
 	if err != nil {
 		return err
 	}
