@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds a browser for the console test: KAIROS_CHROMIUM, or
+// Debian's chromium on the PATH (.ci/run installs it).
+func chromium(t *testing.T) string {
+	if p := os.Getenv("KAIROS_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium on this machine (apt-get install chromium, or set KAIROS_CHROMIUM): the console's browser test is skipped")
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile and no
+// background traffic (this machine has no internet).
+func browser(t *testing.T, width, height int) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.WindowSize(width, height))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	return ctx
+}
+
+// shotDir is where screenshots go: doc/console with
+// KAIROS_SCREENSHOTS=1 (to refresh the docs), else a temporary directory.
+func shotDir(t *testing.T) string {
+	if os.Getenv("KAIROS_SCREENSHOTS") == "1" {
+		return filepath.Join("..", "..", "doc", "console")
+	}
+	return t.TempDir()
+}
+
+// shot saves a full-page PNG of the tab.
+func shot(dir, name string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		png, err := chromedp.FullScreenshot(100)(ctx, t)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	})
+}
+
+// text reads an element's text into *out.
+func text(sel string, out *string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		v, err := chromedp.Text(chromedp.CSS(sel))(ctx, t)
+		*out = v
+		return err
+	})
+}
+
+// TestConsoleInBrowser signs in through the link from the fake Telegram,
+// approves a pending request from the approvals page and watches the turn
+// finish in the chat, then saves a policy with an error and sees its
+// line and column; every page is photographed on the way.
+func TestConsoleInBrowser(t *testing.T) {
+	e := newEnv(t)
+	e.llm.SetHandler(approvalModel)
+	addr := e.start()
+	base := "http://" + addr
+	ctx := browser(t, 1200, 900)
+	dir := shotDir(t)
+
+	e.tg.PushText(approvalChat, approvalChat, "remember that I live in Lisbon", time.Now())
+	waitReply(t, e.tg, approvalChat, 1, "Done")
+	e.tg.PushText(approvalChat, approvalChat, "forget where I live", time.Now())
+	waitReply(t, e.tg, approvalChat, 2, "Approval needed")
+	link := consoleLink(t, e, 1)
+
+	var overview, flash string
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(link), shot(dir, "signin"),
+		chromedp.Click(chromedp.ID("signin")), chromedp.WaitVisible(chromedp.CSS(".tiles")),
+		text("main", &overview), shot(dir, "overview"),
+		chromedp.Navigate(base+"/console/approvals?status=pending"), chromedp.WaitVisible(chromedp.CSS(".approval")),
+		shot(dir, "approvals"),
+		chromedp.Click(chromedp.CSS(`.approval button[value="1"]`)), chromedp.WaitVisible(chromedp.CSS(".flash")),
+		text(".flash", &flash),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v\n%s", err, e.logs.String())
+	}
+	if !strings.Contains(overview, "pending approvals") || !strings.Contains(flash, "Approved") {
+		t.Fatalf("overview %q, flash %q", overview, flash)
+	}
+	waitReply(t, e.tg, approvalChat, 3, "Forget outcome")
+
+	for _, p := range []string{"users", "memories", "schedules", "tools", "usage", "skills"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/"+p), chromedp.WaitVisible(chromedp.CSS("h1")), shot(dir, p)); err != nil {
+			t.Fatalf("%s page: %v", p, err)
+		}
+	}
+	var problems string
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(base+"/console/policy"), chromedp.WaitVisible(chromedp.ID("policy")),
+		chromedp.SetValue(chromedp.ID("policy"), "access:\n  operators: [1001]\nagent:\n  max_stepz: 3\n"),
+		chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("problems")),
+		text("#problems", &problems), shot(dir, "policy-error"),
+	)
+	if err != nil {
+		t.Fatalf("policy editor: %v", err)
+	}
+	if !strings.Contains(problems, "line 4, column 3") {
+		t.Fatalf("the editor said %q, want line 4, column 3", problems)
+	}
+	phone := browser(t, 390, 844)
+	if err := chromedp.Do(phone, chromedp.Navigate(consoleLink(t, e, 2)), chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitVisible(chromedp.CSS(".tiles")), shot(dir, "phone-overview")); err != nil {
+		t.Fatalf("phone: %v", err)
+	}
+}
