@@ -22,17 +22,17 @@ const (
 
 // ParseResult is parse_anchored_time's result (§4.4). Its JSON form is
 // exactly what `kairos clock parse` prints:
-// {"kind", "start"?, "end"?, "needs_clarification", "clarification_question"?}
+// {"kind", "start"?, "end"?, "repeat"?, "needs_clarification", "clarification_question"?}
 // with RFC 3339 instants carrying the anchor's offset.
 type ParseResult struct {
-	Kind                  string     `json:"kind"`
-	Start                 *time.Time `json:"start,omitempty"`
-	End                   *time.Time `json:"end,omitempty"`
-	NeedsClarification    bool       `json:"needs_clarification"`
-	ClarificationQuestion string     `json:"clarification_question,omitempty"`
+	Kind  string     `json:"kind"`
+	Start *time.Time `json:"start,omitempty"`
+	End   *time.Time `json:"end,omitempty"`
 	// Repeat is an RFC 5545 RRULE when the phrase recurs ("every weekday
 	// at 8am"); Start is then the first occurrence.
-	Repeat string `json:"repeat,omitempty"`
+	Repeat                string `json:"repeat,omitempty"`
+	NeedsClarification    bool   `json:"needs_clarification"`
+	ClarificationQuestion string `json:"clarification_question,omitempty"`
 
 	// Phrase is the time expression found in the text.
 	Phrase string `json:"-"`
@@ -132,13 +132,16 @@ type timeSpec struct {
 	dayOffsetSet bool
 	explicitDay  bool // today / tonight / this morning: no rolling forward
 
-	timeSet      bool
-	hour, min    int
-	sec          int
-	endSet       bool
-	endH, endMin int
-	bareHour     int // "at 9": am or pm unknown; -1 when none
-	part         string
+	timeSet              bool
+	hour, min            int
+	sec                  int
+	endSet               bool
+	endH, endMin, endSec int
+	rangeWritten         bool   // a bare end with minutes ("8:00 - 9:15")
+	rangeBare            bool   // both ends bare hours ("from 10 till 4"): am/pm from the part of day or the order
+	endOf                string // "end of" a day, week, month or year
+	bareHour             int    // "at 9": am or pm unknown; -1 when none
+	part                 string
 
 	window    string // week, weekend, month, year
 	windowOff int
@@ -160,7 +163,7 @@ type timeSpec struct {
 }
 
 var (
-	reISOStamp   = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|\s?[+\-]\d{2}:?\d{2})?`)
+	reISOStamp   = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})(?:(?:T|\s*[|,;@]\s*|\s+(?:at\s+)?)(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|\s?[+\-]\d{2}:?\d{2})?`)
 	reYearAfter  = regexp.MustCompile(`^\s*,?\s*(\d{4})\b`)
 	reGoodBefore = regexp.MustCompile(`(?i)\bgood\s*$`)
 	reSlashCtx   = regexp.MustCompile(`(?i)\b(?:on|by|until|till|due|before|after|from|since)\s*$`)
@@ -227,6 +230,7 @@ type parser struct {
 	matches    []tmatch
 	iso        *isoParts
 	tzQuestion string
+	zones      []byteSpan // the zone found and its repeats
 }
 
 func (p *parser) mask(a, b int) {
@@ -315,9 +319,9 @@ func (p *parser) readZone(knownIn []string) {
 		q = abbrevSeasonQuestion(hit, p.ref)
 	}
 	if found || q != "" {
-		p.used = append(p.used, maskRepeats(p.masked, hit)...)
+		p.zones = append(maskRepeats(p.masked, hit), byteSpan{hit.Start, hit.End})
+		p.used = append(p.used, p.zones...)
 		p.mask(hit.Start, hit.End)
-		p.use(hit.Start, hit.End)
 	}
 	if found {
 		if loc, err := LoadTZ(hit.TZ); err == nil {
@@ -361,7 +365,13 @@ func (p *parser) findMatches() {
 // resolveCluster merges what the cluster's matches say and resolves it.
 func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 	ms := string(p.masked)
-	phrase := strings.TrimSpace(p.text[cluster[0].left:cluster[len(cluster)-1].right])
+	a, b := cluster[0].left, cluster[len(cluster)-1].right
+	for _, z := range p.zones {
+		if z.a >= b && onlyGap(p.text[b:z.a]) {
+			b = z.b // "14:00 UTC - 16:30 UTC": the repeat of the zone ends the phrase
+		}
+	}
+	phrase := strings.TrimSpace(p.text[a:b])
 	refLoc := p.ref.Location()
 	if p.anchor != nil {
 		refLoc = p.anchor
@@ -386,13 +396,13 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 		return ParseResult{Kind: KindInvalid, Phrase: phrase}
 	}
 	// Relative: an amount from ref, needing no zone.
-	if (sp.rel || sp.now) && !sp.timeSet && sp.part == "" && !sp.dateSet && !sp.dayOffsetSet && sp.window == "" && sp.bareHour < 0 && sp.repeat == "" {
+	if (sp.rel || sp.now) && !sp.timeSet && sp.part == "" && !sp.dateSet && !sp.dayOffsetSet && sp.window == "" && sp.bareHour < 0 {
 		start := refL
 		if sp.relYears != 0 || sp.relMonths != 0 || sp.relDays != 0 {
 			start = AddCalendar(start, refLoc, sp.relYears, sp.relMonths, sp.relDays)
 		}
 		start = start.Add(sp.relDur)
-		return ParseResult{Kind: KindRelative, Start: &start, Phrase: phrase, TZ: p.anchorName}
+		return ParseResult{Kind: KindRelative, Start: &start, Phrase: phrase, TZ: p.anchorName, Repeat: sp.repeat}
 	}
 	if sp.rel && sp.relDays != 0 {
 		sp.dayOffset += sp.relDays
@@ -406,6 +416,9 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 			q = "Which timezone do you mean for " + strconv.Quote(phrase) + "? Please give a city or an IANA name such as Europe/Berlin."
 		}
 		return ParseResult{Kind: KindFloating, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase, Repeat: sp.repeat}
+	}
+	if sp.repeat != "" && !sp.timeSet && sp.bareHour < 0 && !sp.dateSet && !sp.dayOffsetSet && sp.part == "" && sp.endOf == "" {
+		sp.dayOffsetSet = true // "every monday": from today
 	}
 	res := resolveSpec(&sp, refL, p.anchor)
 	res.Phrase, res.TZ = phrase, p.anchorName
@@ -491,6 +504,9 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 	case rMonthDate:
 		mon := capt(2)
 		if capt(0) == "" && capt(1) == "" && capt(3) == "" && capt(4) == "" {
+			if reYearAfter.MatchString(text[m.Right:]) {
+				return true // "June 2027"
+			}
 			r, _ := utf8.DecodeRuneInString(mon)
 			return len(mon) > 3 && unicode.IsUpper(r) && reMonthCtx.MatchString(before)
 		}
@@ -512,7 +528,7 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 	case rSlashDate:
 		return capt(2) != "" || reSlashCtx.MatchString(before)
 	case rDuration:
-		return capt(0) != "" || capt(2) != ""
+		return capt(0) != "" || capt(2) != "" || reDurationAlone.MatchString(before)
 	case rBareHour:
 		if m.Right < len(text) && (text[m.Right] == ':' || text[m.Right] == '.') && m.Right+1 < len(text) && text[m.Right+1] >= '0' && text[m.Right+1] <= '9' {
 			return false
@@ -525,9 +541,17 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 				return false
 			}
 		}
+	default:
+		if id >= rDayOfMonth {
+			return validChat(id, capt, text, m.Left, m.Right)
+		}
 	}
 	return true
 }
+
+// reDurationAlone: a duration with nothing before it but a request ("90
+// mins", "remind me 2 hours") is from now.
+var reDurationAlone = regexp.MustCompile(`(?i)^\s*(?:(?:please\s+)?(?:remind|ping|nudge|tell|text|message|buzz)\s+me\s*)?$`)
 
 // firstCluster keeps the first run of non-overlapping matches joined only
 // by connector words ("at", "on", "in the", ",").
@@ -594,123 +618,6 @@ func hour12(h int, suffix string) (int, bool) {
 		return 12, true
 	}
 	return 0, false
-}
-
-// partWindows are the day-part windows in local hours [start, end).
-var partWindows = map[string][2]int{
-	"morning":   {6, 12},
-	"afternoon": {12, 18},
-	"evening":   {18, 22},
-	"tonight":   {18, 24},
-}
-
-// resolveSpec turns the spec into instants in loc; refL is ref in loc.
-func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
-	ty, tmo, td := refL.Date()
-	y, mo, d := ty, tmo, td
-	dateGiven := false
-	switch {
-	case sp.dateSet:
-		if sp.yearSet {
-			y = sp.y
-		}
-		mo, d = sp.mo, sp.d
-		if !sp.yearSet {
-			// The next occurrence: this year's date unless it is over.
-			today := time.Date(ty, tmo, td, 0, 0, 0, 0, time.UTC)
-			for i := 0; i < 8; i++ {
-				last := d
-				if sp.monthOnly {
-					last = daysIn(y, mo)
-				}
-				if d <= daysIn(y, mo) && !time.Date(y, mo, last, 0, 0, 0, 0, time.UTC).Before(today) {
-					break
-				}
-				y++
-			}
-		}
-		if d < 1 || d > daysIn(y, mo) {
-			return ParseResult{Kind: KindInvalid}
-		}
-		dateGiven = true
-	case sp.dayOffsetSet:
-		t := time.Date(ty, tmo, td+sp.dayOffset, 0, 0, 0, 0, time.UTC)
-		y, mo, d = t.Date()
-		dateGiven = true
-	}
-	if sp.dayShift != 0 {
-		y, mo, d = time.Date(y, mo, d+sp.dayShift, 0, 0, 0, 0, time.UTC).Date()
-		dateGiven = true
-	}
-	res := ParseResult{Kind: KindAbsolute, NeedsClarification: sp.question != "", ClarificationQuestion: sp.question}
-	sec := 0
-	at := func(y int, mo time.Month, d, h, mi int) time.Time {
-		t, k := ResolveLocal(loc, y, mo, d, h, mi, sec)
-		if res.Local == LocalExact {
-			res.Local = k
-		}
-		return t
-	}
-	set := func(s, e time.Time, hasEnd bool) ParseResult {
-		res.Start = &s
-		if hasEnd {
-			res.End = &e
-		}
-		return res
-	}
-	hour := sp.hour
-	if sp.bareHour >= 0 && !sp.timeSet {
-		switch sp.part {
-		case "morning":
-			hour = sp.bareHour % 12
-		case "afternoon", "evening", "tonight":
-			hour = sp.bareHour%12 + 12
-		default:
-			h := sp.bareHour
-			res.NeedsClarification = true
-			res.ClarificationQuestion = "Do you mean " + strconv.Itoa(h) + "am or " + strconv.Itoa(h) + "pm?"
-			return res
-		}
-		sp.timeSet = true
-	}
-	switch {
-	case sp.timeSet:
-		sec = sp.sec
-		start := at(y, mo, d, hour, sp.min)
-		if !dateGiven && start.Before(refL) {
-			res.Local = LocalExact
-			y, mo, d = time.Date(y, mo, d+1, 0, 0, 0, 0, time.UTC).Date()
-			start = at(y, mo, d, hour, sp.min)
-		}
-		if sp.endSet {
-			sec = 0
-			end := at(y, mo, d, sp.endH, sp.endMin)
-			if !end.After(start) {
-				end = at(y, mo, d+1, sp.endH, sp.endMin)
-			}
-			return set(start, end, true)
-		}
-		return set(start, time.Time{}, false)
-	case sp.part != "":
-		w := partWindows[sp.part]
-		end := at(y, mo, d, w[1], 0)
-		if !dateGiven && !end.After(refL) {
-			y, mo, d = time.Date(y, mo, d+1, 0, 0, 0, 0, time.UTC).Date()
-			end = at(y, mo, d, w[1], 0)
-		}
-		return set(at(y, mo, d, w[0], 0), end, true)
-	case sp.window != "":
-		return windowRange(sp, refL, loc, &res)
-	case dateGiven:
-		if sp.monthOnly {
-			return set(at(y, mo, 1, 0, 0), at(y, mo+1, 1, 0, 0), true)
-		}
-		if sp.endDaySet {
-			return set(at(y, mo, d, 0, 0), at(y, mo, d+1+sp.endDayOffset-sp.dayOffset, 0, 0), true)
-		}
-		return set(at(y, mo, d, 0, 0), at(y, mo, d+1, 0, 0), true)
-	}
-	return ParseResult{Kind: KindInvalid}
 }
 
 func windowRange(sp *timeSpec, refL time.Time, loc *time.Location, res *ParseResult) ParseResult {

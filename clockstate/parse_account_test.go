@@ -1,6 +1,7 @@
 package clockstate
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func TestAccounting_UnreadTimeWordIsAQuestion(t *testing.T) {
 		{"at 5pm and again at 7pm", "7pm"},
 		{"remind me at 9am about the 3 reports", "3"},
 		{"tomorrow at 5pm until the deadline", "until"},
-		{"at 10am on the 32nd", "32nd"},
+		{"at 10am or 11am", "11am"},
 		{"meet friday at 3pm no wait thursday", "thursday"},
 		{"ping me at 4pm every so often", "every"},
 		{"at noon, or maybe midnight", "midnight"},
@@ -46,9 +47,9 @@ func TestAccounting_EnvelopeChecksNeighbours(t *testing.T) {
 	if r.NeedsClarification || r.Start == nil {
 		t.Errorf("far number: %+v", r)
 	}
-	r = parseAnchored("see you on the 32nd at 4pm then", "Europe/London", nil, at)
+	r = parseAnchored("see you at 4pm, 9 of us", "Europe/London", nil, at)
 	if !r.NeedsClarification || r.Start != nil {
-		t.Errorf("neighbouring ordinal: %+v", r)
+		t.Errorf("neighbouring number: %+v", r)
 	}
 }
 
@@ -102,4 +103,27 @@ func inSpans(i int, used []byteSpan) bool {
 		}
 	}
 	return false
+}
+
+// `kairos clock parse` prints the recurrence as an RRULE next to the
+// first occurrence (issue 21: "every weekday" was dropped).
+func TestClockParse_RepeatInJSON(t *testing.T) {
+	at := utc("2026-07-15T10:00:00Z") // Wednesday
+	for _, tc := range []struct{ text, want string }{
+		{"every weekday at 8am", `{"kind":"absolute","start":"2026-07-16T08:00:00+01:00","repeat":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR","needs_clarification":false}`},
+		{"every other friday at 5pm", `{"kind":"absolute","start":"2026-07-17T17:00:00+01:00","repeat":"FREQ=WEEKLY;INTERVAL=2;BYDAY=FR","needs_clarification":false}`},
+		{"mondays and thursdays at 9am", `{"kind":"absolute","start":"2026-07-16T09:00:00+01:00","repeat":"FREQ=WEEKLY;BYDAY=MO,TH","needs_clarification":false}`},
+		{"every 2 hours", `{"kind":"relative","start":"2026-07-15T13:00:00+01:00","repeat":"FREQ=HOURLY;INTERVAL=2","needs_clarification":false}`},
+		{"daily at 7.30am", `{"kind":"absolute","start":"2026-07-16T07:30:00+01:00","repeat":"FREQ=DAILY","needs_clarification":false}`},
+		{"every sunday", `{"kind":"absolute","start":"2026-07-19T00:00:00+01:00","end":"2026-07-20T00:00:00+01:00","repeat":"FREQ=WEEKLY;BYDAY=SU","needs_clarification":false}`},
+	} {
+		r, err := ParseCLI(tc.text, "Europe/London", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(r)
+		if string(b) != tc.want {
+			t.Errorf("%q: %s\nwant %s", tc.text, b, tc.want)
+		}
+	}
 }

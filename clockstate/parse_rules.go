@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/olebedev/when/rules"
-	"github.com/olebedev/when/rules/common"
 	"github.com/olebedev/when/rules/en"
 )
 
@@ -87,20 +86,13 @@ func span(expr string) spanRule {
 const (
 	reWeekdayWord = `(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)`
 	reMonthWord   = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
-	reNumWord     = `(?:\d+(?:\.\d+)?\s*|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half\s+an?|a\s+few|a\s+couple(?:\s+of)?)\s+)`
-	reUnitWord    = `(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|yrs?|h|m|s|d|w)`
+	reNumWord     = `(?:(?:\d+(?:\.\d+)?\s*|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half\s+an?|a\s+quarter\s+of\s+an?|three\s+quarters\s+of\s+an?|a\s+few|a\s+couple(?:\s+of)?)\s+)(?:and\s+a\s+half\s+)?)`
+	reUnitWord    = `(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|years?|yrs?|h|m|s|d|w)`
 )
 
 // allRules is the rule table. The olebedev/when rules find the common
 // English forms; the span rules cover what it lacks.
-var allRules = []struct {
-	id    ruleID
-	r     rules.Rule
-	apply applyFunc
-	hint  []string // the rule runs only when the lower-cased text holds one of these ("#": a digit)
-}{
-	{rRange, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(?:from\s+|between\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|to|until|till|and)\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?:\W|$)`)}, applyRange, []string{"#"}},
-	{rRange24, span(`(?:from\s+|between\s+)?(\d{1,2}):(\d{2})\s*(AMPM)?\s*(?:-|–|—|to|until|till|and)\s*(\d{1,2}):(\d{2})\s*(AMPM)?`), applyRange24, []string{":"}},
+var allRules = append(chatRules, []ruleRow{
 	{rTimeSec, span(`(\d{1,2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:\s*(AMPM))?`), applyTimeSec, []string{":"}},
 	{rQuarter, span(`((?:a\s+)?quarter|half|five|ten|twenty|twenty[\s-]five|\d{1,2}\s+minutes?|\d{1,2})\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight)(?:\s*(AMPM))?`), applyQuarter, []string{"past", "after", " to ", "before", "till", " of "}},
 	{rRelDay2, span(`(?:the\s+)?day\s+(after|before)\s+(tomorrow|yesterday)`), applyRelDay2, []string{"day"}},
@@ -108,7 +100,7 @@ var allRules = []struct {
 	{rDayRange, span(`(?:from|between)\s+(WEEKDAY)\s+(?:and|to|till|until|through|-)\s+(WEEKDAY)`), applyDayRange, []string{"from", "between"}},
 	{rDateYear, span(`(?:WEEKDAY,?\s+)?(MONTH)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})|(?:WEEKDAY,?\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(MONTH)\.?,?\s+(\d{4})`), applyDateYear, []string{"#"}},
 	{rShiftFrom, spanRule{regexp.MustCompile(`(?i)(?:\W|^)((` + reNumWord + `)(days?|weeks?)\s+(?:from|after))\s+(?:next\s+|this\s+|on\s+)?(?:` + reWeekdayWord + `|tomorrow|today)\b`)}, applyShiftFrom, []string{"from", "after"}},
-	{rDuration, span(`(?:(in|within|after)\s+)?(NUM` + reUnitWord + `\b(?:\s*(?:,|and)?\s*NUM` + reUnitWord + `\b)*)(?:\s+(ago|from\s+now|later|hence|earlier|before\s+now))?`), applyDuration, []string{"in", "ago", "from", "later", "hence", "earlier", "before", "after"}},
+	{rDuration, span(`(?:(in|within|after)\s+)?(NUM` + reUnitWord + `\b(?:\s+and\s+a\s+(?:half|quarter)\b)?(?:\s*(?:,|and)?\s*NUM` + reUnitWord + `\b(?:\s+and\s+a\s+(?:half|quarter)\b)?)*)(?:\s+(ago|from\s+now|later|hence|earlier|before\s+now))?`), applyDuration, []string{"in", "ago", "from", "later", "hence", "earlier", "before", "after", "hour", "min", "day", "week", "fortnight", "sec"}},
 	{rWeekday, en.Weekday(rules.Override), applyWeekday, []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}},
 	{rCasualDate, en.CasualDate(rules.Override), applyCasualDate, []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "night"}},
 	{rCasualTime, en.CasualTime(rules.Override), applyCasualTime, []string{"morning", "afternoon", "evening", "night", "noon"}},
@@ -121,20 +113,26 @@ var allRules = []struct {
 	{rYMDSlash, span(`(\d{4})/(\d{1,2})/(\d{1,2})`), applyYMDSlash, []string{"/"}},
 	{rWeekdayAbbr, span(`(tues|thurs|weds)\.?`), applyWeekdayAbbr, []string{"tues", "thurs", "weds"}},
 	{rSlashYear, span(`(\d{1,2})/(\d{1,2})/(\d{4})`), applySlashDate, []string{"/"}},
-	{rSlashDate, common.SlashDMY(rules.Override), applySlashDate, []string{"/"}},
 	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}, applyAmount, []string{"from", "later", "hence"}},
 	{rCompactIn, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`)}, applyCompactIn, []string{"in"}},
 	{rMidnight, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(midnight|midday)(?:\W|$)`)}, applyMidnight, []string{"mid"}},
-	{rBareHour, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(?:(?:at|by|around|@)\s*(\d{1,2})(?:\s*o'?\s*clock)?|(\d{1,2})\s*o'?\s*clock)(?:\W|$)`)}, applyBareHour, []string{"#"}},
 	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last)\s+(week|weekend|month|year)(?:\W|$)`)}, applyWindow, []string{"week", "month", "year"}},
-}
+}...)
 
 // ---- durations ----
 
 // amountF reads "2", "2.5", "two", "a", "a few", "a couple of", "half an".
 func amountF(s string) (float64, bool) {
 	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	half := 0.0
+	if t, ok := strings.CutSuffix(s, " and a half"); ok {
+		s, half = t, 0.5
+	}
 	switch {
+	case strings.HasPrefix(s, "three quarters"):
+		return 0.75, true
+	case strings.HasPrefix(s, "a quarter"):
+		return 0.25, true
 	case strings.HasPrefix(s, "half"):
 		return 0.5, true
 	case strings.Contains(s, "few"):
@@ -143,13 +141,13 @@ func amountF(s string) (float64, bool) {
 		return 2, true
 	}
 	if n, ok := numberWords[s]; ok {
-		return float64(n), true
+		return float64(n) + half, true
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f < 0 || f > 100000 {
 		return 0, false
 	}
-	return f, true
+	return f + half, true
 }
 
 // addRelF adds amount×unit (sign -1 for "ago"): calendar units whole in
@@ -173,6 +171,10 @@ func addRelF(sp *timeSpec, amt float64, unit string, sign int) bool {
 	case strings.HasPrefix(u, "d"):
 		sp.relDays += sign * whole
 		sp.relDur += time.Duration(float64(sign) * frac * float64(24*time.Hour))
+	case strings.HasPrefix(u, "f"):
+		days := amt * 14
+		sp.relDays += sign * int(days)
+		sp.relDur += time.Duration(float64(sign) * (days - float64(int(days))) * float64(24*time.Hour))
 	case strings.HasPrefix(u, "w"):
 		days := amt * 7
 		sp.relDays += sign * int(days)
@@ -187,7 +189,7 @@ func addRelF(sp *timeSpec, amt float64, unit string, sign int) bool {
 	return true
 }
 
-var reDurPart = regexp.MustCompile(`(?i)(` + reNumWord + `)(` + reUnitWord + `)\b`)
+var reDurPart = regexp.MustCompile(`(?i)(` + reNumWord + `)(` + reUnitWord + `)\b(?:\s+and\s+a\s+(half|quarter)\b)?`)
 
 // applyDuration: "in 2.5 hours", "in 2 hours 30 minutes", "1.5 days ago".
 func applyDuration(sp *timeSpec, x ruleCtx) {
@@ -197,6 +199,12 @@ func applyDuration(sp *timeSpec, x ruleCtx) {
 	}
 	for _, p := range reDurPart.FindAllStringSubmatch(x.capt(1), -1) {
 		amt, ok := amountF(p[1])
+		switch strings.ToLower(p[3]) {
+		case "half":
+			amt += 0.5
+		case "quarter":
+			amt += 0.25
+		}
 		if !ok || !addRelF(sp, amt, p[2], sign) {
 			sp.invalid = true
 			return
@@ -592,66 +600,7 @@ func applyMidnight(sp *timeSpec, x ruleCtx) {
 	}
 }
 
-func applyBareHour(sp *timeSpec, x ruleCtx) {
-	s := x.capt(0)
-	if s == "" {
-		s = x.capt(1)
-	}
-	h, _ := strconv.Atoi(s)
-	switch {
-	case h > 24:
-		sp.invalid = true
-	case h == 0 || h > 12:
-		setTime(sp, h, 0, 0)
-	default:
-		sp.bareHour = h
-	}
-}
-
 // ---- ranges ----
-
-func setRange(sp *timeSpec, h1, m1 int, suf1 string, h2, m2 int, suf2 string) {
-	if suf2 == "" {
-		// 24-hour clock on both ends ("14:00 - 16:30", "8:00 - 9:15").
-		if h1 > 23 || h2 > 24 || m1 > 59 || m2 > 59 {
-			sp.invalid = true
-			return
-		}
-		if suf1 != "" {
-			var ok bool
-			if h1, ok = hour12(h1, suf1); !ok {
-				sp.invalid = true
-				return
-			}
-		}
-		sp.timeSet, sp.hour, sp.min = true, h1, m1
-		sp.endSet, sp.endH, sp.endMin = true, h2, m2
-		return
-	}
-	e, ok2 := hour12(h2, suf2)
-	if suf1 == "" {
-		suf1 = suf2
-		// "11-1pm": the start is the morning before a pm end at or past noon.
-		if strings.HasPrefix(strings.ToLower(suf2), "p") && h1 > h2 && h1 != 12 {
-			suf1 = "am"
-		}
-	}
-	s, ok1 := hour12(h1, suf1)
-	if !ok1 || !ok2 || m1 > 59 || m2 > 59 {
-		sp.invalid = true
-		return
-	}
-	sp.timeSet, sp.hour, sp.min = true, s, m1
-	sp.endSet, sp.endH, sp.endMin = true, e, m2
-}
-
-func applyRange(sp *timeSpec, x ruleCtx) {
-	setRange(sp, x.atoi(0), x.atoi(1), x.capt(2), x.atoi(3), x.atoi(4), x.capt(5))
-}
-
-func applyRange24(sp *timeSpec, x ruleCtx) {
-	setRange(sp, x.atoi(0), x.atoi(1), x.capt(2), x.atoi(3), x.atoi(4), x.capt(5))
-}
 
 // applyDotDate: "31.12.2026" is day first wherever dots are written.
 func applyDotDate(sp *timeSpec, x ruleCtx) { setYMD(sp, x.atoi(2), time.Month(x.atoi(1)), x.atoi(0)) }

@@ -1,0 +1,425 @@
+package clockstate
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olebedev/when/rules"
+)
+
+// The forms of chat (issue 21): a day of the month alone, day/month
+// without a year, "half nine", dotted times, ranges of bare hours and
+// words, parts of day that settle a bare hour, compound durations, "end
+// of", "same time", "the Thursday after next", "a week on Tuesday",
+// "17h30", "in 1h30m", recurrences.
+
+const (
+	rDayOfMonth ruleID = iota + 200
+	rSlashAny
+	rHalfHour
+	rDotTime
+	rRangeAny
+	rBareHourWord
+	rPartWord
+	rEndOf
+	rSameTime
+	rAfterNext
+	rHourH
+	rCompactHM
+	rMonthYear
+	rRepeat
+	rShiftOn
+)
+
+const reClockT = `(?:\d{1,2}(?:[:.]\d{2}(?::\d{2})?)?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|noon|midday|midnight)`
+
+const reHourWord = `(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)`
+
+var chatRules = []ruleRow{
+	{rRepeat, span(`(?:(every|each)\s+(other\s+)?(weekday|working\s+day|weekend|day|week|month|year|morning|afternoon|evening|night|(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*|(\d{1,3}|NUM)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|months?))|(daily|nightly|weekly|fortnightly|monthly|yearly|annually)|(?:on\s+)?(weekdays|WEEKDAYs(?:\s*(?:,|and|&)\s*WEEKDAYs)*))`), applyRepeat, []string{"every", "each", "ly", "days"}},
+	{rRangeAny, span(`(?:(from|between)\s+)?(` + reClockT + `)\s*(-|–|—|to|until|till|til|and|through)\s*(` + reClockT + `)`), applyRangeAny, []string{"#", "noon", "mid"}},
+	{rSlashAny, span(`(\d{1,2})[/\\](\d{1,2})(?:[/\\](\d{4}|\d{2}))?`), applySlashAny, []string{"/", "\\"}},
+	{rDayOfMonth, span(`(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)`), applyDayOfMonth, []string{"st", "nd", "rd", "th"}},
+	{rHalfHour, span(`half\s+(` + reHourWord + `)(?:\s*(AMPM))?`), applyHalfHour, []string{"half"}},
+	{rDotTime, span(`(\d{1,2})\.(\d{2})(?:\s*(AMPM))?`), applyDotTime, []string{"."}},
+	{rHourH, span(`(\d{1,2})h(\d{2})`), applyHourH, []string{"h"}},
+	{rCompactHM, span(`(?:(in|within|after)\s+)?(\d{1,3})\s*h(?:rs?)?\s*(\d{1,2})\s*m(?:ins?)?`), applyCompactHM, []string{"h"}},
+	{rBareHourWord, span(`(?:(?:at|by|around|@)\s*(` + reHourWord + `)(?:\s*o'?\s*clock)?|(` + reHourWord + `)\s*o'?\s*clock)`), applyBareHourWord, []string{"#", "at", "by", "around", "@", "clock"}},
+	{rPartWord, span(`(?:(this|tomorrow|tmr|tmrw)\s+)?(night|arvo|lunchtime|lunch)`), applyPartWord, []string{"night", "arvo", "lunch"}},
+	{rEndOf, span(`(?:by\s+)?(?:the\s+)?(?:(?:end|close)\s+of\s+(?:the\s+)?(?:(this|next|last)\s+)?(day|today|week|month|year|business)|(eod|eow|cob))`), applyEndOf, []string{"end", "close", "eod", "eow", "cob"}},
+	{rSameTime, span(`same\s+time`), applySameTime, []string{"same"}},
+	{rAfterNext, span(`(?:the\s+)?(WEEKDAY)\s+after\s+next`), applyAfterNext, []string{"after"}},
+	{rShiftOn, span(`(a|one|two|three|\d)\s+(weeks?|fortnights?)\s+(on|from|after)\s+(WEEKDAY|today|tomorrow|tonight)|(a|one|two|\d)\s+(weeks?|fortnights?)\s+(today|tomorrow|tonight)|(NUM)(days?|weeks?|fortnights?)\s+before\s+(WEEKDAY|today|tomorrow)`), applyShiftOn, []string{"week", "fortnight", "before"}},
+	{rMonthYear, span(`(MONTH)\.?,?\s+(\d{4})`), applyMonthYear, []string{"#"}},
+}
+
+// ruleRow is one entry of the rule table.
+type ruleRow = struct {
+	id    ruleID
+	r     rules.Rule
+	apply applyFunc
+	hint  []string
+}
+
+var (
+	reDayWordBefore = regexp.MustCompile(`(?i)(?:` + reWeekdayWord + `|today|tomorrow|tonight|tmrw?|\d(?:st|nd|rd|th)|` + reMonthWord + `\s+\d{1,2})\.?,?\s*(?:from\s+|between\s+)?$`)
+	reUnitAfter     = regexp.MustCompile(`(?i)^\s*(?:%|percent|people|kg|km|cm|mm|miles?|pounds?|lbs?|years?\s+old|` + reUnitWord + `\b)`)
+	reMonthAfter    = regexp.MustCompile(`(?i)^\s*(?:of\s+)?` + reMonthWord + `\b`)
+	reMonthBefore   = regexp.MustCompile(`(?i)` + reMonthWord + `\.?\s*$`)
+	reTimeCtxBefore = regexp.MustCompile(`(?i)(?:\bat|@|\bby|\bfrom|\btill|\buntil|\bto|\baround|\babout|-|–)\s*$`)
+	reTimeAfter     = regexp.MustCompile(`(?i)^\s*(?:,|at|@|-|from|\|)?\s*(?:\d{1,2}(?::\d{2}|\s*[ap]\.?m|\b)|noon|midday|midnight)`)
+	reOrdinalNoun   = regexp.MustCompile(`(?i)^\s*(?:floor|place|time|times|row|grade|century|anniversary|birthday|edition|round|attempt|person|in\s+line|gear|level|year|week|day|month|hour|minute|street|avenue)\b`)
+	reCurrency      = regexp.MustCompile(`[$£€¥₹]\s*$`)
+)
+
+// validChat rejects the eager matches of the chat rules ("10-20 people",
+// "1/2 cup", "3.50 each", "half an hour").
+func validChat(id ruleID, capt func(int) string, text string, left, right int) bool {
+	before, after := text[:left], text[right:]
+	switch id {
+	case rRangeAny:
+		a, b := capt(1), capt(3)
+		if strings.EqualFold(capt(2), "and") && !strings.EqualFold(capt(0), "between") {
+			return false
+		}
+		if reUnitAfter.MatchString(after) || reCurrency.MatchString(before) {
+			return false
+		}
+		plain := func(s string) bool { return strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0 }
+		if plain(a) && plain(b) && capt(0) == "" && !reDayWordBefore.MatchString(before) {
+			return false
+		}
+		if strings.Contains(a, ".") && !strings.ContainsAny(strings.ToLower(a+b), "apm") && capt(0) == "" {
+			return false
+		}
+	case rSlashAny:
+		return capt(2) != "" || reSlashCtx.MatchString(before) || reTimeAfter.MatchString(after) || reDayWordBefore.MatchString(before)
+	case rDayOfMonth:
+		return !reMonthAfter.MatchString(after) && !reMonthBefore.MatchString(before) && !reOrdinalNoun.MatchString(after)
+	case rHalfHour:
+		return !reUnitAfter.MatchString(after) && !strings.HasPrefix(strings.TrimSpace(strings.ToLower(after)), "past")
+	case rDotTime:
+		if strings.HasPrefix(after, ".") || reUnitAfter.MatchString(after) || reCurrency.MatchString(before) {
+			return false
+		}
+		h, _ := strconv.Atoi(capt(0))
+		return capt(2) != "" || reTimeCtxBefore.MatchString(before) || h >= 13
+	case rHourH:
+		return !strings.HasPrefix(strings.ToLower(after), "m") && !regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`).MatchString(before)
+	case rBareHourWord:
+		if right < len(text) && (text[right] == ':' || text[right] == '.') && right+1 < len(text) && text[right+1] >= '0' && text[right+1] <= '9' {
+			return false
+		}
+		return !reUnitAfter.MatchString(after) && !regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`).MatchString(after)
+	}
+	return true
+}
+
+func wordHour(s string) int {
+	if n, ok := numberWords[strings.ToLower(s)]; ok {
+		return n
+	}
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// applyDayOfMonth: "on the 21st": the next day of that number, this month
+// or the next that has it.
+func applyDayOfMonth(sp *timeSpec, x ruleCtx) {
+	d := x.atoi(0)
+	if d < 1 || d > 31 {
+		sp.invalid = true
+		return
+	}
+	y, mo, td := x.refL.Date()
+	if d < td {
+		mo++
+	}
+	for i := 0; i < 4 && d > daysIn(time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC).Year(), time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC).Month()); i++ {
+		mo++
+	}
+	t := time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC)
+	sp.dateSet, sp.yearSet = true, true
+	sp.y, sp.mo, sp.d = t.Year(), t.Month(), d
+}
+
+// applySlashAny: "14/02", "2/14", "14/02/27": by the zone's habit.
+func applySlashAny(sp *timeSpec, x ruleCtx) {
+	applySlashDate(sp, x)
+	if y := x.capt(2); len(y) == 2 {
+		sp.y = 2000 + x.atoi(2)
+	}
+}
+
+// applyHalfHour: British "half nine" is 9:30, its am/pm from context.
+func applyHalfHour(sp *timeSpec, x ruleCtx) {
+	h := wordHour(x.capt(0))
+	if h < 1 || h > 12 {
+		sp.invalid = true
+		return
+	}
+	if x.capt(1) != "" {
+		hh, _ := hour12(h, x.capt(1))
+		setTime(sp, hh, 30, 0)
+		return
+	}
+	sp.bareHour, sp.min = h, 30
+}
+
+// applyDotTime: "9.45am", "21.15", "at 9.45".
+func applyDotTime(sp *timeSpec, x ruleCtx) {
+	h, m := x.atoi(0), x.atoi(1)
+	switch {
+	case x.capt(2) != "":
+		hh, ok := hour12(h, x.capt(2))
+		if !ok {
+			sp.invalid = true
+			return
+		}
+		setTime(sp, hh, m, 0)
+	case h == 0 || h > 12:
+		if h > 23 {
+			sp.invalid = true
+			return
+		}
+		setTime(sp, h, m, 0)
+	default:
+		if m > 59 {
+			sp.invalid = true
+			return
+		}
+		sp.bareHour, sp.min = h, m
+	}
+}
+
+// applyHourH: "17h30".
+func applyHourH(sp *timeSpec, x ruleCtx) {
+	if h := x.atoi(0); h <= 23 {
+		setTime(sp, h, x.atoi(1), 0)
+		return
+	}
+	sp.invalid = true
+}
+
+// applyCompactHM: "in 1h30m", "in 2hrs 15mins".
+func applyCompactHM(sp *timeSpec, x ruleCtx) {
+	if x.atoi(2) > 59 {
+		sp.invalid = true
+		return
+	}
+	sp.rel = true
+	sp.relDur += time.Duration(x.atoi(1))*time.Hour + time.Duration(x.atoi(2))*time.Minute
+}
+
+// applyBareHourWord: "at 7", "at seven", "four o'clock".
+func applyBareHourWord(sp *timeSpec, x ruleCtx) {
+	s := x.capt(0)
+	if s == "" {
+		s = x.capt(1)
+	}
+	h := wordHour(s)
+	switch {
+	case h > 24:
+		sp.invalid = true
+	case h == 0 || h > 12:
+		setTime(sp, h, 0, 0)
+	default:
+		sp.bareHour = h
+	}
+}
+
+// applyPartWord: "night", "tomorrow night", "arvo", "lunchtime".
+func applyPartWord(sp *timeSpec, x ruleCtx) {
+	switch strings.ToLower(x.capt(0)) {
+	case "tomorrow", "tmr", "tmrw":
+		sp.dayOffset++
+		sp.dayOffsetSet = true
+	case "this":
+		sp.dayOffsetSet, sp.explicitDay = true, true
+	}
+	switch p := strings.ToLower(x.capt(1)); p {
+	case "arvo":
+		sp.part = "afternoon"
+	case "lunchtime":
+		sp.part = "lunch"
+	default:
+		sp.part = p
+	}
+}
+
+// applyEndOf: "end of next week", "by end of day", "eod".
+func applyEndOf(sp *timeSpec, x ruleCtx) {
+	unit := strings.ToLower(x.capt(1))
+	switch strings.ToLower(x.capt(2)) {
+	case "eod", "cob":
+		unit = "day"
+	case "eow":
+		unit = "week"
+	}
+	if unit == "today" || unit == "business" {
+		unit = "day"
+	}
+	switch strings.ToLower(x.capt(0)) {
+	case "next":
+		sp.windowOff = 1
+	case "last":
+		sp.windowOff = -1
+	}
+	if unit == "day" && sp.windowOff != 0 {
+		sp.invalid = true
+		return
+	}
+	sp.endOf = unit
+}
+
+// applySameTime: "same time next Monday": the reference's time of day.
+func applySameTime(sp *timeSpec, x ruleCtx) {
+	setTime(sp, x.refL.Hour(), x.refL.Minute(), 0)
+}
+
+// applyAfterNext: "the Thursday after next": a week after the next one.
+func applyAfterNext(sp *timeSpec, x ruleCtx) {
+	ahead := (int(weekdayIndex(x.capt(0))) - int(x.refL.Weekday()) + 7) % 7
+	if ahead == 0 {
+		ahead = 7
+	}
+	sp.dayOffset += ahead + 7
+	sp.dayOffsetSet = true
+}
+
+// applyShiftOn: "a week on Tuesday", "a fortnight today", "3 days before
+// friday": the day of the weekday rule shifted.
+func applyShiftOn(sp *timeSpec, x ruleCtx) {
+	n, unit, day, sign := x.capt(0), x.capt(1), x.capt(3), 1
+	switch {
+	case x.capt(4) != "":
+		n, unit, day = x.capt(4), x.capt(5), x.capt(6)
+	case x.capt(7) != "":
+		n, unit, day, sign = x.capt(7), x.capt(8), x.capt(9), -1
+	}
+	applyDayWord(sp, day, x.refL)
+	amt, ok := amountF(n)
+	if !ok || amt != float64(int(amt)) {
+		sp.invalid = true
+		return
+	}
+	days := int(amt)
+	switch u := strings.ToLower(unit); {
+	case strings.HasPrefix(u, "w"):
+		days *= 7
+	case strings.HasPrefix(u, "f"):
+		days *= 14
+	}
+	sp.dayShift += sign * days
+}
+
+// applyDayWord: a weekday (the next one), today, tomorrow, tonight.
+func applyDayWord(sp *timeSpec, w string, refL time.Time) {
+	sp.dayOffsetSet = true
+	switch strings.ToLower(w) {
+	case "today":
+	case "tomorrow":
+		sp.dayOffset++
+	case "tonight":
+		sp.part = "tonight"
+	default:
+		ahead := (int(weekdayIndex(w)) - int(refL.Weekday()) + 7) % 7
+		if ahead == 0 {
+			ahead = 7
+		}
+		sp.dayOffset += ahead
+	}
+}
+
+// applyMonthYear: "June 2027": the whole month.
+func applyMonthYear(sp *timeSpec, x ruleCtx) {
+	mo := monthOf(x.capt(0))
+	if mo == 0 {
+		sp.invalid = true
+		return
+	}
+	sp.dateSet, sp.yearSet, sp.monthOnly = true, true, true
+	sp.y, sp.mo, sp.d = x.atoi(1), mo, 1
+}
+
+// clockEnd is one end of a range.
+type clockEnd struct {
+	h, m, s int
+	suf     string
+	known   bool // a 24-hour or suffixed time, or a word (noon)
+	written bool // minutes written ("9:15"): read on the 24-hour clock unless a part of day says otherwise
+}
+
+var reClockParts = regexp.MustCompile(`(?i)^(\d{1,2})(?:[:.](\d{2})(?::(\d{2}))?)?\s*(am|pm|a\.m\.|p\.m\.)?$`)
+
+func readClockEnd(s string) (clockEnd, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "noon", "midday":
+		return clockEnd{h: 12, known: true}, true
+	case "midnight":
+		return clockEnd{h: 24, known: true}, true
+	}
+	m := reClockParts.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return clockEnd{}, false
+	}
+	c := clockEnd{suf: m[4]}
+	c.h, _ = strconv.Atoi(m[1])
+	c.m, _ = strconv.Atoi(m[2])
+	c.s, _ = strconv.Atoi(m[3])
+	if c.m > 59 || c.s > 59 || c.h > 24 {
+		return c, false
+	}
+	if c.suf != "" {
+		h, ok := hour12(c.h, c.suf)
+		if !ok {
+			return c, false
+		}
+		c.h, c.known = h, true
+	}
+	c.known = c.known || c.h == 0 || c.h > 12 || len(m[1]) == 2 && m[1][0] == '0'
+	c.written = m[2] != ""
+	return c, true
+}
+
+// applyRangeAny: "from 10 till 4", "noon to 3", "Saturday 10-12",
+// "08:15:30 - 17:45:00", "3-5pm", "between 2 and 3:30".
+func applyRangeAny(sp *timeSpec, x ruleCtx) {
+	a, ok1 := readClockEnd(x.capt(1))
+	b, ok2 := readClockEnd(x.capt(3))
+	if !ok1 || !ok2 {
+		sp.invalid = true
+		return
+	}
+	switch {
+	case a.known && b.known:
+	case b.suf != "" && !a.known:
+		// "3-5pm", "11-1pm": the start takes the end's half of the day
+		// unless that puts it after the end.
+		h, _ := hour12(a.h, b.suf)
+		if h > b.h && a.h != 12 {
+			h = a.h % 12
+		}
+		a.h, a.known = h, true
+	case a.known && !b.known:
+		// "noon to 3", "10am till 4": the first such hour after the start.
+		e := b.h % 12
+		if e <= a.h {
+			e += 12
+		}
+		if e <= a.h {
+			e -= 12
+		}
+		b.h, b.known = e, true
+	case !a.known && !b.known:
+		sp.rangeBare, sp.rangeWritten = true, a.written || b.written
+	default: // "9-5pm" handled above; "9 - 17:00"
+	}
+	sp.timeSet, sp.hour, sp.min, sp.sec = true, a.h%24, a.m, a.s
+	sp.endSet, sp.endH, sp.endMin, sp.endSec = true, b.h, b.m, b.s
+	if a.h == 24 {
+		sp.hour = 0
+	}
+}

@@ -1,0 +1,245 @@
+package clockstate
+
+import (
+	"strconv"
+	"time"
+)
+
+// partWindows are the day-part windows in local hours [start, end).
+var partWindows = map[string][2]int{
+	"morning":   {6, 12},
+	"afternoon": {12, 18},
+	"evening":   {18, 22},
+	"night":     {18, 24},
+	"tonight":   {18, 24},
+	"lunch":     {12, 14},
+}
+
+// resolver turns a spec into instants in loc; refL is ref in loc.
+type resolver struct {
+	sp        *timeSpec
+	refL      time.Time
+	loc       *time.Location
+	res       ParseResult
+	y         int
+	mo        time.Month
+	d         int
+	dateGiven bool
+	sec       int
+}
+
+// resolveSpec turns the spec into instants in loc, in steps: the date,
+// the hour a part of day settles, then the time, range, part or window.
+func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
+	r := &resolver{sp: sp, refL: refL, loc: loc,
+		res: ParseResult{Kind: KindAbsolute, NeedsClarification: sp.question != "", ClarificationQuestion: sp.question}}
+	if !r.date() {
+		return ParseResult{Kind: KindInvalid}
+	}
+	if q := r.settleHours(); q != "" {
+		r.res.NeedsClarification, r.res.ClarificationQuestion = true, q
+		return r.res
+	}
+	switch {
+	case sp.timeSet:
+		return r.clock()
+	case sp.endOf != "":
+		return r.endOf()
+	case sp.part != "":
+		return r.part()
+	case sp.window != "":
+		return windowRange(sp, refL, loc, &r.res)
+	case r.dateGiven:
+		return r.wholeDays()
+	}
+	return ParseResult{Kind: KindInvalid}
+}
+
+// date fixes the calendar day: a stated date (the next occurrence when no
+// year), a day offset, a shift. False when the date does not exist.
+func (r *resolver) date() bool {
+	sp := r.sp
+	ty, tmo, td := r.refL.Date()
+	r.y, r.mo, r.d = ty, tmo, td
+	switch {
+	case sp.dateSet:
+		if sp.yearSet {
+			r.y = sp.y
+		}
+		r.mo, r.d = sp.mo, sp.d
+		if !sp.yearSet {
+			// The next occurrence: this year's date unless it is over.
+			today := time.Date(ty, tmo, td, 0, 0, 0, 0, time.UTC)
+			for i := 0; i < 8; i++ {
+				last := r.d
+				if sp.monthOnly {
+					last = daysIn(r.y, r.mo)
+				}
+				if r.d <= daysIn(r.y, r.mo) && !time.Date(r.y, r.mo, last, 0, 0, 0, 0, time.UTC).Before(today) {
+					break
+				}
+				r.y++
+			}
+		}
+		if r.d < 1 || r.d > daysIn(r.y, r.mo) {
+			return false
+		}
+		r.dateGiven = true
+	case sp.dayOffsetSet:
+		r.y, r.mo, r.d = time.Date(ty, tmo, td+sp.dayOffset, 0, 0, 0, 0, time.UTC).Date()
+		r.dateGiven = true
+	}
+	if sp.dayShift != 0 {
+		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+sp.dayShift, 0, 0, 0, 0, time.UTC).Date()
+		r.dateGiven = true
+	}
+	return true
+}
+
+// settleHours gives bare hours ("at 7", "from 10 till 4") their half of
+// the day from a part of day, or from the order of a range; otherwise it
+// is the question to ask.
+func (r *resolver) settleHours() string {
+	sp := r.sp
+	if sp.rangeBare {
+		return r.settleRange()
+	}
+	if sp.bareHour < 0 || sp.timeSet {
+		return ""
+	}
+	h, ok := partHour(sp.part, sp.bareHour)
+	if !ok {
+		return "Do you mean " + strconv.Itoa(sp.bareHour) + "am or " + strconv.Itoa(sp.bareHour) + "pm?"
+	}
+	sp.hour, sp.timeSet, sp.part = h, true, ""
+	return ""
+}
+
+// partHour is bare hour h (1-12) in part of day part.
+func partHour(part string, h int) (int, bool) {
+	switch part {
+	case "morning":
+		return h % 12, true
+	case "afternoon", "evening", "tonight", "lunch":
+		return h%12 + 12, true
+	case "night":
+		if h >= 5 && h <= 11 {
+			return h + 12, true
+		}
+		if h == 12 {
+			return 24, true
+		}
+	}
+	return 0, false
+}
+
+func (r *resolver) settleRange() string {
+	sp := r.sp
+	a, b := sp.hour, sp.endH
+	if sp.part != "" {
+		ha, ok1 := partHour(sp.part, a)
+		hb, ok2 := partHour(sp.part, b)
+		if !ok1 || !ok2 {
+			return "Do you mean the morning or the afternoon?"
+		}
+		if sp.part == "morning" && b == 12 {
+			hb = 12
+		}
+		sp.hour, sp.endH, sp.part = ha, hb, ""
+		return ""
+	}
+	switch {
+	case sp.rangeWritten: // "8:00 - 9:15": the clock as written
+	case b == 12 && a < 12: // "10-12": the morning to noon
+	case a > b: // "from 10 till 4": the morning to the afternoon
+		sp.endH = b + 12
+	default:
+		return "Do you mean " + strconv.Itoa(a) + " to " + strconv.Itoa(b) + " in the morning or in the afternoon?"
+	}
+	return ""
+}
+
+func (r *resolver) at(y int, mo time.Month, d, h, mi int) time.Time {
+	t, k := ResolveLocal(r.loc, y, mo, d, h, mi, r.sec)
+	if r.res.Local == LocalExact {
+		r.res.Local = k
+	}
+	return t
+}
+
+func (r *resolver) set(s time.Time, e *time.Time) ParseResult {
+	r.res.Start, r.res.End = &s, e
+	return r.res
+}
+
+// clock is a time of day (and a range's end) on the day resolved; a time
+// without a date is its next occurrence.
+func (r *resolver) clock() ParseResult {
+	sp := r.sp
+	r.sec = sp.sec
+	start := r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	if !r.dateGiven && start.Before(r.refL) {
+		r.res.Local = LocalExact
+		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+1, 0, 0, 0, 0, time.UTC).Date()
+		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	}
+	if !sp.endSet {
+		return r.set(start, nil)
+	}
+	r.sec = sp.endSec
+	end := r.at(r.y, r.mo, r.d, sp.endH, sp.endMin)
+	if !end.After(start) {
+		end = r.at(r.y, r.mo, r.d+1, sp.endH, sp.endMin)
+	}
+	return r.set(start, &end)
+}
+
+// part is a part of day as a window; without a date, today's unless over.
+func (r *resolver) part() ParseResult {
+	w := partWindows[r.sp.part]
+	end := r.at(r.y, r.mo, r.d, w[1], 0)
+	if !r.dateGiven && !end.After(r.refL) {
+		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+1, 0, 0, 0, 0, time.UTC).Date()
+		end = r.at(r.y, r.mo, r.d, w[1], 0)
+	}
+	return r.set(r.at(r.y, r.mo, r.d, w[0], 0), &end)
+}
+
+// wholeDays is a date as a whole-day window (a month, a range of days).
+func (r *resolver) wholeDays() ParseResult {
+	sp := r.sp
+	y, mo, d := r.y, r.mo, r.d
+	switch {
+	case sp.monthOnly:
+		e := r.at(y, mo+1, 1, 0, 0)
+		return r.set(r.at(y, mo, 1, 0, 0), &e)
+	case sp.endDaySet:
+		e := r.at(y, mo, d+1+sp.endDayOffset-sp.dayOffset, 0, 0)
+		return r.set(r.at(y, mo, d, 0, 0), &e)
+	}
+	e := r.at(y, mo, d+1, 0, 0)
+	return r.set(r.at(y, mo, d, 0, 0), &e)
+}
+
+// endOf is "end of day" (17:00 to midnight), "end of the week" (its
+// Friday), "end of the month" (its last day), "end of the year" (31
+// December), each a window.
+func (r *resolver) endOf() ParseResult {
+	sp := r.sp
+	y, mo, d := r.y, r.mo, r.d
+	switch sp.endOf {
+	case "day":
+		e := r.at(y, mo, d+1, 0, 0)
+		return r.set(r.at(y, mo, d, 17, 0), &e)
+	case "week":
+		wd := (int(r.refL.Weekday()) + 6) % 7
+		d = d - wd + 4 + 7*sp.windowOff
+	case "month":
+		mo += time.Month(sp.windowOff)
+		y, mo, d = time.Date(y, mo+1, 0, 0, 0, 0, 0, time.UTC).Date()
+	case "year":
+		y, mo, d = y+sp.windowOff, time.December, 31
+	}
+	e := r.at(y, mo, d+1, 0, 0)
+	return r.set(r.at(y, mo, d, 0, 0), &e)
+}
