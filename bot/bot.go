@@ -54,6 +54,10 @@ type Config struct {
 	// after ScheduleButtonPrefix) by user fromID; it returns the toast
 	// and whether to remove the message's keyboard.
 	ScheduleButton func(ctx context.Context, fromID int64, data string) (answer string, closeKeyboard bool, err error)
+	// Claim answers `/start <code>` in a private chat, from anyone, before
+	// the access check: the first operator claims the bot this way. It
+	// returns handled=false when no claim is pending (the usual /start).
+	Claim func(ctx context.Context, userID int64, code string) (reply string, handled bool)
 
 	Workers     int           // concurrent turns across chats (default 8)
 	PollTimeout time.Duration // long-poll timeout (default 30 s)
@@ -537,6 +541,11 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 		return nil
 	}
 	out := b.replier(u.UpdateID, in)
+	if isCmd && cmd == "start" && args != "" && in.ChatKind == kairos.ChatDM && b.cfg.Claim != nil {
+		if text, ok := b.cfg.Claim(ctx, in.UserID, args); ok {
+			return out.Final(ctx, text)
+		}
+	}
 	if !allowed {
 		return b.refuse(ctx, in, out)
 	}

@@ -185,14 +185,15 @@ func (l *UpdateLog) MarkSent(ctx context.Context, key string, messageID int64) e
 type accessRow struct {
 	UserID    int64 `gorm:"primaryKey;autoIncrement:false"`
 	GrantedBy int64
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	CreatedAt int64  `gorm:"autoCreateTime:false"`
+	Role      string // RoleAllowed or RoleOperator (operators.go)
 }
 
 func (accessRow) TableName() string { return "access_grants" }
 
 // GrantAccess admits a user (idempotent).
 func (l *UpdateLog) GrantAccess(ctx context.Context, userID, grantedBy int64) error {
-	r := accessRow{UserID: userID, GrantedBy: grantedBy, CreatedAt: ms(l.db.Now())}
+	r := accessRow{UserID: userID, GrantedBy: grantedBy, CreatedAt: ms(l.db.Now()), Role: RoleAllowed}
 	if err := l.db.gdb.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&r).Error; err != nil {
 		return fmt.Errorf("grant access: %w", err)
 	}
@@ -261,6 +262,7 @@ type AccessGrant struct {
 	UserID    int64
 	GrantedBy int64
 	CreatedAt time.Time
+	Role      string // RoleAllowed, or RoleOperator for a claimed operator
 }
 
 // AccessGrants lists the database's grants by user id.
@@ -271,7 +273,7 @@ func (l *UpdateLog) AccessGrants(ctx context.Context) ([]AccessGrant, error) {
 	}
 	out := make([]AccessGrant, len(rows))
 	for i, r := range rows {
-		out[i] = AccessGrant{UserID: r.UserID, GrantedBy: r.GrantedBy, CreatedAt: time.UnixMilli(r.CreatedAt).UTC()}
+		out[i] = AccessGrant{UserID: r.UserID, GrantedBy: r.GrantedBy, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), Role: r.Role}
 	}
 	return out, nil
 }

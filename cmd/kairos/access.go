@@ -126,7 +126,11 @@ func (m *Main) listAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Pol
 		if r.GrantedBy != 0 {
 			src = fmt.Sprintf("pairing (approved by operator %d, %s)", r.GrantedBy, r.CreatedAt.Format("2006-01-02"))
 		}
-		grants = append(grants, accessGrant{r.UserID, "allowed", src})
+		role := "allowed"
+		if r.Role == store.RoleOperator {
+			role, src = "operator", fmt.Sprintf("database (claimed with /start <code>, %s)", r.CreatedAt.Format("2006-01-02"))
+		}
+		grants = append(grants, accessGrant{r.UserID, role, src})
 	}
 	if len(grants) == 0 {
 		fmt.Fprintln(m.Stdout, "no users are allowed: only pairing can admit someone (access.pairing)")

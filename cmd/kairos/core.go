@@ -28,25 +28,27 @@ import (
 
 // core is everything `run` and `chat` share.
 type core struct {
-	log      *slog.Logger
-	metrics  *obs.Metrics
-	policy   func() *kairos.Policy
-	watcher  *policy.Watcher
-	db       *store.DB
-	sessions *store.SessionStore
-	updates  *store.UpdateLog
-	memories *store.MemoryStore
-	code     *store.CodeStore
-	clock    *clockstate.Wrapper
-	model    *openai.Client
-	runner   *lazyRunner
-	agent    *agent.Agent
-	media    *media.Handler
-	registry *tools.Registry
-	jobs     *jobs.Scheduler
-	sched    *scheduleParts
-	mcp      *mcp.Manager // guarded by mu: policy reloads may come before it exists
-	now      func() time.Time
+	log     *slog.Logger
+	metrics *obs.Metrics
+	policy  func() *kairos.Policy
+	// operators are the database's operators, merged into policy.
+	operators *operators
+	watcher   *policy.Watcher
+	db        *store.DB
+	sessions  *store.SessionStore
+	updates   *store.UpdateLog
+	memories  *store.MemoryStore
+	code      *store.CodeStore
+	clock     *clockstate.Wrapper
+	model     *openai.Client
+	runner    *lazyRunner
+	agent     *agent.Agent
+	media     *media.Handler
+	registry  *tools.Registry
+	jobs      *jobs.Scheduler
+	sched     *scheduleParts
+	mcp       *mcp.Manager // guarded by mu: policy reloads may come before it exists
+	now       func() time.Time
 
 	// onPolicyError tells the operators about a bad policy edit (the bot
 	// sets it once it runs).
@@ -141,6 +143,14 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	}
 	c.sessions = store.NewSessionStore(c.db)
 	c.updates = store.NewUpdateLog(c.db)
+	// Operators from the database (a claimed bot) join the policy's.
+	c.operators = &operators{}
+	ids, err := c.updates.Operators(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.operators.set(ids)
+	c.policy = c.operators.wrap(c.policy)
 	c.memories = store.NewMemoryStore(c.db)
 	c.code = store.NewCodeStore(c.db)
 	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log, Now: c.now})

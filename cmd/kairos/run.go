@@ -34,6 +34,9 @@ func (m *Main) runBot(ctx context.Context) error {
 		ScheduleButton: func(ctx context.Context, from int64, data string) (string, bool, error) {
 			return m.scheduleButton(ctx, c, from, data)
 		},
+		Claim: func(ctx context.Context, userID int64, code string) (string, bool) {
+			return m.claim(ctx, c, userID, code)
+		},
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "",
 		Limits:      map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
@@ -45,6 +48,9 @@ func (m *Main) runBot(ctx context.Context) error {
 	c.onPolicyError = func(perr error) { m.notifyOperators(ctx, c, b, perr) }
 	c.mu.Unlock()
 
+	if err := m.offerClaim(ctx, c); err != nil {
+		return err
+	}
 	if err := c.jobs.Start(ctx); err != nil {
 		return fmt.Errorf("start scheduler: %w", err)
 	}
