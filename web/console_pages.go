@@ -90,7 +90,7 @@ func (s *Server) forgetPost(w http.ResponseWriter, r *http.Request, sess *sessio
 }
 
 func (s *Server) schedulesPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	items, err := s.cfg.Backend.Schedules(r.Context(), 0)
+	items, err := s.cfg.Backend.Schedules(r.Context(), 0, 200)
 	if err != nil {
 		s.consoleError(w, r, err)
 		return

@@ -70,8 +70,8 @@ func (be *consoleBackend) ForgetMemory(ctx context.Context, userKey, id string) 
 	return be.c.memories.ForgetMemory(ctx, userKey, id)
 }
 
-func (be *consoleBackend) Schedules(ctx context.Context, userID int64) ([]map[string]any, error) {
-	list, err := be.c.sched.store.Schedules(ctx, kairos.ScheduleFilter{UserID: userID, Limit: 1000})
+func (be *consoleBackend) Schedules(ctx context.Context, userID int64, limit int) ([]map[string]any, error) {
+	list, err := be.c.sched.store.Schedules(ctx, kairos.ScheduleFilter{UserID: userID, Limit: limit})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,144 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/store"
+	"github.com/kairos-agent/kairos/store/storetest"
+)
+
+// seedDirMemories stores n memories spread over users u0..u(users-1).
+func seedDirMemories(tb testing.TB, db *store.DB, n, users int) {
+	tb.Helper()
+	ctx := context.Background()
+	ms := store.NewMemoryStore(db)
+	for i := range n {
+		m := &kairos.Memory{UserKey: fmt.Sprintf("telegram:%d", i%users), Store: "user_memory", Type: "fact",
+			Content: fmt.Sprintf("note number %d about the garden and the %d tomatoes", i, i*7)}
+		if _, _, err := ms.StoreMemory(ctx, m); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func TestDirectoryMemoriesPageEveryRowOnce(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.MustOpenDB(t)
+	seedDirMemories(t, db, 23, 2)
+	d := store.NewDirectory(db)
+	seen := map[string]bool{}
+	cursor, pages := "", 0
+	for {
+		ms, next, err := d.Memories(ctx, "", kairos.Page{Cursor: cursor, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, m := range ms {
+			if seen[m.ID] {
+				t.Fatalf("memory %s on two pages", m.ID)
+			}
+			seen[m.ID] = true
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if len(seen) != 23 || pages != 5 {
+		t.Fatalf("saw %d memories on %d pages, want 23 on 5", len(seen), pages)
+	}
+	one, _, err := d.Memories(ctx, "telegram:1", kairos.Page{Limit: 200})
+	if err != nil || len(one) != 11 {
+		t.Fatalf("user filter: %d, %v", len(one), err)
+	}
+	if _, _, err := d.Memories(ctx, "", kairos.Page{Cursor: "abc"}); kairos.ErrorCode(err) != kairos.EINVALID {
+		t.Fatalf("a forged cursor: %v", err)
+	}
+}
+
+func TestDirectoryApprovalsNewestFirstByStatus(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.MustOpenDB(t)
+	l := store.NewUpdateLog(db)
+	base := time.Now().Add(-time.Hour)
+	for i := range 7 {
+		pa := &kairos.PendingApproval{ID: fmt.Sprintf("a%d", i), ChatID: 1, UserID: 1, Action: "memory.forget",
+			ExpiresAt: base.Add(2 * time.Hour), CreatedAt: base.Add(time.Duration(i) * time.Minute)}
+		if err := l.CreateApproval(ctx, pa, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.DecideApproval(ctx, "a3", kairos.DecisionDenied, "telegram:1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	d := store.NewDirectory(db)
+	var ids []string
+	cursor := ""
+	for {
+		as, next, err := d.Approvals(ctx, kairos.ApprovalPending, kairos.Page{Cursor: cursor, Limit: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range as {
+			if a.State != nil {
+				t.Fatal("the paused turn's state left the store")
+			}
+			ids = append(ids, a.ID)
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if fmt.Sprint(ids) != "[a6 a5 a4 a2 a1 a0]" {
+		t.Fatalf("pending approvals = %v", ids)
+	}
+}
+
+// BenchmarkDirectoryMemoriesPage is the API's first page of memories
+// (GET /api/v1/memories) at 100,000 memories.
+func BenchmarkDirectoryMemoriesPage(b *testing.B) {
+	db := storetest.MustOpenDB(b)
+	seedDirMemories(b, db, 100_000, 500)
+	d := store.NewDirectory(db)
+	ctx := context.Background()
+	_, next, _ := d.Memories(ctx, "", kairos.Page{Limit: 50})
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		cur := ""
+		if i%2 == 1 {
+			cur = next
+		}
+		if _, _, err := d.Memories(ctx, "", kairos.Page{Cursor: cur, Limit: 50}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSchedulesFirstPage is GET /api/v1/schedules at 10,000 active
+// schedules: the first 50 by next run.
+func BenchmarkSchedulesFirstPage(b *testing.B) {
+	db := storetest.MustOpenDB(b)
+	st := store.NewScheduleStore(db)
+	ctx := context.Background()
+	now := time.Now()
+	for i := range 10_000 {
+		s := &kairos.Schedule{UserID: int64(1 + i%300), ChatID: int64(1 + i%300), ThreadKey: fmt.Sprintf("agent:main:telegram:dm:%d", 1+i%300),
+			Kind: kairos.ScheduleReminder, Text: fmt.Sprintf("reminder %d", i), TZ: "Europe/Lisbon",
+			Start: now.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05"), NextRun: now.Add(time.Duration(i) * time.Minute)}
+		if err := st.CreateSchedule(ctx, s, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if list, err := st.Schedules(ctx, kairos.ScheduleFilter{Limit: 50}); err != nil || len(list) != 50 {
+			b.Fatal(len(list), err)
+		}
+	}
+}
