@@ -13,6 +13,9 @@ type RawUpdate struct {
 	Payload    []byte // the update's JSON
 	ReceivedAt time.Time
 	Attempts   int
+	// Owner is the replica that stored the update and works on it
+	// (LeaseStore.ClaimUpdates hands a dead replica's to a survivor).
+	Owner string
 }
 
 // Outbox states of a reply part.

@@ -72,6 +72,15 @@ type Config struct {
 	// kairos.ChatLocker) and first works through the chat's earlier
 	// pending updates, whichever replica stored them.
 	SharedOrder bool
+	// ReplicaID names this process among replicas sharing the database
+	// (leases, update ownership; see lease.go). It must differ between
+	// live replicas and should stay the same across a restart of one, so
+	// it takes its own unfinished updates back at once. Default "local".
+	ReplicaID string
+	// LeaseTTL is how long the poll and heartbeat leases last without
+	// renewal (default DefaultLeaseTTL): a dead replica's poll and updates
+	// move to another within about this long.
+	LeaseTTL time.Duration
 
 	Metrics Metrics
 	Now     func() time.Time
@@ -113,6 +122,7 @@ type Bot struct {
 	// after the drain deadline).
 	work       context.Context
 	cancelWork context.CancelFunc
+	heartbeat  chan struct{} // closed when the replica heartbeat ends (lease.go)
 }
 
 type chatQueue struct {
@@ -149,6 +159,12 @@ func New(cfg Config) (*Bot, error) {
 	}
 	if cfg.EditInterval <= 0 {
 		cfg.EditInterval = time.Second
+	}
+	if cfg.ReplicaID == "" {
+		cfg.ReplicaID = "local"
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 3
@@ -236,6 +252,26 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 	if err := b.resume(ctx); err != nil {
 		return err
 	}
+	for ctx.Err() == nil {
+		pctx, release, ok := b.holdPoll(ctx)
+		if !ok {
+			break
+		}
+		err := b.poll(pctx)
+		release()
+		if err != nil && ctx.Err() == nil {
+			b.log.Error("poll", "err", err)
+			_ = kairos.Sleep(ctx, time.Second)
+		}
+	}
+	b.Shutdown(drain)
+	return nil
+}
+
+// poll long-polls Telegram until ctx ends (the intake stops, or the poll
+// lease is lost). The offset starts past the highest stored update:
+// another replica may have polled until now.
+func (b *Bot) poll(ctx context.Context) error {
 	offset, err := b.cfg.Updates.MaxUpdateID(ctx)
 	if err != nil {
 		return err
@@ -257,12 +293,7 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 			if ctx.Err() != nil {
 				break
 			}
-			var ae *APIError
-			if errors.As(err, &ae) && ae.RetryAfter > 0 {
-				errWait = ae.RetryAfter
-			} else {
-				errWait = min(max(errWait*2, 500*time.Millisecond), 30*time.Second)
-			}
+			errWait = b.pollBackoff(err, errWait)
 			b.log.Warn("getUpdates failed", "err", err, "retry_in", errWait)
 			_ = kairos.Sleep(ctx, errWait)
 			continue
@@ -280,8 +311,23 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 		}
 		offset = last + 1
 	}
-	b.Shutdown(drain)
 	return nil
+}
+
+// pollBackoff is the wait after a failed getUpdates: Telegram's
+// retry_after when it gives one; else doubling from 0.5 s, to 30 s for
+// outages but only to 5 s for a 409 (another poller, e.g. the replica that
+// held the poll lease before), so a handover never waits long.
+func (b *Bot) pollBackoff(err error, prev time.Duration) time.Duration {
+	var ae *APIError
+	if errors.As(err, &ae) && ae.RetryAfter > 0 {
+		return ae.RetryAfter
+	}
+	limit := 30 * time.Second
+	if errors.As(err, &ae) && ae.Code == http.StatusConflict {
+		limit = 5 * time.Second
+	}
+	return min(max(prev*2, 500*time.Millisecond), limit)
 }
 
 // Ingest stores raw updates (JSON) and schedules the new ones. It returns
@@ -323,7 +369,7 @@ func (b *Bot) Ingest(ctx context.Context, raws []json.RawMessage) (int64, error)
 		case head.Callback != nil:
 			chat = head.Callback.From.ID
 		}
-		batch = append(batch, &kairos.RawUpdate{UpdateID: head.ID, ChatID: chat, Payload: raw, ReceivedAt: now})
+		batch = append(batch, &kairos.RawUpdate{UpdateID: head.ID, ChatID: chat, Payload: raw, ReceivedAt: now, Owner: b.cfg.ReplicaID})
 	}
 	if len(batch) == 0 {
 		return last, nil
@@ -339,17 +385,13 @@ func (b *Bot) Ingest(ctx context.Context, raws []json.RawMessage) (int64, error)
 	return last, nil
 }
 
-// resume schedules updates stored before a restart but never finished.
+// resume schedules updates stored before a restart but never finished
+// (this replica's own, and those of replicas that stopped), then keeps
+// the heartbeat and the approval sweeper going until the intake stops.
 func (b *Bot) resume(ctx context.Context) error {
-	pending, err := b.cfg.Updates.PendingUpdates(b.work, 0)
-	if err != nil {
+	b.startHeartbeat()
+	if err := b.claimUpdates(b.work, true); err != nil {
 		return fmt.Errorf("load pending updates: %w", err)
-	}
-	if len(pending) > 0 {
-		b.log.Info("resuming unfinished updates", "count", len(pending))
-	}
-	for _, u := range pending {
-		b.schedule(u)
 	}
 	b.startApprovalSweeper(ctx)
 	return nil
@@ -424,6 +466,7 @@ func (b *Bot) Shutdown(d time.Duration) bool {
 	b.stopOnce.Do(func() { close(b.stopping) })
 	ok := b.Drain(d)
 	b.cancelWork()
+	b.releaseLeases()
 	return ok
 }
 

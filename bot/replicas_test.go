@@ -231,3 +231,126 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// pollReplica runs one polling replica on ul until the test ends or its
+// stop function is called.
+func pollReplica(t *testing.T, tg *testkit.FakeTelegram, ul *store.UpdateLog, id string, ttl time.Duration, h bot.Handler) (stop func()) {
+	t.Helper()
+	pol := kairos.DefaultPolicy()
+	pol.Access.AllowedUsers = []int64{1, 2, 3}
+	b, err := bot.New(bot.Config{Token: tg.Token(), APIURL: tg.URL(), Handler: h, Policy: func() *kairos.Policy { return pol },
+		Access: ul, Updates: ul, Settings: ul, PollTimeout: time.Second, ReplicaID: id, LeaseTTL: ttl,
+		Limits: bot.Limits{PerChat: time.Millisecond, PerGroup: 6000, Global: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); b.Run(ctx, 5*time.Second) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+func conflicts(tg *testkit.FakeTelegram) int {
+	n := 0
+	for _, c := range tg.Calls("getUpdates") {
+		if c.Status == http.StatusConflict {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPollLeaseOneReplicaPolls: two polling replicas on one database. A
+// poll lease left by a replica that died ("ghost") holds both back until
+// it runs out; then exactly one polls (no 409s: before the lease, both
+// polled and cut each other off), every message is answered once, and
+// when the poller stops the other takes the poll over.
+func TestPollLeaseOneReplicaPolls(t *testing.T) {
+	const ttl = 1500 * time.Millisecond
+	tg := testkit.NewFakeTelegram(t, "")
+	logs := replicaLogs(t, 2)
+	ctx := context.Background()
+	if ok, err := logs[0].AcquireLease(ctx, kairos.PollLease, "ghost", ttl); err != nil || !ok {
+		t.Fatalf("ghost lease: %v %v", ok, err)
+	}
+	tg.PushText(1, 1, "before takeover", time.Now())
+	stops := []func(){
+		pollReplica(t, tg, logs[0], "r1", ttl, echo()),
+		pollReplica(t, tg, logs[1], "r2", ttl, echo()),
+	}
+	if got := tg.MustWaitSentTo(1, 1)[0].LastText(); got != "echo: before takeover" {
+		t.Fatalf("reply %q", got)
+	}
+	for i := 0; i < 6; i++ {
+		tg.PushText(int64(1+i%3), int64(1+i%3), fmt.Sprintf("m%d", i), time.Now())
+	}
+	tg.MustWaitSentTo(2, 2)
+	tg.MustWaitSentTo(3, 2)
+	tg.MustWaitSentTo(1, 3)
+	// Whoever polls: stop both in turn; each time the other (or nobody)
+	// goes on, and a message pushed meanwhile is answered once.
+	stops[0]()
+	tg.PushText(2, 2, "after the first stop", time.Now())
+	if got := tg.MustWaitSentTo(2, 3)[2].LastText(); got != "echo: after the first stop" {
+		t.Fatalf("reply %q", got)
+	}
+	if n := conflicts(tg); n != 0 {
+		t.Fatalf("%d getUpdates calls ended in 409", n)
+	}
+	for _, chat := range []int64{1, 2, 3} {
+		if n := len(tg.SentTo(chat)); n != map[int64]int{1: 3, 2: 3, 3: 2}[chat] {
+			t.Fatalf("chat %d: %d replies", chat, n)
+		}
+	}
+}
+
+// TestDeadReplicasUpdatesClaimed: an update stored by a replica that died
+// before finishing it (its heartbeat lease runs out) is claimed and
+// answered by a live replica, without any restart, and only once. Before
+// the fix it waited until some replica restarted.
+func TestDeadReplicasUpdatesClaimed(t *testing.T) {
+	const ttl = 1500 * time.Millisecond
+	tg := testkit.NewFakeTelegram(t, "")
+	logs := replicaLogs(t, 2)
+	ctx := context.Background()
+	var mu sync.Mutex
+	handled := map[string]int{}
+	h := handler{func(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error {
+		mu.Lock()
+		handled[in.Text]++
+		mu.Unlock()
+		return out.Final(ctx, "echo: "+in.Text)
+	}}
+	pollReplica(t, tg, logs[0], "r1", ttl, h)
+	pollReplica(t, tg, logs[1], "r2", ttl, h)
+	tg.PushText(1, 1, "first", time.Now())
+	tg.MustWaitSentTo(1, 1)
+	// A third replica stores an update, then dies before processing it.
+	if ok, err := logs[0].AcquireLease(ctx, kairos.ReplicaLease("dead"), "dead", ttl); err != nil || !ok {
+		t.Fatalf("dead replica's lease: %v %v", ok, err)
+	}
+	raw := `{"update_id":900,"message":{"message_id":900,"date":1800000000,"chat":{"id":1,"type":"private"},"from":{"id":1,"is_bot":false,"first_name":"A"},"text":"stored by the dead one"}}`
+	if _, err := logs[0].SaveUpdates(ctx, []*kairos.RawUpdate{{UpdateID: 900, ChatID: 1, Payload: []byte(raw), ReceivedAt: time.Now(), Owner: "dead"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tg.MustWaitSentTo(1, 2)[1].LastText(); got != "echo: stored by the dead one" {
+		t.Fatalf("reply %q", got)
+	}
+	tg.PushText(1, 1, "next", time.Now())
+	tg.MustWaitSentTo(1, 3)
+	if n := len(tg.SentTo(1)); n != 3 {
+		t.Fatalf("%d replies", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if handled["stored by the dead one"] != 1 {
+		t.Fatalf("handled %v", handled)
+	}
+	waitFor(t, "every update done", func() bool {
+		pending, err := logs[1].PendingUpdates(ctx, 0)
+		return err == nil && len(pending) == 0
+	})
+}

@@ -33,6 +33,7 @@ type updateRow struct {
 	Attempts   int
 	ReceivedAt int64
 	DoneAt     *int64
+	Owner      string
 }
 
 func (updateRow) TableName() string { return "updates" }
@@ -43,8 +44,8 @@ func (l *UpdateLog) SaveUpdates(ctx context.Context, ups []*kairos.RawUpdate) ([
 	err := l.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
 		fresh = fresh[:0]
 		for _, u := range ups {
-			res, err := tx.exec(ctx, `INSERT INTO updates (update_id, chat_id, payload, status, attempts, received_at) VALUES (?, ?, ?, 'pending', 0, ?)
-				ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(u.Payload), ms(u.ReceivedAt))
+			res, err := tx.exec(ctx, `INSERT INTO updates (update_id, chat_id, payload, status, attempts, received_at, owner) VALUES (?, ?, ?, 'pending', 0, ?, ?)
+				ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(u.Payload), ms(u.ReceivedAt), u.Owner)
 			if err != nil {
 				return err
 			}
@@ -78,7 +79,7 @@ func (l *UpdateLog) PendingUpdates(ctx context.Context, limit int) ([]*kairos.Ra
 func rawUpdates(rows []updateRow) []*kairos.RawUpdate {
 	out := make([]*kairos.RawUpdate, len(rows))
 	for i, r := range rows {
-		out[i] = &kairos.RawUpdate{UpdateID: r.UpdateID, ChatID: r.ChatID, Payload: []byte(r.Payload), ReceivedAt: fromMS(r.ReceivedAt), Attempts: r.Attempts}
+		out[i] = &kairos.RawUpdate{UpdateID: r.UpdateID, ChatID: r.ChatID, Payload: []byte(r.Payload), ReceivedAt: fromMS(r.ReceivedAt), Attempts: r.Attempts, Owner: r.Owner}
 	}
 	return out
 }

@@ -47,6 +47,9 @@ type Config struct {
 	// SendLimitsOff switches the outbound Telegram limiter off
 	// (KAIROS_SEND_LIMITS=off; load benchmarks against a fake only).
 	SendLimitsOff bool
+	// ReplicaID is KAIROS_REPLICA_ID: this process's name among replicas
+	// sharing a database (default: host name and data directory, run.go).
+	ReplicaID string
 	// Secrets are KAIROS_SECRET_<NAME> values by NAME.
 	Secrets map[string]string
 	// Profiling is KAIROS_CPU_PROFILE and KAIROS_PPROF (profile.go).
@@ -78,6 +81,7 @@ func LoadConfig(getenv func(string) string, environ func() []string) (Config, er
 		ConsoleURL:      get("KAIROS_CONSOLE_URL", ""),
 		WebhookURL:      get("KAIROS_WEBHOOK_URL", ""),
 		WebhookSecret:   strings.TrimSpace(getenv("KAIROS_WEBHOOK_SECRET")),
+		ReplicaID:       strings.TrimSpace(getenv("KAIROS_REPLICA_ID")),
 		SearchProvider:  get("KAIROS_SEARCH_PROVIDER", "searxng"),
 		SearchURL:       get("KAIROS_SEARCH_URL", "http://localhost:8888"),
 		BraveKey:        strings.TrimSpace(getenv("BRAVE_API_KEY")),

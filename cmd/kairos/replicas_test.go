@@ -199,3 +199,145 @@ func TestReplicasShareOnePostgreSQLInWebhookMode(t *testing.T) {
 		}
 	}
 }
+
+// replicaVars are the environment of polling replica n on one database:
+// PostgreSQL when KAIROS_TEST_DATABASE_URL is set, else one SQLite file
+// that both open (then the replica ids are set, as the data directory
+// they would be derived from is shared).
+func replicaVars(t *testing.T, tg *testkit.FakeTelegram, llm *testkit.FakeOpenAI, dir, policy, dbURL string, n int) map[string]string {
+	vars := map[string]string{
+		"TELEGRAM_BOT_TOKEN": tg.Token(),
+		"TELEGRAM_API_URL":   tg.URL(),
+		"OPENAI_BASE_URL":    llm.URL(),
+		"OPENAI_API_KEY":     "sk-test-replicas",
+		"KAIROS_MODEL":       "test-model",
+		"KAIROS_DATA_DIR":    filepath.Join(dir, "data"),
+		"KAIROS_POLICY":      policy,
+		"KAIROS_HTTP_ADDR":   "127.0.0.1:0",
+		"KAIROS_SEARCH_URL":  "http://127.0.0.1:1",
+		"KAIROS_SEND_LIMITS": "off",
+		"KAIROS_REPLICA_ID":  fmt.Sprint("replica-", n),
+	}
+	if dbURL != "" {
+		vars["KAIROS_DATABASE_URL"] = dbURL
+		vars["KAIROS_DATA_DIR"] = filepath.Join(dir, fmt.Sprint("data", n))
+		delete(vars, "KAIROS_REPLICA_ID") // derived from the data directory
+	}
+	return vars
+}
+
+// TestPollingReplicasHandOverAfterSIGKILL runs two `kairos run` in polling
+// mode on one database. One holds the poll (the other stands by: no 409
+// storm), and is killed with SIGKILL while a turn it stored is waiting on
+// the model: the survivor takes the poll over, answers new messages, and
+// finishes the dead replica's turn once its lease runs out — no restart.
+func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess replicas test")
+	}
+	bin := kairosBinary(t)
+	tg := testkit.NewFakeTelegram(t, "")
+	llm := testkit.NewFakeOpenAI(t)
+	var slowOnce sync.Once
+	slowStarted := make(chan struct{})
+	llm.SetHandler(func(req testkit.ChatRequest) testkit.Reply {
+		text := "echo: " + req.LastUserMessage()
+		r := testkit.Reply{Text: text, Chunks: []string{text}}
+		if strings.Contains(text, "slow") {
+			slowOnce.Do(func() { // the first replica to ask never hears back
+				close(slowStarted)
+				r.Delay = time.Hour
+			})
+		}
+		return r
+	})
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(policy, []byte("access:\n  allowed_users: [5001, 5002]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dbURL := ""
+	if base := os.Getenv(storetest.EnvURL); base != "" {
+		dbURL = storetest.FreshSchemaURL(t, base)
+	}
+	var reps []*proc
+	for n := 0; n < 2; n++ {
+		p := startProc(t, bin, replicaVars(t, tg, llm, dir, policy, dbURL, n))
+		p.waitAddr(t)
+		reps = append(reps, p)
+	}
+	dump := func() {
+		for i, p := range reps {
+			t.Logf("replica %d log:\n%s", i, p.logs.String())
+		}
+	}
+	tg.PushText(5001, 5001, "hello one", time.Now())
+	tg.PushText(5002, 5002, "slow two", time.Now())
+	select {
+	case <-slowStarted:
+	case <-time.After(60 * time.Second):
+		dump()
+		t.Fatal("the slow turn never reached the model")
+	}
+	if !waitText(tg, 5001, "echo: hello one", 60*time.Second) {
+		dump()
+		t.Fatal("no reply")
+	}
+	holder := -1
+	for i, p := range reps {
+		if strings.Contains(p.logs.String(), "holding the poll lease") {
+			holder = i
+		}
+	}
+	if holder < 0 {
+		dump()
+		t.Fatal("no replica holds the poll")
+	}
+	reps[holder].stop(t, syscall.SIGKILL, 10*time.Second)
+	survivor := reps[1-holder]
+
+	tg.PushText(5001, 5001, "after the kill", time.Now())
+	for _, w := range []struct {
+		chat int64
+		text string
+	}{{5001, "echo: after the kill"}, {5002, "echo: slow two"}} {
+		if !waitText(tg, w.chat, w.text, 60*time.Second) {
+			dump()
+			t.Fatalf("chat %d never got %q", w.chat, w.text)
+		}
+	}
+	survivor.stop(t, syscall.SIGTERM, 30*time.Second)
+
+	tl := countReplies(tg, []string{"hello one", "slow two", "after the kill"}, func(s string) string { return "echo: " + s })
+	for _, s := range []string{"hello one", "slow two", "after the kill"} {
+		if tl.complete[s] != 1 {
+			t.Errorf("%q answered %d times", s, tl.complete[s])
+		}
+	}
+	conflicts := 0
+	for _, c := range tg.Calls("getUpdates") {
+		if c.Status == 409 {
+			conflicts++
+		}
+	}
+	t.Logf("getUpdates calls %d, of which 409: %d", len(tg.Calls("getUpdates")), conflicts)
+	if conflicts > 1 { // at most the dead holder's last poll, cut off by the survivor's first
+		t.Errorf("%d getUpdates calls ended in 409", conflicts)
+	}
+	if t.Failed() {
+		dump()
+	}
+}
+
+// waitText polls until a message to chat ends with text (a deadline for
+// a busy machine, not a timing assertion).
+func waitText(tg *testkit.FakeTelegram, chat int64, text string, within time.Duration) bool {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, m := range tg.SentTo(chat) {
+			if strings.TrimSpace(m.LastText()) == text {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,8 +42,8 @@ func (m *Main) runBot(ctx context.Context) error {
 			return m.claim(ctx, c, userID, code)
 		},
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
-		SharedOrder: m.Config.DatabaseURL != "",
-		Limits:      map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
+		SharedOrder: m.Config.DatabaseURL != "", ReplicaID: replicaID(m.Config),
+		Limits: map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
 	})
 	if err != nil {
 		return usagef("%s", kairos.ErrorMessage(err))
@@ -96,6 +100,24 @@ func (m *Main) runBot(ctx context.Context) error {
 	}
 	c.log.Info("kairos stopped")
 	return nil
+}
+
+// replicaID names this process among replicas sharing the database:
+// KAIROS_REPLICA_ID, else the host name and a digest of the data
+// directory — distinct for replicas on different hosts or data
+// directories, the same when one restarts, so it takes its unfinished
+// updates and the poll lease back at once instead of after their TTL.
+func replicaID(cfg Config) string {
+	if cfg.ReplicaID != "" {
+		return cfg.ReplicaID
+	}
+	host, _ := os.Hostname()
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		dir = cfg.DataDir
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return host + "-" + hex.EncodeToString(sum[:4])
 }
 
 // notifyOperators tells every operator that a policy edit was rejected.
