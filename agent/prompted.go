@@ -148,3 +148,13 @@ func promptedVisible(s string) string {
 	}
 	return strings.TrimSpace(v)
 }
+
+// PromptedRequest is the request a model without native tools is sent
+// for req (kairos model check uses it to probe prompted tool calling).
+func PromptedRequest(req kairos.ChatRequest) kairos.ChatRequest { return promptedRequest(req) }
+
+// ParsePromptedCalls reads the tool calls of a prompted answer; known
+// says which tool names exist.
+func ParsePromptedCalls(text string, known func(string) bool) (string, []kairos.ToolCall) {
+	return parsePromptedCalls(text, known)
+}

@@ -56,6 +56,7 @@ type Client struct {
 	log     *slog.Logger
 	now     func() time.Time
 	count   func(model, text string) int
+	base    string
 	quirks  quirkMemory // what each model refused, learned per process
 }
 
@@ -95,6 +96,7 @@ func New(cfg Config) *Client {
 	}
 	return &Client{
 		count:   count,
+		base:    base,
 		api:     goopenai.NewClientWithConfig(oc),
 		doer:    capturingDoer{hc},
 		apiKey:  cfg.APIKey,

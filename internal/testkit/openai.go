@@ -219,6 +219,7 @@ type FakeOpenAI struct {
 	seq           int
 	audio         audioState        // openai_audio.go
 	quirks        map[string]Quirks // openai_quirks.go
+	modelFields   map[string]map[string]any
 }
 
 // NewFakeOpenAI starts a fake OpenAI-compatible server that stops when the
@@ -1242,7 +1243,13 @@ func (f *FakeOpenAI) listModels(w http.ResponseWriter) {
 	f.mu.Unlock()
 	data := make([]map[string]any, 0, len(ids))
 	for _, id := range ids {
-		data = append(data, map[string]any{"id": id, "object": "model", "created": created, "owned_by": "testkit"})
+		entry := map[string]any{"id": id, "object": "model", "created": created, "owned_by": "testkit"}
+		f.mu.Lock()
+		for k, v := range f.modelFields[id] {
+			entry[k] = v
+		}
+		f.mu.Unlock()
+		data = append(data, entry)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})

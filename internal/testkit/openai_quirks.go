@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // Quirks make the fake answer the way a particular OpenAI-compatible
@@ -21,6 +22,9 @@ type Quirks struct {
 	// instead of a string of JSON (in a stream: whole, in the call's
 	// first chunk).
 	ArgumentsAsObject bool
+	// RejectImages answers a request with image parts with this refusal
+	// (LlamaCppNoVision: a model served without its projector).
+	RejectImages *Refusal
 	// NoToolCallIDs leaves the id out of tool calls.
 	NoToolCallIDs bool
 	// NoUsage leaves usage out of answers, and out of streams even when
@@ -51,6 +55,27 @@ var (
 	// vLLM started without --enable-auto-tool-choice (its own error object, no "error" wrapper).
 	VLLMNoToolParser = &Refusal{Status: 400, Raw: `{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}`}
 )
+
+// LlamaCppNoVision is llama-server's answer to an image for a model
+// started without --mmproj.
+var LlamaCppNoVision = &Refusal{Status: 500, Raw: `{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}`}
+
+// SetModelFields adds fields to the model's entry in GET /models, as
+// servers that describe their models do: {"context_length": 32768}
+// (OpenRouter, LM Studio), {"context_window": 131072} (Groq),
+// {"max_model_len": 8192} (vLLM), {"meta": {"n_ctx_train": 4096}}
+// (llama.cpp). The model is listed from then on.
+func (f *FakeOpenAI) SetModelFields(id string, fields map[string]any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !slices.Contains(f.models, id) {
+		f.models = append(f.models, id)
+	}
+	if f.modelFields == nil {
+		f.modelFields = map[string]map[string]any{}
+	}
+	f.modelFields[id] = fields
+}
 
 // OpenAIContextError is OpenAI's context_length_exceeded answer.
 func OpenAIContextError(window, tokens int) Refusal {
@@ -100,6 +125,13 @@ func (q Quirks) refuse(w http.ResponseWriter, req ChatRequest, body []byte) int 
 	_ = json.Unmarshal(body, &fields)
 	if q.RejectTools != nil && len(req.Tools) > 0 {
 		return q.RejectTools.write(w)
+	}
+	if q.RejectImages != nil {
+		for _, m := range req.Messages {
+			if len(m.Images) > 0 {
+				return q.RejectImages.write(w)
+			}
+		}
 	}
 	for _, p := range q.RejectParams {
 		if _, set := fields[p]; set {

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kairos-agent/kairos/internal/testkit"
+	"github.com/kairos-agent/kairos/policy"
+)
+
+// probeAnswers answers model check's probes as a capable model would: a
+// tool call when tools are offered (natively or in the prompt), a colour
+// for an image, text otherwise.
+func probeAnswers(req testkit.ChatRequest) testkit.Reply {
+	switch {
+	case len(req.Tools) > 0:
+		return testkit.ToolReply(testkit.ToolCall{Name: "get_weather", Arguments: `{"city":"Paris"}`})
+	case strings.Contains(req.SystemPrompt(), "<tool_call>"):
+		return testkit.TextReply("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>")
+	case len(req.Messages) > 1 && len(req.Messages[1].Images) > 0:
+		return testkit.TextReply("Red.")
+	}
+	return testkit.TextReply("OK")
+}
+
+func lineOf(t *testing.T, out, capability string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, capability+" ") {
+			return l
+		}
+	}
+	t.Fatalf("no %q line in:\n%s", capability, out)
+	return ""
+}
+
+func TestModelCheckOpenAI(t *testing.T) {
+	e := newEnv(t)
+	e.vars["KAIROS_MODEL"] = "gpt-4o-mini"
+	e.vars["KAIROS_EMBEDDING_MODEL"] = "text-embedding-3-small"
+	e.llm.SetHandler(probeAnswers)
+	if code := e.main().Main(context.Background(), []string{"model", "check"}); code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, e.out.String(), e.logs.String())
+	}
+	out := e.out.String()
+	t.Logf("kairos model check:\n%s", out)
+	for capability, want := range map[string]string{
+		"models":        "ok, 2 listed (gpt-4o-mini, text-embedding-3-small)",
+		"chat":          `gpt-4o-mini: ok in`,
+		"streaming":     "usage reported",
+		"tools":         `gpt-4o-mini: native: called get_weather {"city":"Paris"}`,
+		"vision":        `ok, said "Red."`,
+		"context":       "128000 tokens (from the policy or the built-in table; the server does not say)",
+		"embeddings":    "text-embedding-3-small: ok, 64 dimensions",
+		"transcription": "whisper-1: ok",
+	} {
+		if l := lineOf(t, out, capability); !strings.Contains(l, want) {
+			t.Errorf("%s line %q lacks %q", capability, l, want)
+		}
+	}
+	if strings.Contains(out, "FAILED") {
+		t.Errorf("a probe failed:\n%s", out)
+	}
+}
+
+// TestModelCheckLocalServer: llama-server started without --jinja and
+// without a projector, streaming without usage: tools are prompted,
+// vision is off, usage is estimated, and --write prints a models section
+// the policy accepts.
+func TestModelCheckLocalServer(t *testing.T) {
+	e := newEnv(t)
+	e.vars["KAIROS_MODEL"] = "qwen2.5-3b-instruct"
+	e.llm.SetHandler(probeAnswers)
+	e.llm.SetQuirks("", testkit.Quirks{RejectTools: testkit.LlamaCppNoJinja, RejectImages: testkit.LlamaCppNoVision, NoUsage: true})
+	e.llm.SetModelFields("qwen2.5-3b-instruct", map[string]any{"meta": map[string]any{"n_ctx_train": 32768}})
+	if code := e.main().Main(context.Background(), []string{"model", "check", "--write"}); code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, e.out.String(), e.logs.String())
+	}
+	lines := e.logs.String()
+	t.Logf("kairos model check --write:\n%s\n%s", lines, e.out.String())
+	for capability, want := range map[string]string{
+		"tools":     "prompted: the server refuses native tools (",
+		"vision":    "no: ",
+		"streaming": "no usage chunk",
+		"context":   "32768 tokens (from the server's model list)",
+		"chat":      "estimated",
+	} {
+		if l := lineOf(t, lines, capability); !strings.Contains(l, want) {
+			t.Errorf("%s line %q lacks %q", capability, l, want)
+		}
+	}
+	p, err := policy.Parse("written.yaml", []byte(e.out.String()))
+	if err != nil {
+		t.Fatalf("--write output is not a valid policy:\n%s\n%v", e.out.String(), err)
+	}
+	spec, ok := p.Model("qwen2.5-3b-instruct")
+	if !ok || spec.ContextWindow != 32768 || spec.ToolCalling != "prompted" || spec.Vision == nil || *spec.Vision {
+		t.Errorf("written spec %+v", spec)
+	}
+}
+
+func TestModelCheckChatFailsExits1(t *testing.T) {
+	e := newEnv(t)
+	e.llm.FailModel("test-model", 404)
+	if code := e.main().Main(context.Background(), []string{"model", "check"}); code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, e.out.String())
+	}
+	if l := lineOf(t, e.out.String(), "chat"); !strings.Contains(l, "test-model: FAILED: ") || !strings.Contains(l, "HTTP 404") {
+		t.Errorf("chat line %q", l)
+	}
+}
+
+func TestModelCheckHelp(t *testing.T) {
+	e := newEnv(t)
+	if code := e.main().Main(context.Background(), []string{"model", "check", "--help"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(e.out.String(), "--write") || len(e.llm.Requests()) != 0 {
+		t.Errorf("help printed %q and made %d requests", e.out.String(), len(e.llm.Requests()))
+	}
+}
