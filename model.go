@@ -52,6 +52,10 @@ type Usage struct {
 	// Estimated is true when the provider reported no usage and the
 	// counts were estimated from the texts.
 	Estimated bool
+	// CachedTokens are the prompt tokens the provider served from its
+	// prompt cache (usage.prompt_tokens_details.cached_tokens), billed at
+	// the cached price; they are part of PromptTokens.
+	CachedTokens int
 }
 
 // ChatResponse is the model's answer.

@@ -132,6 +132,9 @@ type BudgetsPolicy struct {
 	Defaults    CellBudget            `yaml:"defaults" json:"defaults"`
 	PerVerb     map[string]CellBudget `yaml:"per_verb" json:"per_verb"`
 	PerRiskTier map[string]CellBudget `yaml:"per_risk_tier" json:"per_risk_tier"`
+	// Spend caps model use per user and for the whole bot
+	// (policy_spend.go).
+	Spend SpendPolicy `yaml:"spend" json:"spend"`
 }
 
 // AgentPolicy holds the LLM loop's limits and models.

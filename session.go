@@ -80,6 +80,18 @@ type UsageRecord struct {
 	// model is the transcription model; tokens are then 0).
 	Audio     time.Duration
 	CreatedAt time.Time
+
+	// The cost accounting of usage.go: the thread, what the call was for
+	// (SpendChat, SpendTask, …), the prompt tokens the provider served
+	// from its cache (a part of PromptTokens), the images sent, and the
+	// cost at the prices in force when the call was made (CostUSD is 0
+	// and Priced false when the model has no price: tokens only).
+	ThreadKey    string
+	Kind         string
+	CachedTokens int
+	Images       int
+	CostUSD      float64
+	Priced       bool
 }
 
 // SessionStore persists sessions, their messages, tool calls and usage.

@@ -177,6 +177,7 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 // turn's messages are persisted, then the answer (or an apology) goes out.
 func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) error {
 	in, out, sess := t.in, t.out, t.sess
+	answer, err = spendAnswer(answer, err)
 	if errors.Is(err, kairos.ErrHandedOff) {
 		return nil // the turn continues elsewhere
 	}
@@ -282,8 +283,10 @@ func (a *Agent) loop(ctx context.Context, t *turn, from int) (string, error) {
 	return "", kairos.Errorf(kairos.EBUDGET, "the model kept calling tools past the step limit")
 }
 
-// chat calls the models in order with retries, recording usage.
+// chat calls the models in order with retries. The model records the
+// usage (usage.Model, wired in cmd/kairos).
 func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
+	ctx = spendContext(ctx, t) // whom the call is for: its usage and caps (spend.go)
 	models := a.turnModels(t)
 	retries := max(t.pol.Agent.Retries, 0)
 	var lastErr error
@@ -297,6 +300,9 @@ func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kai
 			}
 			start := time.Now()
 			resp, err := a.callModel(ctx, t, req)
+			if _, capped := kairos.AsSpendRefusal(err); capped {
+				return nil, err // a spending cap: no model was called (spend.go)
+			}
 			if err != nil {
 				a.cfg.Observer.ModelCall(model, "error", 0, 0, time.Since(start))
 			} else {
@@ -304,11 +310,6 @@ func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kai
 			}
 			if err == nil {
 				t.tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
-				if rerr := a.cfg.Sessions.RecordUsage(ctx, &kairos.UsageRecord{SessionID: t.sess.ID, UserKey: t.in.UserKey(),
-					Model: model, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-					CreatedAt: a.cfg.Now()}); rerr != nil {
-					a.log.Warn("record usage", "err", rerr)
-				}
 				return resp, nil
 			}
 			if ctx.Err() != nil {

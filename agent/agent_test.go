@@ -17,6 +17,7 @@ import (
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
 	"github.com/kairos-agent/kairos/tools"
+	"github.com/kairos-agent/kairos/usage"
 )
 
 // echoTool is a real kairos.Tool for loop tests.
@@ -83,7 +84,8 @@ func newHarness(t *testing.T, models []string, withModes bool, ts ...*echoTool) 
 		kt = append(kt, x)
 	}
 	cfg := agent.Config{
-		Model:    openai.New(openai.Config{BaseURL: h.llm.URL()}),
+		Model: &usage.Model{Next: openai.New(openai.Config{BaseURL: h.llm.URL()}), Guard: usage.New(usage.Config{
+			Store: store.NewUsageStore(db), Recorder: h.sessions, Policy: func() *kairos.Policy { return h.pol }})},
 		Sessions: h.sessions, Clock: h.clock, Tools: tools.NewRegistry(kt...), Memories: store.NewMemoryStore(db),
 		Policy: func() *kairos.Policy { return h.pol }, Models: models,
 		Backoff: func(int, time.Duration) time.Duration { return time.Millisecond },

@@ -86,7 +86,7 @@ func (b *Bot) runCommand(ctx context.Context, in *kairos.Inbound, out *replier, 
 	if c.OperatorOnly && !pol.IsOperator(in.UserID) {
 		return out.Final(ctx, "Only an operator can do that.")
 	}
-	text, err := c.Run(ctx, in, args)
+	text, err := c.Run(withCommandReplier(ctx, out), in, args)
 	if err != nil {
 		if kairos.ErrorCode(err) == kairos.EINTERNAL {
 			b.log.Error("command failed", "command", cmd, "err", err)

@@ -57,10 +57,14 @@ func (r *replier) SendVoice(ctx context.Context, audio io.Reader) error {
 }
 
 // upload posts a file as multipart/form-data (sendVoice, sendDocument).
-func (c *client) upload(ctx context.Context, method string, in *kairos.Inbound, field, name string, data []byte) (int64, error) {
+// extra are more form fields as name, value pairs (a photo's caption).
+func (c *client) upload(ctx context.Context, method string, in *kairos.Inbound, field, name string, data []byte, extra ...string) (int64, error) {
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	w.WriteField("chat_id", strconv.FormatInt(in.ChatID, 10))
+	for i := 0; i+1 < len(extra); i += 2 {
+		w.WriteField(extra[i], extra[i+1])
+	}
 	if in.TopicID != 0 {
 		w.WriteField("message_thread_id", strconv.FormatInt(in.TopicID, 10))
 	}

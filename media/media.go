@@ -288,7 +288,7 @@ func (h *Handler) recordUsage(ctx context.Context, in *kairos.Inbound, audio tim
 	}
 	sess, err := h.cfg.Sessions.OpenSession(ctx, in.ThreadKey(), in.UserKey(), in.Date)
 	if err == nil {
-		err = h.cfg.Sessions.RecordUsage(ctx, &kairos.UsageRecord{SessionID: sess.ID, UserKey: in.UserKey(),
+		err = h.cfg.Sessions.RecordUsage(ctx, &kairos.UsageRecord{SessionID: sess.ID, UserKey: in.UserKey(), ThreadKey: in.ThreadKey(),
 			Model: h.cfg.TranscribeModel, Audio: audio, CreatedAt: in.Date})
 	}
 	if err != nil {

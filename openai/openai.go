@@ -361,7 +361,8 @@ func (c *Client) chatOnce(ctx context.Context, oreq goopenai.ChatCompletionReque
 	}
 	return &kairos.ChatResponse{
 		Model: model, Message: msg, FinishReason: string(ch.FinishReason),
-		Usage: kairos.Usage{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens, ReasoningTokens: reasoning},
+		Usage: kairos.Usage{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens, ReasoningTokens: reasoning,
+			CachedTokens: cachedOf(r.Usage)},
 	}, nil
 }
 
@@ -455,7 +456,7 @@ func (c *Client) chatStream(ctx context.Context, oreq goopenai.ChatCompletionReq
 	var usage kairos.Usage
 	reported := 0
 	if u := st.usage; u != nil {
-		usage = kairos.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+		usage = kairos.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: cachedOf(*u)}
 		if u.CompletionTokensDetails != nil {
 			reported = u.CompletionTokensDetails.ReasoningTokens
 		}
@@ -542,4 +543,13 @@ func (c *Client) logFailure(op string, err error) {
 		return
 	}
 	c.log.Debug("model provider call ended", "op", op, "error", err)
+}
+
+// cachedOf is the part of the prompt the provider served from its cache,
+// when it reports one.
+func cachedOf(u goopenai.Usage) int {
+	if u.PromptTokensDetails == nil {
+		return 0
+	}
+	return min(u.PromptTokensDetails.CachedTokens, u.PromptTokens)
 }

@@ -192,6 +192,7 @@ func validate(p *kairos.Policy) []fieldErr {
 	validateSkills(c, &p.Skills)
 	validateMCP(c, &p.MCP)
 	validateModels(c, p.Models)
+	validateSpend(c, &p.Budgets.Spend)
 	return c.errs
 }
 

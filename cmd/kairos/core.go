@@ -24,6 +24,7 @@ import (
 	codetool "github.com/kairos-agent/kairos/tools/code"
 	memorytool "github.com/kairos-agent/kairos/tools/memory"
 	searchtool "github.com/kairos-agent/kairos/tools/search"
+	"github.com/kairos-agent/kairos/usage"
 )
 
 // core is everything `run` and `chat` share.
@@ -48,6 +49,8 @@ type core struct {
 	jobs      *jobs.Scheduler
 	sched     *scheduleParts
 	mcp       *mcp.Manager // guarded by mu: policy reloads may come before it exists
+	usage     *usage.Guard // spending caps and cost accounting (usage.go)
+	spend     kairos.Model // c.model behind the caps: what every model user gets
 	now       func() time.Time
 
 	// onPolicyError tells the operators about a bad policy edit (the bot
@@ -169,9 +172,10 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		embedder = c.model
 	}
 	clocks := store.NewClockStore(c.db)
+	c.usage, c.spend = c.openUsage(clocks)
 	provider := clockstate.NewProvider(clocks, c.now, "")
 	jcfg := jobs.Config{
-		Sessions: c.sessions, Memories: c.memories, Model: c.model, Policy: c.policy,
+		Sessions: c.sessions, Memories: c.memories, Model: c.spend, Policy: c.policy,
 		Models:  func() []string { return c.agent.Models(c.policy()) },
 		Journal: store.NewJobStore(c.db), Code: c.code, Logger: c.log,
 		// provider.SessionTimezone's answer from the two settings it
@@ -206,14 +210,14 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 			}
 			return "This session ends after your answer; the next message starts a new one with its summary.", nil
 		}})
-	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.model, Policy: c.policy,
+	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.spend, Policy: c.policy,
 		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
 	m.onClose(code.Close)
 	c.sched = newSchedules(c, provider)
 	c.registry = tools.NewRegistry(search, code, memory, c.sched.tool).WithSource(c.openMCP(m))
 
 	acfg := agent.Config{
-		Model: c.model, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
+		Model: c.spend, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
 		SecretNames: m.Config.SecretNames(), Logger: c.log,
 		Modes: store.NewModeStore(c.db), Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,

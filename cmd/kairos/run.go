@@ -51,6 +51,7 @@ func (m *Main) runBot(ctx context.Context) error {
 	c.mu.Lock()
 	c.onPolicyError = func(perr error) { m.notifyOperators(ctx, c, b, perr) }
 	c.mu.Unlock()
+	c.attachUsageNotices(b)
 
 	if err := m.offerClaim(ctx, c); err != nil {
 		return err
@@ -136,6 +137,7 @@ func (m *Main) commands(c *core) map[string]bot.Command {
 	m.addMediaCommands(c, cmds)
 	m.addMCPCommands(c, cmds)
 	cmds["console"] = consoleCommand(m.webSrv.Load)
+	m.addUsageCommands(c, cmds)
 	cmds["reminders"] = bot.Command{Description: "Your reminders and scheduled tasks, each with a Cancel button", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 		return m.remindersCommand(ctx, c, in)
 	}}

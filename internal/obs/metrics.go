@@ -55,6 +55,7 @@ func NewMetrics() *Metrics {
 	m.declare("kairos_model_calls_total", "counter", "Model calls by model and outcome.", nil)
 	m.declareMedia()
 	m.declareMCP()
+	m.declareUsage()
 	return m
 }
 

@@ -1212,6 +1212,8 @@ func (f *FakeTelegram) dispatch(ctx context.Context, method string, p map[string
 		return f.getFile(p)
 	case "sendvoice":
 		return f.sendVoice(p)
+	case "sendphoto":
+		return f.sendPhoto(p)
 	}
 	return nil, &APIError{Code: 404, Description: "Not Found"}
 }

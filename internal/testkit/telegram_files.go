@@ -32,6 +32,7 @@ type fileStore struct {
 	seq       int
 	downloads []string
 	voices    voiceLog
+	photos    []SentPhoto // telegram_photo.go
 }
 
 func (f *FakeTelegram) filesLocked() *fileStore {

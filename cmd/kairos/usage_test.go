@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos/internal/chart"
+	"github.com/kairos-agent/kairos/internal/testkit"
+)
+
+// usageEnv answers every chat call with "ok" for 40 prompt and 5
+// completion tokens (45 a call).
+func usageEnv(t *testing.T, policy string) *env {
+	t.Helper()
+	e := newEnv(t)
+	os.WriteFile(e.vars["KAIROS_POLICY"], []byte(policy), 0o600)
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		return testkit.Reply{Text: "ok " + r.LastUserMessage(), Usage: &testkit.Usage{PromptTokens: 40, CompletionTokens: 5}}
+	})
+	return e
+}
+
+// countSent counts the messages to chat that contain s.
+func countSent(tg *testkit.FakeTelegram, chat int64, s string) int {
+	n := 0
+	for _, m := range tg.SentTo(chat) {
+		if strings.Contains(m.LastText(), s) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitCount polls until n messages to chat contain s.
+func waitCount(t *testing.T, tg *testkit.FakeTelegram, chat int64, s string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for countSent(tg, chat, s) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("chat %d: %d message(s) with %q, want %d", chat, countSent(tg, chat, s), s, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A daily token cap reached mid-day: the user is told at 80% once, the
+// operators once when the cap is reached, the next turns get one
+// sentence and no model request, an operator's /usage lift lets the user
+// on, and /usage sends a chart of the documented size with one bar (today).
+func TestUsageCapReachedMidDayRefusesWithoutModelRequest(t *testing.T) {
+	e := usageEnv(t, "access:\n  operators: [1001]\n  allowed_users: [2002]\nbudgets:\n  spend:\n    per_user:\n      \"2002\": {daily_tokens: 100}\n")
+	e.start()
+	user := int64(2002)
+	for i, text := range []string{"one", "two", "three"} {
+		e.tg.PushText(user, user, text, time.Now())
+		waitCount(t, e.tg, user, "ok "+text, 1)
+		if i == 1 { // 90 of 100 tokens
+			waitCount(t, e.tg, user, "Heads-up: you have used 80% of your daily token limit (90 tokens of 100 tokens)", 1)
+		}
+	}
+	waitCount(t, e.tg, operatorID, "User 2002 reached their daily token limit (100 tokens)", 1)
+	for _, text := range []string{"four", "five"} {
+		e.tg.PushText(user, user, text, time.Now())
+		waitCount(t, e.tg, user, "You have reached your daily token limit of 100 tokens; it resets at midnight (UTC), in ", map[string]int{"four": 1, "five": 2}[text])
+	}
+	if n := len(e.llm.Requests()); n != 3 {
+		t.Fatalf("model requests = %d, want 3 (none for the refused turns)", n)
+	}
+	if n := countSent(e.tg, user, "Heads-up"); n != 1 {
+		t.Fatalf("80%% notices = %d, want 1", n)
+	}
+	if n := countSent(e.tg, operatorID, "reached their daily token limit"); n != 1 {
+		t.Fatalf("operator notices = %d, want 1", n)
+	}
+	// Only an operator lifts; then the user is answered again.
+	e.tg.PushText(user, user, "/usage lift 2002", time.Now())
+	waitCount(t, e.tg, user, "Only an operator can lift a cap.", 1)
+	e.tg.PushText(operatorID, operatorID, "/usage lift 2002", time.Now())
+	waitCount(t, e.tg, operatorID, "Lifted the caps of user 2002", 1)
+	e.tg.PushText(user, user, "six", time.Now())
+	waitCount(t, e.tg, user, "ok six", 1)
+
+	e.tg.PushText(user, user, "/usage", time.Now())
+	waitCount(t, e.tg, user, "Today: 180 tokens, no price known (tokens only) in 4 call(s)", 1)
+	waitCount(t, e.tg, user, "daily token limit 100 tokens (lifted by an operator until it resets)", 1)
+	photos := e.tg.SentPhotos()
+	if len(photos) != 1 || photos[0].ChatID != user {
+		t.Fatalf("photos = %+v, want one to the user", photos)
+	}
+	img, err := png.Decode(bytes.NewReader(photos[0].Image))
+	if err != nil {
+		t.Fatalf("the chart is not a PNG: %v", err)
+	}
+	if sz := img.Bounds().Size(); sz.X != chart.Width || sz.Y != chart.Height {
+		t.Fatalf("chart size = %v, want %dx%d", sz, chart.Width, chart.Height)
+	}
+	if n := chart.CountBars(img); n != 1 {
+		t.Fatalf("chart bars = %d, want 1 (today)", n)
+	}
+}
+
+// Caps and prices hot-reload: a price added to the policy prices the calls
+// made from then on (the earlier ones stay tokens only), a dollar cap
+// applies without a restart, and a cap of 0 says plainly that the model
+// cannot be used. The metrics count tokens and dollars by model, with no
+// user in the labels.
+func TestUsageCapsAndPricesHotReload(t *testing.T) {
+	base := "access:\n  operators: [1001]\n  allowed_users: [2002]\n"
+	e := usageEnv(t, base)
+	addr := e.start()
+	user := int64(2002)
+	e.tg.PushText(user, user, "before", time.Now())
+	waitCount(t, e.tg, user, "ok before", 1)
+
+	// $1000 and $2000 per million: 40×1000/1e6 + 5×2000/1e6 = $0.05 a call.
+	priced := base + "models:\n  test-model:\n    price: {input: 1000, output: 2000}\nbudgets:\n  spend:\n    per_user:\n      \"2002\": {daily_usd: 0.08}\n"
+	os.WriteFile(e.vars["KAIROS_POLICY"], []byte(priced), 0o600)
+	pollUsage(t, e, user, "daily spending limit $0.08")
+	for _, text := range []string{"first", "second"} {
+		e.tg.PushText(user, user, text, time.Now())
+		waitCount(t, e.tg, user, "ok "+text, 1)
+	}
+	e.tg.PushText(user, user, "third", time.Now())
+	waitCount(t, e.tg, user, "You have reached your daily spending limit of $0.08; it resets at midnight", 1)
+	if n := len(e.llm.Requests()); n != 3 {
+		t.Fatalf("model requests = %d, want 3", n)
+	}
+	e.tg.PushText(user, user, "/usage", time.Now())
+	waitCount(t, e.tg, user, "Today: 135 tokens, $0.10 (1 call(s) of unpriced models not in it) in 3 call(s)", 1)
+
+	zero := base + "budgets:\n  spend:\n    daily_tokens: 0\n"
+	os.WriteFile(e.vars["KAIROS_POLICY"], []byte(zero), 0o600)
+	pollUsage(t, e, user, "daily token limit 0 tokens (no model use)")
+	e.tg.PushText(user, user, "may I?", time.Now())
+	waitCount(t, e.tg, user, "You cannot use the model: your daily token limit is 0.", 1)
+	if n := len(e.llm.Requests()); n != 3 {
+		t.Fatalf("model requests = %d after a cap of 0, want 3", n)
+	}
+
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`kairos_cost_usd_total{model="test-model"} 0.1`, `kairos_tokens_total{model="test-model",kind="prompt"} 120`,
+		`kairos_tokens_total{model="test-model",kind="completion"} 15`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s:\n%s", want, body)
+		}
+	}
+	if regexp.MustCompile(`kairos_(tokens|cost_usd)_total\{[^}]*2002`).Match(body) {
+		t.Errorf("a user id in the usage metrics' labels")
+	}
+
+	// kairos usage prints the same as JSON.
+	m := e.main()
+	e.out.Reset()
+	if code := m.Main(context.Background(), []string{"usage", "--user", "2002"}); code != 0 {
+		t.Fatalf("kairos usage exit %d: %s", code, e.logs.String())
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(e.out.String()), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("kairos usage printed %q (%v)", e.out.String(), err)
+	}
+	r := rows[0]
+	if r["model"] != "test-model" || r["tokens"] != float64(135) || r["calls"] != float64(3) || r["unpriced_calls"] != float64(1) || r["cost_usd"] != 0.1 {
+		t.Fatalf("row = %v", r)
+	}
+}
+
+// pollUsage sends /usage until its answer contains want (a policy reload
+// is seen by the next turn after the watcher picks it up).
+func pollUsage(t *testing.T, e *env, chat int64, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; countSent(e.tg, chat, want) == 0; i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("/usage never said %q", want)
+		}
+		before := countSent(e.tg, chat, "Your usage")
+		e.tg.PushText(chat, chat, "/usage", time.Now())
+		waitCount(t, e.tg, chat, "Your usage", before+1)
+	}
+}

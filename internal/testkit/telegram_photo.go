@@ -1,0 +1,63 @@
+package testkit
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// SentPhoto is a photo the bot sent with sendPhoto (an uploaded file).
+type SentPhoto struct {
+	MessageID int
+	ChatID    int64
+	ThreadID  int
+	Caption   string
+	Image     []byte
+}
+
+// SentPhotos returns the photos the bot sent, in order.
+func (f *FakeTelegram) SentPhotos() []SentPhoto {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.files == nil {
+		return nil
+	}
+	return append([]SentPhoto(nil), f.files.photos...)
+}
+
+// sendPhoto accepts an uploaded photo (multipart) as the Bot API does.
+func (f *FakeTelegram) sendPhoto(p map[string]string) (any, *APIError) {
+	chatID, aerr := chatIDParam(p)
+	if aerr != nil {
+		return nil, aerr
+	}
+	data, ok := p["photo#bytes"]
+	if !ok || data == "" {
+		return nil, badRequest("there is no photo in the request")
+	}
+	if len(p["caption"]) > 1024*4 {
+		return nil, badRequest("message caption is too long")
+	}
+	thread, _, aerr := intParam(p, "message_thread_id")
+	if aerr != nil {
+		return nil, aerr
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e := f.blockedErrorLocked(chatID); e != nil {
+		return nil, e
+	}
+	c := f.chatLocked(chatID)
+	c.nextID++
+	m := &storedMessage{id: c.nextID, fromBot: true, from: &f.bot, threadID: int(thread), date: f.now().Unix()}
+	c.messages[m.id] = m
+	fs := f.filesLocked()
+	fs.photos = append(fs.photos, SentPhoto{MessageID: m.id, ChatID: chatID, ThreadID: int(thread), Caption: p["caption"], Image: []byte(data)})
+	f.signalLocked()
+	raw, _ := json.Marshal(f.messageJSONLocked(c, m, false))
+	var msg map[string]any
+	json.Unmarshal(raw, &msg)
+	msg["photo"] = []map[string]any{{"file_id": "AgACAgIAAxkBphoto" + strconv.Itoa(m.id), "file_unique_id": "AQADp" + strconv.Itoa(m.id),
+		"width": 800, "height": 400, "file_size": len(data)}}
+	msg["caption"] = p["caption"]
+	return msg, nil
+}

@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// UsageStore implements kairos.UsageStore on token_usage (written by
+// SessionStore.RecordUsage), spend_notices and spend_lifts.
+type UsageStore struct{ db *DB }
+
+var _ kairos.UsageStore = (*UsageStore)(nil)
+
+// NewUsageStore returns the usage repository of db.
+func NewUsageStore(db *DB) *UsageStore { return &UsageStore{db: db} }
+
+// bucketMS is the quarter hour of UsageBuckets.
+const bucketMS = 15 * 60 * 1000
+
+// nusd turns dollars into billionths (what cost_nusd holds).
+func nusd(usd float64) int64 {
+	if math.IsNaN(usd) || usd <= 0 {
+		return 0
+	}
+	return int64(math.Round(usd * 1e9))
+}
+
+func spendKind(k string) string {
+	if k == "" {
+		return kairos.SpendChat
+	}
+	return k
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// SpendSince sums tokens and cost from since on, and from split on.
+func (s *UsageStore) SpendSince(ctx context.Context, userKey string, since, split time.Time) (all, fromSplit kairos.SpendAmount, err error) {
+	q := `SELECT CAST(COALESCE(SUM(prompt_tokens + completion_tokens), 0) AS BIGINT), CAST(COALESCE(SUM(cost_nusd), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN created_at >= ? THEN prompt_tokens + completion_tokens ELSE 0 END), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN created_at >= ? THEN cost_nusd ELSE 0 END), 0) AS BIGINT)
+		FROM token_usage WHERE created_at >= ?`
+	args := []any{ms(split), ms(split), ms(since)}
+	if userKey != "" {
+		q = `SELECT CAST(COALESCE(SUM(prompt_tokens + completion_tokens), 0) AS BIGINT), CAST(COALESCE(SUM(cost_nusd), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN created_at >= ? THEN prompt_tokens + completion_tokens ELSE 0 END), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN created_at >= ? THEN cost_nusd ELSE 0 END), 0) AS BIGINT)
+		FROM token_usage WHERE user_key = ? AND created_at >= ?`
+		args = []any{ms(split), ms(split), userKey, ms(since)}
+	}
+	var at, an, st, sn int64
+	if err := s.db.queryRow(ctx, q, args...).Scan(&at, &an, &st, &sn); err != nil {
+		return all, fromSplit, fmt.Errorf("sum usage: %w", err)
+	}
+	return kairos.SpendAmount{Tokens: at, CostUSD: float64(an) / 1e9}, kairos.SpendAmount{Tokens: st, CostUSD: float64(sn) / 1e9}, nil
+}
+
+// UsageBuckets sums usage by user, model and quarter hour.
+func (s *UsageStore) UsageBuckets(ctx context.Context, userKey string, from, to time.Time) ([]kairos.UsageBucket, error) {
+	where, args := "created_at >= ? AND created_at < ?", []any{ms(from), ms(to)}
+	if userKey != "" {
+		where, args = "user_key = ? AND "+where, append([]any{userKey}, args...)
+	}
+	q := fmt.Sprintf(`SELECT user_key, model, created_at / %d AS b, COUNT(*),
+		CAST(SUM(prompt_tokens) AS BIGINT), CAST(SUM(cached_tokens) AS BIGINT), CAST(SUM(completion_tokens) AS BIGINT),
+		CAST(SUM(audio_ms) AS BIGINT), CAST(SUM(images) AS BIGINT), CAST(SUM(cost_nusd) AS BIGINT),
+		CAST(SUM(CASE WHEN priced = 0 THEN 1 ELSE 0 END) AS BIGINT)
+		FROM token_usage WHERE %s GROUP BY user_key, model, b ORDER BY user_key, model, b`, bucketMS, where)
+	rows, err := s.db.sqlDB.QueryContext(ctx, s.db.rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("usage by quarter hour: %w", err)
+	}
+	defer rows.Close()
+	var out []kairos.UsageBucket
+	for rows.Next() {
+		var b kairos.UsageBucket
+		var bucket, audioMS, cost int64
+		if err := rows.Scan(&b.UserKey, &b.Model, &bucket, &b.Calls, &b.PromptTokens, &b.CachedTokens, &b.CompletionTokens,
+			&audioMS, &b.Images, &cost, &b.UnpricedCalls); err != nil {
+			return nil, fmt.Errorf("usage by quarter hour: %w", err)
+		}
+		b.Start = fromMS(bucket * bucketMS)
+		b.AudioSeconds = float64(audioMS) / 1000
+		b.CostUSD = float64(cost) / 1e9
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("usage by quarter hour: %w", err)
+	}
+	return out, nil
+}
+
+// UsageUsers lists the users with usage in [from, to).
+func (s *UsageStore) UsageUsers(ctx context.Context, from, to time.Time) ([]string, error) {
+	rows, err := s.db.sqlDB.QueryContext(ctx, s.db.rebind(`SELECT DISTINCT user_key FROM token_usage
+		WHERE created_at >= ? AND created_at < ? ORDER BY user_key`), ms(from), ms(to))
+	if err != nil {
+		return nil, fmt.Errorf("usage users: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, fmt.Errorf("usage users: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// MarkSpendNotice records a notice once; false when it was already given.
+// It is written at once, also inside a turn's deferred writes, so that two
+// turns cannot both give it.
+func (s *UsageStore) MarkSpendNotice(ctx context.Context, userKey, key string, at time.Time) (bool, error) {
+	var n int64
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
+		res, err := tx.exec(ctx, `INSERT INTO spend_notices (user_key, notice, created_at) VALUES (?, ?, ?)
+			ON CONFLICT (user_key, notice) DO NOTHING`, userKey, key, ms(at))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("record spending notice: %w", err)
+	}
+	return n > 0, nil
+}
+
+// LiftSpendCap lifts a user's caps of one period.
+func (s *UsageStore) LiftSpendCap(ctx context.Context, userKey, period, by string, at time.Time) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
+		_, err := tx.exec(ctx, `INSERT INTO spend_lifts (user_key, period, lifted_by, created_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (user_key, period) DO NOTHING`, userKey, period, by, ms(at))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("lift spending cap: %w", err)
+	}
+	return nil
+}
+
+// SpendLifts says which of periods are lifted for userKey.
+func (s *UsageStore) SpendLifts(ctx context.Context, userKey string, periods ...string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, p := range periods {
+		var n int64
+		err := s.db.queryRow(ctx, `SELECT COUNT(*) FROM spend_lifts WHERE user_key = ? AND period = ?`, userKey, p).Scan(&n)
+		if err != nil {
+			return nil, fmt.Errorf("read spending lifts: %w", err)
+		}
+		out[p] = n > 0
+	}
+	return out, nil
+}

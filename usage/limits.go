@@ -1,0 +1,170 @@
+package usage
+
+import (
+	"context"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// limit is one cap as it stands for an account now.
+type limit struct {
+	name   string // daily_tokens, monthly_usd, … (the policy key)
+	acct   string // BotKey for the bot's caps, else "user"
+	tokens bool   // counts tokens (else US dollars)
+	daily  bool
+	cap    float64
+
+	amount kairos.SpendAmount
+	period string // the day or month key it counts in
+	lifted bool
+	zone   *time.Location
+}
+
+func (l *limit) fill(a *account) {
+	l.zone = a.zone
+	if l.daily {
+		l.amount, l.period = a.dayUsed, a.day
+	} else {
+		l.amount, l.period = a.monthUsed, a.month
+	}
+	l.lifted = a.lifted[l.period]
+}
+
+func (l *limit) used() float64 {
+	if l.tokens {
+		return float64(l.amount.Tokens)
+	}
+	return l.amount.CostUSD
+}
+
+// resets is when the limit's period ends (the next local midnight, or
+// the first of next month).
+func (l *limit) resets(now time.Time) time.Time {
+	n := now.In(l.zone)
+	if l.daily {
+		return time.Date(n.Year(), n.Month(), n.Day()+1, 0, 0, 0, 0, l.zone)
+	}
+	return time.Date(n.Year(), n.Month()+1, 1, 0, 0, 0, 0, l.zone)
+}
+
+func userLimits(c kairos.SpendCaps) []limit {
+	var ls []limit
+	add := func(name string, tokens, daily bool, v float64) {
+		ls = append(ls, limit{name: name, acct: "user", tokens: tokens, daily: daily, cap: v})
+	}
+	if c.DailyTokens != nil {
+		add("daily_tokens", true, true, float64(*c.DailyTokens))
+	}
+	if c.DailyUSD != nil {
+		add("daily_usd", false, true, *c.DailyUSD)
+	}
+	if c.MonthlyTokens != nil {
+		add("monthly_tokens", true, false, float64(*c.MonthlyTokens))
+	}
+	if c.MonthlyUSD != nil {
+		add("monthly_usd", false, false, *c.MonthlyUSD)
+	}
+	return ls
+}
+
+func botLimits(sp *kairos.SpendPolicy) []limit {
+	var ls []limit
+	if sp.BotMonthlyTokens != nil {
+		ls = append(ls, limit{name: "bot_monthly_tokens", acct: BotKey, tokens: true, cap: float64(*sp.BotMonthlyTokens)})
+	}
+	if sp.BotMonthlyUSD != nil {
+		ls = append(ls, limit{name: "bot_monthly_usd", acct: BotKey, cap: *sp.BotMonthlyUSD})
+	}
+	return ls
+}
+
+// Record prices one call at the prices in force now, adds it to the
+// cached totals, stores it, counts it in the metrics, and gives the
+// notices it earns (80% of a user's cap to the user; a cap reached, and
+// 80% of the bot's, to the operators). Who it was for comes from the
+// SpendContext of ctx where rec does not say.
+func (g *Guard) Record(ctx context.Context, rec *kairos.UsageRecord) error {
+	pol := g.cfg.Policy()
+	if spec, ok := pol.Model(rec.Model); ok {
+		rec.CostUSD, rec.Priced = kairos.UsageCost(spec.Price, rec)
+	}
+	if sc, ok := kairos.SpendOf(ctx); ok {
+		rec.UserKey = or(rec.UserKey, sc.UserKey)
+		rec.ThreadKey = or(rec.ThreadKey, sc.ThreadKey)
+		rec.SessionID = or(rec.SessionID, sc.SessionID)
+		rec.Kind = or(rec.Kind, sc.Kind)
+	}
+	rec.Kind = or(rec.Kind, kairos.SpendChat)
+	now := g.cfg.Now()
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = now
+	}
+	sp := &pol.Budgets.Spend
+	caps, bot := capped(sp, rec.UserKey)
+	amt := kairos.SpendAmount{Tokens: int64(rec.PromptTokens + rec.CompletionTokens), CostUSD: rec.CostUSD}
+	var crossed []crossing
+	if caps.Any() {
+		crossed = append(crossed, g.add(ctx, g.account(rec.UserKey), userLimits(caps), amt, sp.Notice(), now)...)
+	}
+	if bot {
+		crossed = append(crossed, g.add(ctx, g.account(BotKey), botLimits(sp), amt, sp.Notice(), now)...)
+	}
+	if g.cfg.Metrics != nil {
+		g.cfg.Metrics.Spend(rec.Model, rec.PromptTokens, rec.CachedTokens, rec.CompletionTokens, rec.CostUSD)
+	}
+	err := g.cfg.Recorder.RecordUsage(ctx, rec)
+	for _, c := range crossed {
+		g.notice(ctx, rec.UserKey, c, now)
+	}
+	return err
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// crossing is a threshold one call went over: the notice share of a cap
+// (notice) or the cap itself.
+type crossing struct {
+	l      limit
+	notice bool
+}
+
+// add adds amt to a's totals (fresh first, so the stored row is never
+// counted twice) and returns the thresholds of ls it crossed.
+func (g *Guard) add(ctx context.Context, a *account, ls []limit, amt kairos.SpendAmount, share float64, now time.Time) []crossing {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := g.fresh(ctx, a, now); err != nil {
+		g.log.Warn("read usage totals", "err", err)
+		if a.zone == nil {
+			return nil
+		}
+	}
+	before := make([]float64, len(ls))
+	for i := range ls {
+		ls[i].fill(a)
+		before[i] = ls[i].used()
+	}
+	add := func(x kairos.SpendAmount) kairos.SpendAmount {
+		return kairos.SpendAmount{Tokens: x.Tokens + amt.Tokens, CostUSD: x.CostUSD + amt.CostUSD}
+	}
+	a.dayUsed, a.monthUsed = add(a.dayUsed), add(a.monthUsed)
+	var out []crossing
+	for i := range ls {
+		l := &ls[i]
+		l.fill(a)
+		after := l.used()
+		switch {
+		case l.cap > 0 && before[i] < l.cap && after >= l.cap:
+			out = append(out, crossing{l: *l})
+		case l.cap > 0 && before[i] < share*l.cap && after >= share*l.cap:
+			out = append(out, crossing{l: *l, notice: true})
+		}
+	}
+	return out
+}
