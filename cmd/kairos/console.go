@@ -104,8 +104,27 @@ func (be *consoleBackend) Usage(ctx context.Context, userID int64, since time.Ti
 	return be.c.usageRows(ctx, userID, since)
 }
 
+// Skills lists every skill with its current version, in the shape of
+// `kairos skill list` plus what an operator reviews (description, taint,
+// runs and failures).
 func (be *consoleBackend) Skills(ctx context.Context) (any, error) {
-	return []any{}, nil
+	list, err := store.NewSkillStore(be.c.db).Skills(ctx, kairos.SkillFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, s := range list {
+		row := map[string]any{"name": s.Name, "version": s.Version, "owner": s.Owner, "scope": s.Scope, "enabled": s.Enabled,
+			"created_at": s.CreatedAt, "tainted": s.Tainted, "runs": s.Runs, "run_failures": s.RunFailures}
+		if s.Current != nil {
+			row["description"] = s.Current.Description
+		}
+		if s.DisabledReason != "" {
+			row["disabled_reason"] = s.DisabledReason
+		}
+		out = append(out, row)
+	}
+	return out, nil
 }
 
 func (be *consoleBackend) Tools(ctx context.Context) (any, error) {
