@@ -17,6 +17,7 @@ type corpusCase struct {
 	cat, text, tz                   string
 	ref                             time.Time
 	kind, start, end, ask, src, oos string
+	repeat                          string // the RRULE expected, when the phrase recurs
 }
 
 func loadCorpus(tb testing.TB) []corpusCase {
@@ -39,7 +40,7 @@ func loadCorpus(tb testing.TB) []corpusCase {
 		if len(c) < 9 {
 			tb.Fatalf("corpus line %d: %d fields, want 9 or 10", n, len(c))
 		}
-		for len(c) < 10 {
+		for len(c) < 11 {
 			c = append(c, "")
 		}
 		ref, err := time.Parse(time.RFC3339, c[3])
@@ -50,7 +51,7 @@ func loadCorpus(tb testing.TB) []corpusCase {
 		if tz == "-" {
 			tz = ""
 		}
-		out = append(out, corpusCase{line: n, cat: c[0], text: c[1], tz: tz, ref: ref, kind: c[4], start: c[5], end: c[6], ask: c[7], src: c[8], oos: c[9]})
+		out = append(out, corpusCase{line: n, cat: c[0], text: c[1], tz: tz, ref: ref, kind: c[4], start: c[5], end: c[6], ask: c[7], src: c[8], oos: c[9], repeat: c[10]})
 	}
 	if err := sc.Err(); err != nil {
 		tb.Fatal(err)
@@ -79,9 +80,9 @@ func (c corpusCase) check(r ParseResult) string {
 			return got
 		}
 	default:
-		want := c.kind + " " + strings.TrimPrefix(c.start, "-") + " " + strings.TrimPrefix(c.end, "-")
-		if r.NeedsClarification || r.Kind+" "+startOf(r)+" "+endOf(r) != want {
-			return got + "  (want " + want + ")"
+		want := c.kind + " " + strings.TrimPrefix(c.start, "-") + " " + strings.TrimPrefix(c.end, "-") + " " + c.repeat
+		if r.NeedsClarification || r.Kind+" "+startOf(r)+" "+endOf(r)+" "+r.Repeat != want {
+			return got + " " + r.Repeat + "  (want " + want + ")"
 		}
 	}
 	return ""

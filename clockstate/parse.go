@@ -498,8 +498,9 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 			return false
 		}
 		if !fullWeekdays[strings.ToLower(day)] {
+			// "Sat", or a lower-case "sat" next to a time ("sat 10am").
 			r, _ := utf8.DecodeRuneInString(day)
-			return unicode.IsUpper(r)
+			return unicode.IsUpper(r) || reTimeAfter.MatchString(text[m.Right:]) || reAbbrDayCtx.MatchString(before)
 		}
 	case rMonthDate:
 		mon := capt(2)
@@ -548,6 +549,9 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 	}
 	return true
 }
+
+// reAbbrDayCtx: a lower-case weekday abbreviation after these is a day.
+var reAbbrDayCtx = regexp.MustCompile(`(?i)\b(?:on|next|this|last|from|till|until|by)\s+$`)
 
 // reDurationAlone: a duration with nothing before it but a request ("90
 // mins", "remind me 2 hours") is from now.

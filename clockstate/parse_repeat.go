@@ -47,8 +47,7 @@ var rruleDays = [7]string{"SU", "MO", "TU", "WE", "TH", "FR", "SA"}
 // (FREQ=…;INTERVAL=…;BYDAY=…). The date and time come from the other
 // pieces; Start is the first occurrence.
 func applyRepeat(sp *timeSpec, x ruleCtx) {
-	every, other, unit := x.capt(0), x.capt(1) != "", strings.ToLower(x.capt(2))
-	n, nUnit := x.capt(3), strings.ToLower(x.capt(4))
+	unit := strings.ToLower(x.capt(2))
 	if w := strings.ToLower(x.capt(5)); w != "" {
 		unit = map[string]string{"daily": "day", "nightly": "night", "weekly": "week", "fortnightly": "fortnight",
 			"monthly": "month", "yearly": "year", "annually": "year"}[w]
@@ -56,81 +55,101 @@ func applyRepeat(sp *timeSpec, x ruleCtx) {
 	if w := strings.ToLower(x.capt(6)); w != "" {
 		unit = strings.TrimSuffix(w, "s")
 	}
-	_ = every
 	interval := 1
-	if other {
-		interval = 2
+	if x.capt(1) != "" {
+		interval = 2 // "every other"
 	}
 	freq := ""
-	switch {
-	case n != "":
+	if n := x.capt(3); n != "" {
 		amt, ok := amountF(n)
 		if !ok || amt < 1 || amt != float64(int(amt)) {
 			sp.invalid = true
 			return
 		}
-		interval = int(amt)
-		switch nUnit[0] {
-		case 'm':
-			freq = "MINUTELY"
-			if strings.HasPrefix(nUnit, "mo") {
-				freq = "MONTHLY"
-			}
-		case 'h':
-			freq = "HOURLY"
-		case 'd':
-			freq = "DAILY"
-		case 'w':
-			freq = "WEEKLY"
-		}
-	case unit == "day" || unit == "night" || partWindows[unit] != [2]int{}:
-		freq = "DAILY"
-		if unit != "day" {
-			sp.part = unit
-		}
-	case unit == "weekday" || strings.HasPrefix(unit, "working"):
-		freq, sp.byDay = "WEEKLY", []int{1, 2, 3, 4, 5}
-	case unit == "weekend":
-		freq, sp.byDay = "WEEKLY", []int{6, 0}
-	case unit == "week":
-		freq = "WEEKLY"
-	case unit == "fortnight":
-		freq, interval = "WEEKLY", 2
-	case unit == "month":
-		freq = "MONTHLY"
-	case unit == "year":
-		freq = "YEARLY"
-	default:
-		freq = "WEEKLY"
-		for _, m := range reWeekdayList.FindAllString(unit, -1) {
-			sp.byDay = append(sp.byDay, int(weekdayIndex(m)))
-		}
-		if len(sp.byDay) == 0 {
-			sp.invalid = true
-			return
-		}
+		interval, freq = int(amt), everyNFreq(strings.ToLower(x.capt(4)))
+	} else {
+		freq = repeatFreq(sp, unit, &interval)
 	}
-	rule := "FREQ=" + freq
-	if interval > 1 {
-		rule += ";INTERVAL=" + strconv.Itoa(interval)
+	if freq == "" {
+		sp.invalid = true
+		return
 	}
-	if len(sp.byDay) > 0 {
-		days := make([]string, len(sp.byDay))
-		for i, d := range sp.byDay {
-			days[i] = rruleDays[d]
-		}
-		rule += ";BYDAY=" + strings.Join(days, ",")
-	}
-	sp.repeat = rule
-	switch freq {
-	case "MINUTELY", "HOURLY":
-		sp.rel = true
+	sp.repeat = rruleString(freq, interval, sp.byDay)
+	if freq == "MINUTELY" || freq == "HOURLY" {
+		// "every 2 hours": the first time is one interval from now.
 		d := time.Minute
 		if freq == "HOURLY" {
 			d = time.Hour
 		}
+		sp.rel = true
 		sp.relDur += time.Duration(interval) * d
 	}
+}
+
+// everyNFreq is the frequency of "every N <unit>".
+func everyNFreq(unit string) string {
+	switch {
+	case strings.HasPrefix(unit, "mo"):
+		return "MONTHLY"
+	case strings.HasPrefix(unit, "m"):
+		return "MINUTELY"
+	case strings.HasPrefix(unit, "h"):
+		return "HOURLY"
+	case strings.HasPrefix(unit, "d"):
+		return "DAILY"
+	case strings.HasPrefix(unit, "w"):
+		return "WEEKLY"
+	}
+	return ""
+}
+
+// repeatFreq is the frequency of "every <unit>"; weekdays go to sp.byDay
+// and a part of day ("each morning") to sp.part.
+func repeatFreq(sp *timeSpec, unit string, interval *int) string {
+	switch {
+	case unit == "day":
+		return "DAILY"
+	case unit == "night" || partWindows[unit] != [2]int{}:
+		sp.part = unit
+		return "DAILY"
+	case unit == "weekday" || strings.HasPrefix(unit, "working"):
+		sp.byDay = []int{1, 2, 3, 4, 5}
+		return "WEEKLY"
+	case unit == "weekend":
+		sp.byDay = []int{6, 0}
+		return "WEEKLY"
+	case unit == "week":
+		return "WEEKLY"
+	case unit == "fortnight":
+		*interval = 2
+		return "WEEKLY"
+	case unit == "month":
+		return "MONTHLY"
+	case unit == "year":
+		return "YEARLY"
+	}
+	for _, m := range reWeekdayList.FindAllString(unit, -1) {
+		sp.byDay = append(sp.byDay, int(weekdayIndex(m)))
+	}
+	if len(sp.byDay) == 0 {
+		return ""
+	}
+	return "WEEKLY"
+}
+
+func rruleString(freq string, interval int, byDay []int) string {
+	rule := "FREQ=" + freq
+	if interval > 1 {
+		rule += ";INTERVAL=" + strconv.Itoa(interval)
+	}
+	if len(byDay) > 0 {
+		days := make([]string, len(byDay))
+		for i, d := range byDay {
+			days[i] = rruleDays[d]
+		}
+		rule += ";BYDAY=" + strings.Join(days, ",")
+	}
+	return rule
 }
 
 var reWeekdayList = regexp.MustCompile(`(?i)` + reWeekdayWord)

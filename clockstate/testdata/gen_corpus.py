@@ -24,8 +24,9 @@ def local(tz, y, mo, d, h=0, mi=0, s=0):
     base = dt.datetime(y, mo, 1, tzinfo=z(tz)) + dt.timedelta(days=d - 1)
     return dt.datetime(base.year, base.month, base.day, h, mi, s, tzinfo=z(tz))
 
-def add(cat, text, tz, ref, kind, start="-", end="-", ask="-", src="kairos", oos=""):
-    rows.append((cat, text, tz or "-", iso(ref), kind, start, end, ask, src, oos))
+def add(cat, text, tz, ref, kind, start="-", end="-", ask="-", src="kairos", oos="", repeat=""):
+    row = (cat, text, tz or "-", iso(ref), kind, start, end, ask, src, oos)
+    rows.append(row + (repeat,) if repeat else row)
 
 def refl(tz, ref):
     return ref.astimezone(z(tz))
@@ -304,7 +305,10 @@ for text in ["hello there", "the sun is up", "I may go", "good morning", "2 a da
              "Feb 30", "2026-13-01", "call Bob", "version 3.5 released", "room 101"]:
     add("invalid", text, "UTC", REFS[0], "invalid", src="kairos")
 
+import gen_chat
+gen_chat.generate(add)
+
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
-print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope")
+print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")
 for r in rows:
     print("\t".join(r))

@@ -1,0 +1,232 @@
+"""The `chat` category of corpus.tsv: phrases written the way people type
+them in a chat (British, American, Australian and Indian habits; lower
+case; no trailing punctuation), in our own words. Each expected value is
+computed here from the meaning we intend, with zoneinfo, never from the Go
+parser. Imported by gen_corpus.py.
+
+Meanings (doc/design.md "Time parser"): a time without a date is its next
+occurrence; a weekday is the coming one (1 to 7 days ahead); a day of the
+month alone is the next such day; d/m without a year is read by the zone
+(day first in Europe, Australia, India; month first in the United States)
+and is the next such date; "half nine" is 9:30; a part of day settles a
+bare hour; a range of bare hours runs morning to afternoon when its start
+is the larger ("from 10 till 4"), otherwise it is a question; "end of day"
+is 17:00 to midnight, "end of the week" its Friday, "end of the month"
+its last day, "end of the year" 31 December; durations of days and weeks
+are calendar days in the zone, hours and minutes elapsed time.
+"""
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+UTC = dt.timezone.utc
+WD = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+MON = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+HW = ["twelve", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+
+
+def z(tz):
+    return UTC if tz in ("", "UTC") else ZoneInfo(tz)
+
+
+def iso(t):
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def local(tz, d, h=0, mi=0, s=0):
+    """Wall time on date d in tz; fold=0 is RFC 5545's compatible rule."""
+    d = d + dt.timedelta(days=h // 24)
+    return dt.datetime(d.year, d.month, d.day, h % 24, mi, s, tzinfo=z(tz))
+
+
+def today(tz, ref):
+    return ref.astimezone(z(tz)).date()
+
+
+def next_at(tz, ref, h, mi=0, s=0):
+    d = today(tz, ref)
+    t = local(tz, d, h, mi, s)
+    if t < ref:
+        t = local(tz, d + dt.timedelta(days=1), h, mi, s)
+    return t
+
+
+def coming(tz, ref, wd):
+    d = today(tz, ref)
+    return d + dt.timedelta(days=(wd - d.weekday()) % 7 or 7)
+
+
+def days_in(y, m):
+    return ((dt.date(y + m // 12, m % 12 + 1, 1)) - dt.timedelta(days=1)).day
+
+
+def next_dom(tz, ref, n):
+    d = today(tz, ref)
+    y, m = d.year, d.month
+    if n < d.day:
+        m += 1
+    while True:
+        y2, m2 = y + (m - 1) // 12, (m - 1) % 12 + 1
+        if n <= days_in(y2, m2):
+            return dt.date(y2, m2, n)
+        m += 1
+
+
+def next_date(tz, ref, m, d):
+    t = today(tz, ref)
+    y = t.year
+    while True:
+        if d <= days_in(y, m) and dt.date(y, m, d) >= t:
+            return dt.date(y, m, d)
+        y += 1
+
+
+def ordn(n):
+    return "%d%s" % (n, "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th"))
+
+
+def generate(add):
+    def A(text, tz, ref, t, end=None, repeat=""):
+        add("chat", text, tz, ref, "absolute", iso(t), iso(end) if end else "-", repeat=repeat)
+
+    def D(text, tz, ref, d, days=1):
+        add("chat", text, tz, ref, "absolute", iso(local(tz, d)), iso(local(tz, d + dt.timedelta(days=days))))
+
+    def R(text, tz, ref, t, repeat=""):
+        add("chat", text, tz, ref, "relative", iso(t), repeat=repeat)
+
+    def Q(text, tz, ref, ask):
+        add("chat", text, tz, ref, "question", ask=ask)
+
+    def I(text, tz, ref):
+        add("chat", text, tz, ref, "invalid")
+
+    refs = [dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC),   # Wednesday
+            dt.datetime(2026, 11, 28, 22, 30, tzinfo=UTC),  # Saturday night in Europe, Sunday in Asia
+            dt.datetime(2027, 1, 4, 6, 15, tzinfo=UTC)]     # Monday morning in Europe
+    uk, us, au, ind = "Europe/London", "America/New_York", "Australia/Sydney", "Asia/Kolkata"
+    zones = [uk, us, "America/Chicago", "America/Los_Angeles", au, "Australia/Perth", ind]
+
+    for ref in refs:
+        for tz in zones:
+            t0 = today(tz, ref)
+            tom = t0 + dt.timedelta(days=1)
+            # a day of the month alone
+            for n, h in [(21, 16), (3, 9), (1, 10), (28, 14), (30, 18)]:
+                d = next_dom(tz, ref, n)
+                A("on the %s at %dpm" % (ordn(n), h - 12) if h > 12 else "on the %s at %dam" % (ordn(n), h), tz, ref, local(tz, d, h))
+            D("the %s" % ordn(17), tz, ref, next_dom(tz, ref, 17))
+            # parts of day settle a bare hour
+            for wd, part, h, hh in [(3, "evening", 7, 19), (4, "night", 10, 22), (0, "morning", 8, 8), (6, "afternoon", 3, 15)]:
+                A("%s %s at %d" % (WD[wd], part, h), tz, ref, local(tz, coming(tz, ref, wd), hh))
+            A("at 6 in the evening", tz, ref, next_at(tz, ref, 18))
+            A("four o'clock tomorrow afternoon", tz, ref, local(tz, tom, 16))
+            A("seven o'clock tomorrow morning", tz, ref, local(tz, tom, 7))
+            A("tomorrow night at 11", tz, ref, local(tz, tom, 23))
+            # ranges
+            s = coming(tz, ref, 6)
+            A("from 10 till 4 on sunday", tz, ref, local(tz, s, 10), local(tz, s, 16))
+            m = coming(tz, ref, 0)
+            A("between 2 and 3:30 on monday afternoon", tz, ref, local(tz, m, 14), local(tz, m, 15, 30))
+            sa = coming(tz, ref, 5)
+            A("saturday 10-12", tz, ref, local(tz, sa, 10), local(tz, sa, 12))
+            n = next_at(tz, ref, 12)
+            A("noon to 3", tz, ref, n, local(tz, n.date(), 15))
+            st = next_at(tz, ref, 8, 15, 30)
+            A("08:15:30 - 17:45:00", tz, ref, st, local(tz, st.date(), 17, 45))
+            Q("from 2 till 4", tz, ref, "morning or in the afternoon")
+            # durations
+            R("in an hour and a quarter", tz, ref, ref + dt.timedelta(minutes=75))
+            R("90 mins", tz, ref, ref + dt.timedelta(minutes=90))
+            R("in 1h30m", tz, ref, ref + dt.timedelta(minutes=90))
+            r = ref.astimezone(z(tz))
+            R("in two and a half days", tz, ref, (local(tz, r.date() + dt.timedelta(days=2), r.hour, r.minute)).astimezone(UTC) + dt.timedelta(hours=12))
+            R("in a fortnight", tz, ref, local(tz, r.date() + dt.timedelta(days=14), r.hour, r.minute))
+            # end of
+            A("by end of day", tz, ref, local(tz, t0, 17), local(tz, tom))
+            wd = t0.weekday()
+            D("end of next week", tz, ref, t0 + dt.timedelta(days=4 - wd + 7))
+            D("end of the week", tz, ref, t0 + dt.timedelta(days=4 - wd))
+            D("end of the month", tz, ref, dt.date(t0.year, t0.month, days_in(t0.year, t0.month)))
+            D("end of the year", tz, ref, dt.date(t0.year, 12, 31))
+            # same time, after next, a week on
+            A("same time next monday", tz, ref, local(tz, coming(tz, ref, 0), r.hour, r.minute))
+            A("same time tomorrow", tz, ref, local(tz, tom, r.hour, r.minute))
+            D("the thursday after next", tz, ref, coming(tz, ref, 3) + dt.timedelta(days=7))
+            D("a week on tuesday", tz, ref, coming(tz, ref, 1) + dt.timedelta(days=7))
+            D("a fortnight on friday", tz, ref, coming(tz, ref, 4) + dt.timedelta(days=14))
+            D("a week tomorrow", tz, ref, tom + dt.timedelta(days=7))
+            D("3 days before friday", tz, ref, coming(tz, ref, 4) - dt.timedelta(days=3))
+            A("17h30", tz, ref, next_at(tz, ref, 17, 30))
+            D("june 2027", tz, ref, dt.date(2027, 6, 1), days=30)
+            # recurrences: the first occurrence and the RRULE
+            t = next_at(tz, ref, 8)
+            while t.date().weekday() > 4:
+                t = local(tz, t.date() + dt.timedelta(days=1), 8)
+            A("every weekday at 8am", tz, ref, t, repeat="FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")
+            A("every day at 7.30am", tz, ref, next_at(tz, ref, 7, 30), repeat="FREQ=DAILY")
+            A("every other friday at 5pm", tz, ref, local(tz, coming(tz, ref, 4) if local(tz, t0, 17) < ref or t0.weekday() != 4 else t0, 17), repeat="FREQ=WEEKLY;INTERVAL=2;BYDAY=FR")
+            R("every 2 hours", tz, ref, ref + dt.timedelta(hours=2), repeat="FREQ=HOURLY;INTERVAL=2")
+            # impossible and unread
+            I("the 31st of february", tz, ref)
+            I("the 40th", tz, ref)
+            Q("call mum in paris at 5pm", tz, ref, "paris")
+            Q("at 5pm and again at 7pm", tz, ref, "7pm")
+    chat_by_zone(A, D, R, Q, I, refs)
+
+
+def chat_by_zone(A, D, R, Q, I, refs):
+    """Phrases of one habit each, in its zone."""
+    uk, us, au, ind = "Europe/London", "America/New_York", "Australia/Sydney", "Asia/Kolkata"
+    for ref in refs:
+        # British: half past in short, dotted times, day first
+        tz = uk
+        t0, tom = today(tz, ref), today(tz, ref) + dt.timedelta(days=1)
+        for h in range(1, 12):
+            A("half %s tomorrow morning" % HW[h], tz, ref, local(tz, tom, h, 30))
+            A("half %s tomorrow evening" % HW[h], tz, ref, local(tz, tom, h + 12, 30)) if h >= 6 else None
+            A("%d.45am tomorrow" % h, tz, ref, local(tz, tom, h, 45))
+        A("half nine tonight", tz, ref, local(tz, t0, 21, 30))
+        for (d, m, h) in [(14, 2, 20), (25, 12, 7), (5, 11, 19), (1, 4, 9), (31, 10, 18)]:
+            hh = "%dpm" % (h - 12) if h > 12 else "%dam" % h
+            A("%02d/%02d at %s" % (d, m, hh), tz, ref, local(tz, next_date(tz, ref, m, d), h))
+        A("21.15 on friday", tz, ref, local(tz, coming(tz, ref, 4), 21, 15))
+        A("monday at 9am gmt", tz, ref, local("UTC", coming(tz, ref, 0), 9)) if ref.month in (1, 11) else None
+        # American: month first, lower-case zones
+        tz = us
+        t0, tom = today(tz, ref), today(tz, ref) + dt.timedelta(days=1)
+        for (m, d, h) in [(2, 14, 20), (12, 25, 9), (7, 4, 21), (3, 17, 18), (10, 31, 19)]:
+            hh = "%dpm" % (h - 12) if h > 12 else "%dam" % h
+            A("%d/%d at %s" % (m, d, hh), tz, ref, local(tz, next_date(tz, ref, m, d), h))
+        for wd, ab in [(1, "tues"), (3, "thurs"), (5, "sat"), (6, "sun"), (4, "fri")]:
+            A("%s at 3:30pm" % ab, tz, ref, local(tz, coming(tz, ref, wd), 15, 30))
+        if ref.month in (1, 11):
+            A("9am est", tz, ref, next_at(tz, ref, 9))
+            A("tomorrow at 4pm et", tz, ref, local(tz, tom, 16))
+        else:
+            A("9am edt", tz, ref, next_at(tz, ref, 9))
+            Q("9am est", tz, ref, "EST")
+        for h in range(1, 12):
+            A("%d o'clock tomorrow afternoon" % h, tz, ref, local(tz, tom, h + 12)) if h <= 6 else None
+            A("around %d tonight" % h, tz, ref, local(tz, t0, h + 12)) if h >= 6 else None
+        # Australian: arvo, day first
+        tz = au
+        t0, tom = today(tz, ref), today(tz, ref) + dt.timedelta(days=1)
+        for h in range(1, 6):
+            A("tomorrow arvo at %d" % h, tz, ref, local(tz, tom, h + 12))
+            A("half past %d tomorrow arvo" % h, tz, ref, local(tz, tom, h + 12, 30))
+        A("tomorrow arvo", tz, ref, local(tz, tom, 12), local(tz, tom, 18))
+        for (d, m) in [(26, 1), (25, 4), (3, 11)]:
+            A("%d/%d at 6pm" % (d, m), tz, ref, local(tz, next_date(tz, ref, m, d), 18))
+        A("sat 10-12", tz, ref, local(tz, coming(tz, ref, 5), 10), local(tz, coming(tz, ref, 5), 12))
+        # Indian: day first, IST, eod
+        tz = ind
+        t0, tom = today(tz, ref), today(tz, ref) + dt.timedelta(days=1)
+        for (d, m, h) in [(15, 8, 9), (26, 1, 10), (2, 10, 11), (14, 11, 17)]:
+            hh = "%d pm" % (h - 12) if h > 12 else "%d am" % h
+            A("on %02d/%02d at %s" % (d, m, hh), tz, ref, local(tz, next_date(tz, ref, m, d), h))
+        A("tomorrow 10:30 am ist", tz, ref, local(tz, tom, 10, 30))
+        A("by eod", tz, ref, local(tz, t0, 17), local(tz, tom))
+        A("do the needful by tomorrow 11am", tz, ref, local(tz, tom, 11))
+        A("day after tomorrow at 6 in the evening", tz, ref, local(tz, t0 + dt.timedelta(days=2), 18))
+        A("pls remind me at 5 pm sharp", tz, ref, next_at(tz, ref, 17))
+        Q("on 2nd at 10", tz, ref, "10am or 10pm")
