@@ -30,3 +30,16 @@ type LeaseStore interface {
 	// owner, so two claimers never both get one.
 	ClaimUpdates(ctx context.Context, holder string, own bool) ([]*RawUpdate, error)
 }
+
+// AttemptStore counts attempts (pairing refusals, failed /pair codes) per
+// key in fixed windows, in the database, so every replica sharing it
+// sees the same counts.
+type AttemptStore interface {
+	// CountAttempts records one attempt under each key (a key whose
+	// window ended starts a new one) and returns each key's count in its
+	// window, this attempt included.
+	CountAttempts(ctx context.Context, keys []string, window time.Duration) ([]int, error)
+	// PeekAttempts returns each key's count in its current window
+	// without recording anything.
+	PeekAttempts(ctx context.Context, keys []string, window time.Duration) ([]int, error)
+}

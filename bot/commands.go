@@ -66,12 +66,12 @@ func (b *Bot) runCommand(ctx context.Context, in *kairos.Inbound, out *replier, 
 		}
 		keys := []string{"pair-user:" + strconv.FormatInt(in.UserID, 10), "pair-chat:" + strconv.FormatInt(in.ChatID, 10)}
 		limits := []int{FailedPairsPerUser, FailedPairsPerChat}
-		if b.attempts.blocked(b.cfg.Now(), keys, limits) {
+		if b.attemptsBlocked(ctx, keys, limits) {
 			return out.Final(ctx, "Too many wrong pairing codes; try again in an hour.")
 		}
 		uid, err := b.ParsePairingCode(args)
 		if err != nil {
-			b.attempts.allow(b.cfg.Now(), keys, limits) // counts the failure
+			b.allowAttempt(ctx, keys, limits) // counts the failure
 			return out.Final(ctx, kairos.ErrorMessage(err)+" Usage: /pair <code>")
 		}
 		if err := b.cfg.Access.GrantAccess(ctx, uid, in.UserID); err != nil {

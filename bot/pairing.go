@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,7 +17,7 @@ import (
 
 // Pairing: a stranger is told their id and a pairing code derived from it
 // (a MAC under the bot's key), and an operator's /pair checks the code.
-// Nothing about the stranger is stored.
+// Nothing about the stranger is stored but keyed digests in the attempt counters.
 
 // refuse answers a stranger with their id and a pairing code (a few
 // times an hour at most, see AttemptWindow); the message never reaches
@@ -25,7 +26,7 @@ func (b *Bot) refuse(ctx context.Context, in *kairos.Inbound, out *replier) erro
 	if in.ChatKind == kairos.ChatGroup {
 		return nil // never pair from a group
 	}
-	if !b.attempts.allow(b.cfg.Now(), []string{"refuse-user:" + strconv.FormatInt(in.UserID, 10), "refuse-chat:" + strconv.FormatInt(in.ChatID, 10)},
+	if !b.allowAttempt(ctx, []string{"refuse-user:" + strconv.FormatInt(in.UserID, 10), "refuse-chat:" + strconv.FormatInt(in.ChatID, 10)},
 		[]int{RefusalsPerUser, RefusalsPerChat}) {
 		b.log.Debug("stranger not answered (pairing attempts limited)")
 		return nil
@@ -64,7 +65,10 @@ func (b *Bot) ParsePairingCode(code string) (int64, error) {
 // per AttemptWindow (a chat at most RefusalsPerChat times); further
 // messages get no answer. A failed /pair counts against the operator and
 // the chat the same way (FailedPairsPerUser, FailedPairsPerChat). The
-// counters live in memory, per process.
+// counters live in the database when the update store keeps them
+// (kairos.AttemptStore), so replicas share them, under a keyed digest of
+// their name (no user id in the clear); in memory otherwise, or while the
+// database fails.
 const (
 	AttemptWindow      = time.Hour
 	RefusalsPerUser    = 3
@@ -75,6 +79,54 @@ const (
 	// expired windows) new keys are refused.
 	maxAttemptKeys = 10000
 )
+
+// allowAttempt counts an attempt under every key and reports whether each
+// is within its limit (limits[i] for keys[i]).
+func (b *Bot) allowAttempt(ctx context.Context, keys []string, limits []int) bool {
+	if st, ok := b.cfg.Updates.(kairos.AttemptStore); ok {
+		counts, err := st.CountAttempts(ctx, b.attemptKeys(keys), AttemptWindow)
+		if err == nil {
+			for i, n := range counts {
+				if n > limits[i] {
+					return false
+				}
+			}
+			return true
+		}
+		b.log.Warn("count attempts", "err", err)
+	}
+	return b.attempts.allow(b.cfg.Now(), keys, limits)
+}
+
+// attemptsBlocked reports whether any key has used up its limit, without
+// counting an attempt.
+func (b *Bot) attemptsBlocked(ctx context.Context, keys []string, limits []int) bool {
+	if st, ok := b.cfg.Updates.(kairos.AttemptStore); ok {
+		counts, err := st.PeekAttempts(ctx, b.attemptKeys(keys), AttemptWindow)
+		if err == nil {
+			for i, n := range counts {
+				if n >= limits[i] {
+					return true
+				}
+			}
+			return false
+		}
+		b.log.Warn("read attempts", "err", err)
+	}
+	return b.attempts.blocked(b.cfg.Now(), keys, limits)
+}
+
+// attemptKeys are the stored names of counters: a MAC under the pairing
+// key, which every replica shares.
+func (b *Bot) attemptKeys(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		mac := hmac.New(sha256.New, b.pkey)
+		mac.Write([]byte("attempts:" + k))
+		out[i] = hex.EncodeToString(mac.Sum(nil)[:16])
+	}
+	return out
+}
 
 // attemptLimiter counts attempts per key in fixed windows.
 type attemptLimiter struct {

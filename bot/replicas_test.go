@@ -3,6 +3,7 @@ package bot_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -353,4 +354,51 @@ func TestDeadReplicasUpdatesClaimed(t *testing.T) {
 		pending, err := logs[1].PendingUpdates(ctx, 0)
 		return err == nil && len(pending) == 0
 	})
+}
+
+// TestPairingLimitsSharedByReplicas: a stranger hears the refusal at
+// most RefusalsPerUser times per window in total, whichever replicas
+// their messages reach (before: each replica counted on its own, so every
+// replica answered that many times).
+func TestPairingLimitsSharedByReplicas(t *testing.T) {
+	tg := testkit.NewFakeTelegram(t, "")
+	pol := kairos.DefaultPolicy()
+	pol.Access.Pairing = true
+	logs := replicaLogs(t, 2)
+	intake, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	var bots []*bot.Bot
+	for _, ul := range logs {
+		b, err := bot.New(bot.Config{Token: tg.Token(), APIURL: tg.URL(), Policy: func() *kairos.Policy { return pol }, Handler: echo(),
+			Access: ul, Updates: ul, Settings: ul, Limits: bot.Limits{PerChat: time.Millisecond, PerGroup: 6000, Global: 1000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.StartWebhook(intake, "http://127.0.0.1:1/hook", "sec"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Shutdown(10 * time.Second) })
+		bots = append(bots, b)
+	}
+	const stranger = 777
+	n := bot.RefusalsPerUser + 2
+	for i := 1; i <= n; i++ {
+		raw := fmt.Sprintf(`{"update_id":%d,"message":{"message_id":%d,"date":1800000000,"chat":{"id":%d,"type":"private"},"from":{"id":%d,"is_bot":false,"first_name":"S"},"text":"let me in %d"}}`,
+			i, i, stranger, stranger, i)
+		// The first RefusalsPerUser reach replica 0, the rest replica 1.
+		b := bots[0]
+		if i > bot.RefusalsPerUser {
+			b = bots[1]
+		}
+		if _, err := b.Ingest(context.Background(), []json.RawMessage{json.RawMessage(raw)}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the update to be handled", func() bool {
+			p, err := logs[0].PendingUpdates(context.Background(), 0)
+			return err == nil && len(p) == 0
+		})
+	}
+	if got := len(tg.SentTo(stranger)); got != bot.RefusalsPerUser {
+		t.Fatalf("the stranger got %d refusals from two replicas, want %d", got, bot.RefusalsPerUser)
+	}
 }
