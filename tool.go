@@ -28,6 +28,13 @@ type ToolAction struct {
 	Impactful  bool   // deletes data, writes to the network, uses secrets, …
 	Reason     string // why it is impactful, shown in the approval request
 	Capability string // the capability it needs: search, memory.read, memory.write, code, code.network
+	// AlwaysAsk makes the call wait for a human's yes whatever the policy
+	// says (a skill's create, update and rollback: seed 004's approval gate).
+	AlwaysAsk bool
+	// Detail is the whole of what is to be approved (a skill's code or
+	// diff, its tests and their results), shown with the approval request;
+	// a front end sends it as a document when it is long.
+	Detail string
 }
 
 // ToolInvocation is one call with the context it runs in.
@@ -45,6 +52,7 @@ type ToolInvocation struct {
 	Tainted        bool       // untrusted content is already in the turn
 	TaintSource    string     // what it was, when Tainted ("search", "a document", …)
 	Files          []CellFile // the turn's attachments (code cells may read them)
+	ApprovedBy     string     // who approved the call, when a human was asked
 }
 
 // ToolResult is a tool's answer.

@@ -27,6 +27,9 @@ type ApprovalRequest struct {
 	Action    string // "memory.forget", …
 	Summary   string // what will happen, in a line
 	Reason    string // why it needs approval (impactful, tainted context, …)
+	// Detail is the whole of what is approved (ToolAction.Detail): code,
+	// a diff, test results. Long details go as a document.
+	Detail    string
 	ExpiresAt time.Time
 	// State is the paused turn as the agent records it; when set, the
 	// request is persisted and the turn can be finished after a restart
@@ -57,4 +60,20 @@ type Decision struct {
 // from the list, so the model can neither see nor call it.
 type ToolRegistry interface {
 	Tools(p *Policy) []Tool
+}
+
+// ToolScope says whom a tool list is for: the turn's user and message.
+// All asks for every tool the user may call, not only the ones offered
+// (a skill found with `skill list` is callable though not offered).
+type ToolScope struct {
+	UserKey string
+	Query   string
+	All     bool
+}
+
+// ScopedToolRegistry is a ToolRegistry whose tools depend on the user
+// (each user's skills). Tools(p) of such a registry is ToolsFor(p, ToolScope{}).
+type ScopedToolRegistry interface {
+	ToolRegistry
+	ToolsFor(p *Policy, s ToolScope) []Tool
 }

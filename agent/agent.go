@@ -355,7 +355,7 @@ func (a *Agent) offeredTools(t *turn) []kairos.Tool {
 	if a.cfg.Tools == nil {
 		return nil
 	}
-	all := a.cfg.Tools.Tools(t.pol)
+	all := a.tools(t, false)
 	if a.cfg.Modes == nil || t.tm == nil {
 		return all
 	}
@@ -369,6 +369,16 @@ func (a *Agent) offeredTools(t *turn) []kairos.Tool {
 		}
 	}
 	return out
+}
+
+// tools lists the registry's tools for the turn's user: the ones offered
+// (a scoped registry picks the skills relevant to the message), or with
+// all every tool the user may call.
+func (a *Agent) tools(t *turn, all bool) []kairos.Tool {
+	if s, ok := a.cfg.Tools.(kairos.ScopedToolRegistry); ok {
+		return s.ToolsFor(t.pol, kairos.ToolScope{UserKey: t.in.UserKey(), Query: t.in.Text, All: all})
+	}
+	return a.cfg.Tools.Tools(t.pol)
 }
 
 type toolOutcome struct {
@@ -422,7 +432,7 @@ type toolJob struct {
 func (a *Agent) admit(ctx context.Context, t *turn, asst kairos.ChatMessage, call kairos.ToolCall, rec *kairos.ToolCallRecord) (*toolJob, string, string) {
 	var tool kairos.Tool
 	if a.cfg.Tools != nil {
-		tool = findTool(a.cfg.Tools.Tools(t.pol), call.Name)
+		tool = findTool(a.tools(t, true), call.Name)
 	}
 	if tool == nil {
 		return nil, "error", fmt.Sprintf("unknown tool %q", call.Name)
@@ -458,6 +468,7 @@ func (a *Agent) admit(ctx context.Context, t *turn, asst kairos.ChatMessage, cal
 			if dec.Outcome != kairos.DecisionApproved {
 				return nil, "denied", notApproved(act.Name, dec.Outcome)
 			}
+			inv.ApprovedBy = dec.By
 		}
 	}
 	return &toolJob{tool: tool, inv: inv, rec: rec}, "", ""
@@ -509,6 +520,13 @@ func (a *Agent) journal(ctx context.Context, rec *kairos.ToolCallRecord) {
 // actions the policy lists, and impactful actions once untrusted content
 // is in the turn (seed 004 taint).
 func (a *Agent) needsApproval(t *turn, act kairos.ToolAction) (bool, string) {
+	if act.AlwaysAsk {
+		reason := orDefault(act.Reason, act.Name+" always needs a human's yes")
+		if t.tainted {
+			reason += "; untrusted content (" + t.taintSource() + ") is in this turn"
+		}
+		return true, reason
+	}
 	if slices.Contains(t.pol.Approvals.Required, act.Name) {
 		return true, "the policy requires approval for " + act.Name
 	}
@@ -532,7 +550,7 @@ func (a *Agent) ask(ctx context.Context, t *turn, call kairos.ToolCall, act kair
 		return dec // decided before the turn paused or was resumed
 	}
 	dec, err := t.out.Approve(ctx, &kairos.ApprovalRequest{ID: call.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(),
-		Action: act.Name, Summary: describeCall(call), Reason: reason, ExpiresAt: a.cfg.Now().Add(approvalTimeout(t.pol)),
+		Action: act.Name, Summary: describeCall(call), Reason: reason, Detail: act.Detail, ExpiresAt: a.cfg.Now().Add(approvalTimeout(t.pol)),
 		State: a.pausedState(t, call.ID)})
 	if errors.Is(err, kairos.ErrHandedOff) {
 		t.handedOff = true

@@ -96,8 +96,8 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 	rand.Read(tok)
 	id := hex.EncodeToString(tok)
 	wait := req.ExpiresAt.Sub(b.cfg.Now())
-	text := fmt.Sprintf("<b>Approval needed</b>\n%s\n<i>Why:</i> %s\nExpires in %s; no answer means no.",
-		escape(req.Summary), escape(req.Reason), roundDur(wait))
+	text := fmt.Sprintf("<b>Approval needed</b>\n%s\n<i>Why:</i> %s\n%sExpires in %s; no answer means no.",
+		escape(req.Summary), escape(req.Reason), b.approvalDetail(ctx, r.in, id, req.Detail), roundDur(wait))
 	kb := inlineKeyboard{InlineKeyboard: [][]inlineButton{{
 		{Text: "Approve", CallbackData: "ap:" + id + ":y"},
 		{Text: "Deny", CallbackData: "ap:" + id + ":n"},
@@ -142,6 +142,27 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 		}
 	}
 	return b.awaitDecision(ctx, id, pa, kbm, wait, persist)
+}
+
+// maxInlineDetail is the longest detail shown inside the approval
+// message; a longer one (a skill's whole code) goes as a document first.
+const maxInlineDetail = 2500
+
+// approvalDetail shows what is to be approved: inline as preformatted
+// text when short, else as a text document sent just before the
+// keyboard, which the message then points to.
+func (b *Bot) approvalDetail(ctx context.Context, in *kairos.Inbound, id, detail string) string {
+	if strings.TrimSpace(detail) == "" {
+		return ""
+	}
+	if len(detail) <= maxInlineDetail {
+		return "<pre>" + escape(detail) + "</pre>\n"
+	}
+	if _, err := b.api.upload(ctx, "sendDocument", in, "document", "approval-"+id+".txt", []byte(detail)); err != nil {
+		b.log.Warn("send approval document", "err", err)
+		return "<pre>" + escape(kairos.Clip(detail, maxInlineDetail)) + "</pre>\n(the rest could not be sent)\n"
+	}
+	return "<i>The whole of it is in the document above.</i>\n"
 }
 
 // awaitDecision waits for the press, the expiry, another replica's

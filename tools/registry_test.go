@@ -31,3 +31,37 @@ func TestSchedulesDisabledIsAbsent(t *testing.T) {
 		t.Fatalf("disabled: %v", got)
 	}
 }
+
+// scopedSource offers one tool per user: skill__<user>.
+type scopedSource struct{}
+
+func (scopedSource) Tools(p *kairos.Policy) []kairos.Tool { return nil }
+func (scopedSource) ToolsFor(p *kairos.Policy, sc kairos.ToolScope) []kairos.Tool {
+	if sc.UserKey == "" {
+		return nil
+	}
+	return []kairos.Tool{named("skill__" + sc.UserKey)}
+}
+
+// A scoped source gets the user; features.self_update: false removes
+// `skill` and every skill__ tool whichever source offers them.
+func TestScopedSourceAndSelfUpdate(t *testing.T) {
+	r := tools.NewRegistry(named("search"), named("skill")).WithSource(scopedSource{})
+	p := kairos.DefaultPolicy()
+	names := func(ts []kairos.Tool) (out []string) {
+		for _, tl := range ts {
+			out = append(out, tl.Spec().Name)
+		}
+		return out
+	}
+	if got := names(r.ToolsFor(p, kairos.ToolScope{UserKey: "u1"})); len(got) != 3 || got[2] != "skill__u1" {
+		t.Fatalf("scoped: %v", got)
+	}
+	if got := names(r.Tools(p)); len(got) != 2 {
+		t.Fatalf("unscoped: %v", got)
+	}
+	p.Features.SelfUpdate = false
+	if got := names(r.ToolsFor(p, kairos.ToolScope{UserKey: "u1"})); len(got) != 1 || got[0] != "search" {
+		t.Fatalf("self_update off: %v", got)
+	}
+}

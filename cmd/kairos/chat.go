@@ -114,6 +114,9 @@ func (t *terminal) Final(_ context.Context, text string) error {
 
 func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
 	t.mu.Lock()
+	if req.Detail != "" {
+		fmt.Fprintf(t.w, "%s\n", req.Detail)
+	}
 	fmt.Fprintf(t.w, "Approval needed: %s\nWhy: %s\nApprove? [y/N] ", req.Summary, req.Reason)
 	t.mu.Unlock()
 	tm := time.NewTimer(time.Until(req.ExpiresAt))

@@ -1,0 +1,143 @@
+package skill_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// BUILD: the tests run in a real cell first; the create always asks, with
+// the whole code, the tests and their results; after the call the skill
+// is offered and runs as a cell.
+func TestCreateThenRun(t *testing.T) {
+	r := newRig(t, nil)
+	act, out := r.do(t, inv(createArgs("double", doubleCode)))
+	if act.Name != kairos.ActionSkillCreate || !act.AlwaysAsk || !act.Impactful {
+		t.Fatalf("action %+v", act)
+	}
+	for _, want := range []string{doubleCode, "PASS two", "Risk: none", `"required":["n"]`} {
+		if !strings.Contains(act.Detail, want) {
+			t.Errorf("detail lacks %q:\n%s", want, act.Detail)
+		}
+	}
+	if out["success"] != true || !strings.Contains(mustJSON(out), `"version":1`) {
+		t.Fatalf("create %v", out)
+	}
+	got, res := r.call(t, "double", `{"n":21}`)
+	if got["success"] != true || mustJSON(got["result"]) != `{"doubled":42}` || res.Tainted {
+		t.Fatalf("run %v tainted=%v", got, res.Tainted)
+	}
+	if !strings.Contains(r.runner.last().Code, doubleCode) || r.runner.last().Network.Enabled || r.runner.last().Secrets != nil {
+		t.Fatalf("cell task %+v", r.runner.last())
+	}
+	// A wrong input is refused before anything runs.
+	tool := r.s.ToolsFor(r.pol, kairos.ToolScope{UserKey: owner})[0]
+	if _, err := tool.Action(context.Background(), &kairos.ToolInvocation{Arguments: []byte(`{"n":"x"}`), UserKey: owner}); kairos.ErrorCode(err) != kairos.EINVALID {
+		t.Fatalf("bad input: %v", err)
+	}
+	// Another user is not offered it.
+	if n := len(r.s.ToolsFor(r.pol, kairos.ToolScope{UserKey: "telegram:9", All: true})); n != 0 {
+		t.Fatalf("another user sees %d skills", n)
+	}
+}
+
+func TestFailingTestBlocksCreate(t *testing.T) {
+	r := newRig(t, nil)
+	tests := []map[string]any{
+		{"name": "two", "input": map[string]any{"n": 2}, "expect": map[string]any{"doubled": 4}},
+		{"name": "positive", "input": map[string]any{"n": -3}, "expect": map[string]any{"$predicate": "result.doubled > 0"}},
+		{"name": "throws", "input": map[string]any{"n": 0}, "expect": 1},
+	}
+	code := "function run(input) { if (input.n === 0) throw new Error('zero!'); return {doubled: input.n * 2}; }"
+	act, out := r.do(t, inv(createArgs("double", code, tests...)))
+	if act.Name != kairos.ActionSkillTest || act.Impactful || act.AlwaysAsk {
+		t.Fatalf("a failing create asks: %+v", act)
+	}
+	s := mustJSON(out)
+	if out["success"] != false || !strings.Contains(s, "2 of 3 tests failed") || !strings.Contains(s, `"got":{"doubled":-6}`) ||
+		!strings.Contains(s, "zero!") || !strings.Contains(s, `"name":"two","passed":true`) {
+		t.Fatalf("result %s", s)
+	}
+	if _, err := r.st.FindSkill(context.Background(), owner, "double"); kairos.ErrorCode(err) != kairos.ENOTFOUND {
+		t.Fatalf("a failing skill was stored: %v", err)
+	}
+	// A syntax error fails every test with the cell's error.
+	_, out = r.do(t, inv(createArgs("double", "function run(input) { return {doubled: ; }")))
+	if out["success"] != false || !strings.Contains(mustJSON(out), "syntax") {
+		t.Fatalf("syntax error %s", mustJSON(out))
+	}
+}
+
+func TestCapabilitiesWithinPolicy(t *testing.T) {
+	r := newRig(t, nil)
+	tool := r.s.Tool()
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		code string
+	}{
+		{"host outside the allow-list", withCaps(createArgs("w", doubleCode), []string{"evil.example.com"}, nil), kairos.EFORBIDDEN},
+		{"undeclared network", createArgs("w", "async function run(i){ return await getJSON('https://api.example.org/x'); }"), kairos.EINVALID},
+		{"secrets switched off", withCaps(createArgs("w", doubleCode), nil, []string{"WEATHER_KEY"}), kairos.EFORBIDDEN},
+		{"no tests", func() map[string]any { a := createArgs("w", doubleCode); a["tests"] = []any{}; return a }(), kairos.EINVALID},
+		{"two lines of description", func() map[string]any { a := createArgs("w", doubleCode); a["description"] = "a\nb"; return a }(), kairos.EINVALID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tool.Action(context.Background(), inv(tc.args))
+			if kairos.ErrorCode(err) != tc.code {
+				t.Fatalf("err = %v, want %s", err, tc.code)
+			}
+		})
+	}
+	// A wildcard host within the allow-list is fine; the tests run GET-only.
+	act, err := tool.Action(context.Background(), inv(withCaps(createArgs("w", "async function run(i){ return typeof getJSON; }",
+		map[string]any{"input": map[string]any{"n": 1}, "expect": "function"}), []string{"paris.weather.test"}, nil)))
+	if err != nil || act.Name != kairos.ActionSkillCreate || !strings.Contains(act.Detail, "network_read") {
+		t.Fatalf("action %+v %v", act, err)
+	}
+	if g := r.runner.last().Network; !g.Enabled || mustJSON(g.AllowHosts) != `["paris.weather.test"]` || mustJSON(g.Methods) != `["GET"]` {
+		t.Fatalf("test grant %+v", g)
+	}
+}
+
+func withCaps(a map[string]any, hosts, secrets []string) map[string]any {
+	a["capabilities"] = map[string]any{"hosts": hosts, "secrets": secrets}
+	return a
+}
+
+// Tainted: a skill made in a tainted turn stays marked and its results
+// are untrusted.
+func TestTaintedSkill(t *testing.T) {
+	r := newRig(t, nil)
+	in := inv(createArgs("double", doubleCode))
+	in.Tainted, in.TaintSource = true, "search"
+	act, out := r.do(t, in)
+	if !act.AlwaysAsk || !strings.Contains(act.Detail, "untrusted content (search)") || out["success"] != true {
+		t.Fatalf("action %+v out %v", act, out)
+	}
+	sk, err := r.st.FindSkill(context.Background(), owner, "double")
+	if err != nil || !sk.Tainted || sk.TaintSource != "search" || !sk.Current.Tainted {
+		t.Fatalf("stored %+v %v", sk, err)
+	}
+	if _, res := r.call(t, "double", `{"n":1}`); !res.Tainted {
+		t.Fatal("a tainted skill's result is trusted")
+	}
+	spec := r.s.ToolsFor(r.pol, kairos.ToolScope{UserKey: owner})[0].Spec()
+	if !strings.Contains(spec.Description, "untrusted") {
+		t.Fatalf("spec %q", spec.Description)
+	}
+}
+
+func TestSelfUpdateOffRemovesEverything(t *testing.T) {
+	r := newRig(t, nil)
+	r.do(t, inv(createArgs("double", doubleCode)))
+	r.pol.Features.SelfUpdate = false
+	if n := len(r.s.ToolsFor(r.pol, kairos.ToolScope{UserKey: owner, All: true})); n != 0 {
+		t.Fatalf("%d skill tools with self_update off", n)
+	}
+	if _, err := r.s.Tool().Call(context.Background(), inv(map[string]any{"action": "list"})); kairos.ErrorCode(err) != kairos.EFORBIDDEN {
+		t.Fatalf("skill list with self_update off: %v", err)
+	}
+}
