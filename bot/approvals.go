@@ -291,6 +291,10 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		b.scheduleCallback(ctx, cq.From.ID, chatID, msgID, cq.Data, answer)
 		return
 	}
+	if strings.HasPrefix(cq.Data, SkillButtonPrefix) && b.cfg.SkillButton != nil {
+		b.skillCallback(ctx, cq, answer)
+		return
+	}
 	parts := strings.Split(cq.Data, ":")
 	if len(parts) != 3 || parts[0] != "ap" || (parts[2] != "y" && parts[2] != "n") {
 		answer("Unknown button.")

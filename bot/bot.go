@@ -58,6 +58,9 @@ type Config struct {
 	// the access check: the first operator claims the bot this way. It
 	// returns handled=false when no claim is pending (the usual /start).
 	Claim func(ctx context.Context, userID int64, code string) (reply string, handled bool)
+	// SkillButton handles a press of a /skills button (callback data after
+	// SkillButtonPrefix), like ScheduleButton.
+	SkillButton func(ctx context.Context, fromID int64, data string) (answer string, closeKeyboard bool, err error)
 
 	Workers     int           // concurrent turns across chats (default 8)
 	PollTimeout time.Duration // long-poll timeout (default 30 s)

@@ -49,6 +49,7 @@ type core struct {
 	jobs      *jobs.Scheduler
 	sched     *scheduleParts
 	mcp       *mcp.Manager // guarded by mu: policy reloads may come before it exists
+	skills    *skillParts
 	usage     *usage.Guard // spending caps and cost accounting (usage.go)
 	spend     kairos.Model // c.model behind the caps: what every model user gets
 	now       func() time.Time
@@ -159,7 +160,8 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log, Now: c.now})
 	c.model = openai.New(openai.Config{BaseURL: m.Config.OpenAIBaseURL, APIKey: m.Config.OpenAIKey,
 		EmbeddingModel: m.Config.EmbeddingModel, EmbeddingDimensions: m.Config.EmbeddingDimensions, Logger: c.log})
-	c.runner = &lazyRunner{cfg: sandbox.Config{CacheDir: filepath.Join(m.Config.DataDir, "wazero-cache"), Logger: c.log}, metrics: c.metrics}
+	c.runner = &lazyRunner{cfg: sandbox.Config{CacheDir: filepath.Join(m.Config.DataDir, "wazero-cache"), Logger: c.log}, metrics: c.metrics,
+		shared: m.Cells}
 	m.onClose(func() error { return c.runner.Close(context.Background()) })
 
 	search, err := searchtool.New(searchtool.Config{Provider: m.Config.SearchProvider, BaseURL: searchBase(m.Config),
@@ -214,7 +216,9 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
 	m.onClose(code.Close)
 	c.sched = newSchedules(c, provider)
-	c.registry = tools.NewRegistry(search, code, memory, c.sched.tool).WithSource(c.openMCP(m))
+	c.skills = newSkills(m, c)
+	c.registry = tools.NewRegistry(search, code, memory, c.sched.tool, c.skills.tools.Tool()).
+		WithSource(c.openMCP(m)).WithSource(c.skills.tools)
 
 	acfg := agent.Config{
 		Model: c.spend, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
@@ -244,6 +248,9 @@ type lazyRunner struct {
 	once    sync.Once
 	r       *sandbox.Runner
 	err     error
+	// shared, when set, runs the cells instead (Main.Cells: tests share
+	// one warm engine).
+	shared kairos.CodeRunner
 }
 
 func (l *lazyRunner) get(ctx context.Context) (*sandbox.Runner, error) {
@@ -252,6 +259,9 @@ func (l *lazyRunner) get(ctx context.Context) (*sandbox.Runner, error) {
 }
 
 func (l *lazyRunner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellResult, error) {
+	if l.shared != nil {
+		return l.shared.Run(ctx, task)
+	}
 	r, err := l.get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)

@@ -41,6 +41,9 @@ type Main struct {
 	// Now, when set, replaces the wall clock of the core (schedules, the
 	// clock wrapper); tests inject time with it.
 	Now func() time.Time
+	// Cells, when set, runs the code cells instead of a sandbox of this
+	// Main's own (tests share one warm engine across many Mains).
+	Cells kairos.CodeRunner
 
 	closers []func() error
 	// webSrv is the query API and console once `run` serves them.

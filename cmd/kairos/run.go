@@ -41,6 +41,9 @@ func (m *Main) runBot(ctx context.Context) error {
 		Claim: func(ctx context.Context, userID int64, code string) (string, bool) {
 			return m.claim(ctx, c, userID, code)
 		},
+		SkillButton: func(ctx context.Context, from int64, data string) (string, bool, error) {
+			return m.skillButton(ctx, c, from, data)
+		},
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "", ReplicaID: replicaID(m.Config),
 		Limits: map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
@@ -52,6 +55,7 @@ func (m *Main) runBot(ctx context.Context) error {
 	c.onPolicyError = func(perr error) { m.notifyOperators(ctx, c, b, perr) }
 	c.mu.Unlock()
 	c.attachUsageNotices(b)
+	c.skills.setBot(b)
 
 	if err := m.offerClaim(ctx, c); err != nil {
 		return err
@@ -141,6 +145,9 @@ func (m *Main) commands(c *core) map[string]bot.Command {
 	cmds["reminders"] = bot.Command{Description: "Your reminders and scheduled tasks, each with a Cancel button", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 		return m.remindersCommand(ctx, c, in)
 	}}
+	cmds["skills"] = bot.Command{Description: "Your skills, with Disable and Rollback buttons: /skills [name]", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		return m.skillsCommand(ctx, c, in, args)
+	}}
 	return cmds
 }
 
@@ -158,7 +165,7 @@ func (m *Main) baseCommands(c *core) map[string]bot.Command {
 			if err != nil {
 				return "", err
 			}
-			return codetool.FormatStats(st), nil
+			return codetool.FormatStats(st) + skillStats(ctx, c, in.UserKey()), nil
 		}},
 		"codefailures": {Description: "The last code failures: /codefailures [n]", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			n := 5
