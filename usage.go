@@ -7,7 +7,8 @@ import (
 )
 
 // What a model call was for (UsageRecord.Kind). Every kind counts against
-// the user it was made for; SpendTask is background work (a scheduled
+// the user it was made for (the coding call and the running summary
+// inside a turn count as the turn's kind); SpendTask is background work (a scheduled
 // task), held to the policy's budgets.spend.background_share of each cap;
 // SpendSummary is the bot's own housekeeping for the user (session
 // summaries and roll-ups), counted but never refused, so memory is never
@@ -16,7 +17,6 @@ const (
 	SpendChat          = "chat"
 	SpendTask          = "task"
 	SpendSummary       = "summary"
-	SpendCoder         = "coder"
 	SpendTranscription = "transcription"
 )
 

@@ -238,7 +238,7 @@ func (s *Sessions) writeRollup(ctx context.Context, user string, l rollLevel, ke
 	system := fmt.Sprintf("You write the %s for %s (%s) of one person's conversations with you, from the summaries below. "+
 		"Keep facts learned, decisions, commitments, open loops and dates; drop small talk. At most %d words. Reply with the summary only.",
 		l.typ, key, loc.String(), l.words)
-	text, err := s.cfg.chat(ctx, system, b.String(), 2*l.words)
+	text, err := s.cfg.chat(kairos.WithSpend(ctx, kairos.SpendContext{UserKey: user, Kind: kairos.SpendSummary}), system, b.String(), 2*l.words)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", l.typ, key, err)
 	}

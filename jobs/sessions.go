@@ -69,7 +69,9 @@ func (s *Sessions) end(ctx context.Context, sess *kairos.Session, userKey, name 
 	summary := ""
 	if hasConversation(msgs) || sess.RunningSummary != "" {
 		text := transcript(sess, msgs)
-		summary, err = s.cfg.chat(ctx, sessionPrompt, text, 400)
+		// Counted against the session's user as a summary (never refused).
+		sctx := kairos.WithSpend(ctx, kairos.SpendContext{UserKey: sess.UserKey, ThreadKey: sess.ThreadKey, SessionID: sess.ID, Kind: kairos.SpendSummary})
+		summary, err = s.cfg.chat(sctx, sessionPrompt, text, 400)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -205,7 +205,9 @@ func (m *Main) runScheduledTask(ctx context.Context, c *core, s *kairos.Schedule
 		in.Untrusted = "a scheduled task created while untrusted content was in the turn"
 	}
 	out := &taskReplier{}
-	if err := c.sched.taskAgent.HandleMessage(ctx, in, out); err != nil {
+	// Counted against the owner as background work: at a cap (or past the
+	// background share) the answer is the cap's sentence, "Skipped …".
+	if err := c.sched.taskAgent.HandleMessage(kairos.WithSpend(ctx, kairos.SpendContext{Kind: kairos.SpendTask}), in, out); err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(out.text) == "" {

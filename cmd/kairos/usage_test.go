@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/chart"
 	"github.com/kairos-agent/kairos/internal/testkit"
 )
@@ -191,4 +192,28 @@ func pollUsage(t *testing.T, e *env, chat int64, want string) {
 		e.tg.PushText(chat, chat, "/usage", time.Now())
 		waitCount(t, e.tg, chat, "Your usage", before+1)
 	}
+}
+
+// A scheduled task counts against its owner and is held to the
+// background share: past it, the task is skipped with a note in its
+// thread and the model is not asked.
+func TestUsageTaskPastBackgroundShareIsSkipped(t *testing.T) {
+	e := usageEnv(t, "access:\n  operators: [1001]\n  allowed_users: [2002]\nbudgets:\n  spend:\n    background_share: 0.5\n    per_user:\n      \"2002\": {daily_tokens: 100}\n")
+	e.start()
+	const user = 2002
+	e.tg.PushText(user, user, "one", time.Now())
+	waitCount(t, e.tg, user, "ok one", 1)
+	e.tg.PushText(user, user, "two", time.Now()) // 90 tokens: past 50% but under the cap
+	waitCount(t, e.tg, user, "ok two", 1)
+	thread := kairos.ThreadKey(kairos.ChannelTelegram, kairos.ChatDM, user, user, 0)
+	at := time.Now().Add(-time.Second)
+	e.seedSchedules(t, &kairos.Schedule{UserID: user, ChatID: user, ThreadKey: thread, Kind: kairos.ScheduleTask, Task: "plan my week",
+		TZ: "UTC", NextRun: at, Start: at.UTC().Format("2006-01-02T15:04:05")})
+	waitCount(t, e.tg, user, "Skipped this scheduled task: scheduled tasks may use 50% of your daily token limit of 100 tokens, and that is used up", 1)
+	if n := len(e.llm.Requests()); n != 2 {
+		t.Fatalf("model requests = %d, want 2 (none for the skipped task)", n)
+	}
+	// The owner's own turns still run: the share binds background work only.
+	e.tg.PushText(user, user, "three", time.Now())
+	waitCount(t, e.tg, user, "ok three", 1)
 }
