@@ -97,6 +97,7 @@ func TestCorpus(t *testing.T) {
 	}
 	type tally struct{ pass, total, oos int }
 	per := map[string]*tally{}
+	confidentWrong := 0
 	for _, c := range cases {
 		tl := per[c.cat]
 		if tl == nil {
@@ -104,7 +105,11 @@ func TestCorpus(t *testing.T) {
 			per[c.cat] = tl
 		}
 		tl.total++
-		bad := c.check(ParseAnchoredTime(c.text, c.tz, c.ref))
+		r := ParseAnchoredTime(c.text, c.tz, c.ref)
+		bad := c.check(r)
+		if bad != "" && r.Start != nil && !r.NeedsClarification {
+			confidentWrong++ // an instant claimed that is not the meaning (§4.3)
+		}
 		switch {
 		case bad == "":
 			tl.pass++
@@ -126,6 +131,10 @@ func TestCorpus(t *testing.T) {
 		t.Logf("%-10s %4d/%4d pass (%5.1f%%), %d out of scope", k, tl.pass, tl.total, 100*float64(tl.pass)/float64(tl.total), tl.oos)
 	}
 	t.Logf("%-10s %4d/%4d pass (%5.1f%%), %d out of scope", "all", all.pass, all.total, 100*float64(all.pass)/float64(all.total), all.oos)
+	t.Logf("confident and wrong (an instant that is not the meaning, out of scope included): %d", confidentWrong)
+	if confidentWrong > 0 {
+		t.Errorf("%d results are confident and wrong; want 0", confidentWrong)
+	}
 }
 
 // BenchmarkParseCorpus parses every corpus phrase once per iteration;

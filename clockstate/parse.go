@@ -157,6 +157,7 @@ type timeSpec struct {
 	endDaySet    bool // a range of days ("between Monday and Wednesday")
 	endDayOffset int
 
+	dom    int        // a day of the month alone ("the 3rd")
 	repeat string     // an RRULE ("every weekday")
 	byDay  []int      // the repeat's weekdays (time.Weekday), for the first occurrence
 	used   []byteSpan // text an apply function read outside its match (a year after a date)
@@ -416,6 +417,9 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 			q = "Which timezone do you mean for " + strconv.Quote(phrase) + "? Please give a city or an IANA name such as Europe/Berlin."
 		}
 		return ParseResult{Kind: KindFloating, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase, Repeat: sp.repeat}
+	}
+	if q := combineWindow(&sp, refL); q != "" {
+		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase}
 	}
 	if sp.repeat != "" && !sp.timeSet && sp.bareHour < 0 && !sp.dateSet && !sp.dayOffsetSet && sp.part == "" && sp.endOf == "" {
 		sp.dayOffsetSet = true // "every monday": from today

@@ -32,8 +32,13 @@ o'clock oclock utc gmt zulu`)
 // weakWords carry time meaning only next to a number or a strong word
 // ("from 10", "next friday", "the end of the month"), or right before the
 // phrase found ("from 10am" when "from" was not read).
-var weakWords = setOf(`may march mar sat sun wed second next last this coming from after before since to and end start
+var weakWords = setOf(`may march mar sat sun wed second next last this from after before since to and end start
 beginning mid early late am pm a.m p.m h m s d w`)
+
+// leadWords are the weak words that count right before the phrase
+// ("from [10am]", "next [at 5pm]"); others there are prepositions
+// ("move it to [5pm]").
+var leadWords = setOf(`from after before since next last end start beginning mid early late`)
 
 // lowerAbbrevs are the zone abbreviations read in lower case.
 var lowerAbbrevs = setOf(`est edt cst cdt mst mdt pst pdt akst akdt hst cet cest eet eest bst ist jst kst aest aedt acst acdt awst nzst nzdt sgt hkt`)
@@ -139,7 +144,7 @@ func weakNear(runs []run, i, lo, hi int) bool {
 	if k := skipFillers(runs, i, -1); k >= 0 && strongRun(runs[k].text) {
 		return true
 	}
-	if r.end <= lo {
+	if r.end <= lo && leadWords[asciiLower(r.text)] {
 		k := skipFillers(runs, i, 1)
 		return k >= len(runs) || runs[k].start >= hi
 	}

@@ -31,6 +31,8 @@ const (
 	rMonthYear
 	rRepeat
 	rShiftOn
+	rTmrw
+	rHourBeforePart
 )
 
 const reClockT = `(?:\d{1,2}(?:[:.]\d{2}(?::\d{2})?)?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|noon|midday|midnight)`
@@ -52,6 +54,8 @@ var chatRules = []ruleRow{
 	{rSameTime, span(`same\s+time`), applySameTime, []string{"same"}},
 	{rAfterNext, span(`(?:the\s+)?(WEEKDAY)\s+after\s+next`), applyAfterNext, []string{"after"}},
 	{rShiftOn, span(`(a|one|two|three|\d)\s+(weeks?|fortnights?)\s+(on|from|after)\s+(WEEKDAY|today|tomorrow|tonight)|(a|one|two|\d)\s+(weeks?|fortnights?)\s+(today|tomorrow|tonight)|(NUM)(days?|weeks?|fortnights?)\s+before\s+(WEEKDAY|today|tomorrow)`), applyShiftOn, []string{"week", "fortnight", "before"}},
+	{rTmrw, span(`(tmrw|tomoz|2moro|2morrow|tomorow|tommorow|tommorrow)`), applyTmrw, []string{"tm", "tom", "2mo"}},
+	{rHourBeforePart, span(`(\d{1,2}|` + reHourWord + `)`), applyBareHourWord, []string{"tonight", "morning", "afternoon", "evening", "night", "arvo"}},
 	{rMonthYear, span(`(MONTH)\.?,?\s+(\d{4})`), applyMonthYear, []string{"#"}},
 }
 
@@ -71,6 +75,7 @@ var (
 	reTimeCtxBefore = regexp.MustCompile(`(?i)(?:\bat|@|\bby|\bfrom|\btill|\buntil|\bto|\baround|\babout|-|–)\s*$`)
 	reTimeAfter     = regexp.MustCompile(`(?i)^\s*(?:,|at|@|-|from|\|)?\s*(?:\d{1,2}(?::\d{2}|\s*[ap]\.?m|\b)|noon|midday|midnight)`)
 	reOrdinalNoun   = regexp.MustCompile(`(?i)^\s*(?:floor|place|time|times|row|grade|century|anniversary|birthday|edition|round|attempt|person|in\s+line|gear|level|year|week|day|month|hour|minute|street|avenue)\b`)
+	reHourPartAfter = regexp.MustCompile(`(?i)^\s*(?:tonight|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
 	reCurrency      = regexp.MustCompile(`[$£€¥₹]\s*$`)
 )
 
@@ -108,6 +113,8 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 		return capt(2) != "" || reTimeCtxBefore.MatchString(before) || h >= 13
 	case rHourH:
 		return !strings.HasPrefix(strings.ToLower(after), "m") && !regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`).MatchString(before)
+	case rHourBeforePart:
+		return reHourPartAfter.MatchString(after) && !strings.HasSuffix(strings.TrimSpace(before), ":")
 	case rBareHourWord:
 		if right < len(text) && (text[right] == ':' || text[right] == '.') && right+1 < len(text) && text[right+1] >= '0' && text[right+1] <= '9' {
 			return false
@@ -142,7 +149,7 @@ func applyDayOfMonth(sp *timeSpec, x ruleCtx) {
 	}
 	t := time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC)
 	sp.dateSet, sp.yearSet = true, true
-	sp.y, sp.mo, sp.d = t.Year(), t.Month(), d
+	sp.y, sp.mo, sp.d, sp.dom = t.Year(), t.Month(), d, d
 }
 
 // applySlashAny: "14/02", "2/14", "14/02/27": by the zone's habit.
@@ -422,4 +429,10 @@ func applyRangeAny(sp *timeSpec, x ruleCtx) {
 	if a.h == 24 {
 		sp.hour = 0
 	}
+}
+
+// applyTmrw: the chat spellings of tomorrow.
+func applyTmrw(sp *timeSpec, x ruleCtx) {
+	sp.dayOffset++
+	sp.dayOffsetSet = true
 }

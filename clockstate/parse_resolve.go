@@ -243,3 +243,18 @@ func (r *resolver) endOf() ParseResult {
 	e := r.at(y, mo, d+1, 0, 0)
 	return r.set(r.at(y, mo, d, 0, 0), &e)
 }
+
+// combineWindow joins a window with a day inside it: "next month on the
+// 3rd" is the 3rd of next month. Any other day with a window ("next year
+// on a Friday") is a question: the day would otherwise be dropped.
+func combineWindow(sp *timeSpec, refL time.Time) string {
+	if sp.window == "" || !sp.dateSet && !sp.dayOffsetSet {
+		return ""
+	}
+	if sp.window == "month" && sp.dom > 0 {
+		first := time.Date(refL.Year(), refL.Month()+time.Month(sp.windowOff), 1, 0, 0, 0, 0, time.UTC)
+		sp.y, sp.mo, sp.d, sp.window = first.Year(), first.Month(), sp.dom, ""
+		return ""
+	}
+	return "Which day do you mean: the " + sp.window + " or the day you named in it?"
+}

@@ -115,6 +115,12 @@ def generate(add):
                 d = next_dom(tz, ref, n)
                 A("on the %s at %dpm" % (ordn(n), h - 12) if h > 12 else "on the %s at %dam" % (ordn(n), h), tz, ref, local(tz, d, h))
             D("the %s" % ordn(17), tz, ref, next_dom(tz, ref, 17))
+            D("the 15th", tz, ref, next_dom(tz, ref, 15))
+            nm = dt.date(t0.year + t0.month // 12, t0.month % 12 + 1, 3)
+            D("next month on the 3rd", tz, ref, nm)
+            A("next month on the 3rd at 9am", tz, ref, local(tz, nm, 9))
+            A("at 15h30", tz, ref, next_at(tz, ref, 15, 30))
+            R("1 hour and a half", tz, ref, ref + dt.timedelta(minutes=90))
             # parts of day settle a bare hour
             for wd, part, h, hh in [(3, "evening", 7, 19), (4, "night", 10, 22), (0, "morning", 8, 8), (6, "afternoon", 3, 15)]:
                 A("%s %s at %d" % (WD[wd], part, h), tz, ref, local(tz, coming(tz, ref, wd), hh))
@@ -230,3 +236,112 @@ def chat_by_zone(A, D, R, Q, I, refs):
         A("day after tomorrow at 6 in the evening", tz, ref, local(tz, t0 + dt.timedelta(days=2), 18))
         A("pls remind me at 5 pm sharp", tz, ref, next_at(tz, ref, 17))
         Q("on 2nd at 10", tz, ref, "10am or 10pm")
+
+
+def chat_free(add):
+    """Free phrases: each family with its own words, numbers and days
+    drawn by a fixed seed, one zone of the habit and one reference each."""
+    import random
+    rnd = random.Random(21)
+    refs = [dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC), dt.datetime(2026, 11, 28, 22, 30, tzinfo=UTC),
+            dt.datetime(2027, 1, 4, 6, 15, tzinfo=UTC), dt.datetime(2026, 3, 27, 13, 45, tzinfo=UTC)]
+    habits = {"uk": "Europe/London", "us": "America/New_York", "usw": "America/Los_Angeles", "au": "Australia/Sydney",
+              "in": "Asia/Kolkata", "uscentral": "America/Chicago", "per": "Australia/Perth"}
+    seen = set()
+
+    def emit(kind, text, tz, ref, start="-", end="-", ask="-", repeat=""):
+        if (text, tz) in seen:
+            return
+        seen.add((text, tz))
+        add("chat", text, tz, ref, kind, start, end, ask, repeat=repeat)
+
+    def hm12(h, mi, style):
+        suf = "am" if h < 12 else "pm"
+        h12 = h % 12 or 12
+        if style == 0:
+            return "%d%s" % (h12, suf) if mi == 0 else "%d:%02d%s" % (h12, mi, suf)
+        if style == 1:
+            return "%d %s" % (h12, suf) if mi == 0 else "%d:%02d %s" % (h12, mi, suf)
+        if style == 2:
+            return "%d.%02d%s" % (h12, mi, suf)
+        return "%02d:%02d" % (h, mi)
+
+    leads = ["", "remind me ", "ping me ", "can you remind me ", "pls remind me ", "remind me to call the bank ",
+             "set a reminder for ", "nudge me ", "let's meet ", "book it for ", "move the call to "]
+    tails = ["", " thanks", " pls", " cheers", " to water the plants", " about the invoice", " for the school run"]
+    for i in range(420):
+        key = rnd.choice(list(habits))
+        tz = habits[key]
+        ref = rnd.choice(refs)
+        t0 = today(tz, ref)
+        lead, tail = rnd.choice(leads), rnd.choice(tails)
+        fam = i % 12
+        h, mi = rnd.randint(6, 22), rnd.choice([0, 0, 15, 30, 45, 5, 20, 50])
+        style = rnd.randint(0, 3)
+        wd = rnd.randint(0, 6)
+        if fam == 0:  # tomorrow at a time
+            t = local(tz, t0 + dt.timedelta(days=1), h, mi)
+            word = rnd.choice(["tomorrow", "tmrw", "tmr", "tomorrow"])
+            emit("absolute", "%s%s at %s%s" % (lead, word, hm12(h, mi, style), tail), tz, ref, iso(t))
+        elif fam == 1:  # a weekday at a time
+            d = coming(tz, ref, wd)
+            day = rnd.choice([WD[wd], "on " + WD[wd], "this coming " + WD[wd]])
+            emit("absolute", "%s%s at %s%s" % (lead, day, hm12(h, mi, style), tail), tz, ref, iso(local(tz, d, h, mi)))
+        elif fam == 2:  # minutes or hours from now
+            n = rnd.randint(2, 95)
+            unit, delta = rnd.choice([("mins", dt.timedelta(minutes=n)), ("minutes", dt.timedelta(minutes=n)),
+                                      ("min", dt.timedelta(minutes=n)), ("hrs", dt.timedelta(hours=n % 12 + 1)),
+                                      ("hours", dt.timedelta(hours=n % 12 + 1))])
+            amount = n if unit.startswith("m") else n % 12 + 1
+            form = rnd.choice(["in %d %s", "%d %s from now", "in about %d %s"])
+            emit("relative", lead + (form % (amount, unit)) + tail, tz, ref, iso(ref + delta))
+        elif fam == 3:  # a day of the month with a time
+            n = rnd.randint(1, 28)
+            d = next_dom(tz, ref, n)
+            emit("absolute", "%son the %s at %s%s" % (lead, ordn(n), hm12(h, mi, style), tail), tz, ref, iso(local(tz, d, h, mi)))
+        elif fam == 4:  # a written date with a month
+            m, n = rnd.randint(1, 12), rnd.randint(1, 28)
+            d = next_date(tz, ref, m, n)
+            text = rnd.choice(["%s %d" % (MON[m - 1], n), "%s %s" % (MON[m - 1][:3], ordn(n)), "the %s of %s" % (ordn(n), MON[m - 1]),
+                               "%d %s" % (n, MON[m - 1])])
+            emit("absolute", "%s%s at %s%s" % (lead, text, hm12(h, mi, style), tail), tz, ref, iso(local(tz, d, h, mi)))
+        elif fam == 5:  # a part of day that settles a bare hour
+            part, lo_h = rnd.choice([("morning", 6), ("afternoon", 1), ("evening", 6), ("night", 7)])
+            hb = rnd.randint(lo_h, 11 if part != "afternoon" else 5)
+            hh = hb if part == "morning" else hb + 12
+            when = rnd.choice(["tomorrow", WD[wd]])
+            d = t0 + dt.timedelta(days=1) if when == "tomorrow" else coming(tz, ref, wd)
+            text = rnd.choice(["%s %s at %d" % (when, part, hb), "at %d %s %s" % (hb, when, part), "%s at %d in the %s" % (when, hb, part if part != "night" else "evening")])
+            if "in the evening" in text and part == "night":
+                hh = hb + 12
+            emit("absolute", lead + text + tail, tz, ref, iso(local(tz, d, hh)))
+        elif fam == 6:  # a range on a day
+            a = rnd.randint(8, 11)
+            b = rnd.randint(1, 5)
+            d = coming(tz, ref, wd)
+            text = rnd.choice(["%s from %d till %d" % (WD[wd], a, b), "%s %d-%d" % (WD[wd], a, b), "from %d to %d on %s" % (a, b, WD[wd])])
+            emit("absolute", lead + text + tail, tz, ref, iso(local(tz, d, a)), iso(local(tz, d, b + 12)))
+        elif fam == 7:  # next week's day, a week on
+            d = coming(tz, ref, wd) + dt.timedelta(days=7)
+            text = rnd.choice(["a week on %s" % WD[wd], "%s week" % WD[wd] if False else "a week from %s" % WD[wd]])
+            emit("absolute", lead + text + " at " + hm12(h, mi, style) + tail, tz, ref, iso(local(tz, d, h, mi)))
+        elif fam == 8:  # recurrences
+            d = coming(tz, ref, wd)
+            t = next_at(tz, ref, h, mi)
+            while t.date().weekday() != wd:
+                t = local(tz, t.date() + dt.timedelta(days=1), h, mi)
+            text = rnd.choice(["every %s at %s", "%ss at %s", "each %s at %s"]) % (WD[wd], hm12(h, mi, style))
+            emit("absolute", lead + text + tail, tz, ref, iso(t), repeat="FREQ=WEEKLY;BYDAY=" + ["MO", "TU", "WE", "TH", "FR", "SA", "SU"][wd])
+        elif fam == 9:  # a time alone, next occurrence
+            emit("absolute", lead + "at " + hm12(h, mi, style) + tail, tz, ref, iso(next_at(tz, ref, h, mi)))
+        elif fam == 10:  # tonight / this evening at a bare hour
+            hb = rnd.randint(6, 11)
+            text = rnd.choice(["tonight at %d", "at %d tonight", "this evening at %d", "%d tonight"]) % hb
+            emit("absolute", lead + text + tail, tz, ref, iso(local(tz, t0, hb + 12)))
+        else:  # questions: a bare hour with no part of day, a half-read phrase
+            hb = rnd.randint(1, 11)
+            q = rnd.choice([("%s at %d" % (WD[wd], hb), "%dam or %dpm" % (hb, hb)),
+                            ("tomorrow at %d" % hb, "%dam or %dpm" % (hb, hb)),
+                            ("at %s or %s" % (hm12(h, 0, 0), hm12(h % 12 + 10, 0, 0)), hm12(h % 12 + 10, 0, 0)),
+                            ("%s in paris at %s" % (WD[wd], hm12(h, mi, 0)), "paris")])
+            emit("question", lead + q[0] + tail, tz, ref, ask=q[1])

@@ -286,19 +286,15 @@ add("assorted", "next week", B, R, "absolute", iso(local(B, 2026, 7, 20)), iso(l
 add("assorted", "this morning", B, R, "absolute", iso(local(B, 2026, 7, 15, 6)), iso(local(B, 2026, 7, 15, 12)), src="chrono")
 absT("assorted", "let's meet at 7:30pm to discuss", B, R, bd(2026, 7, 15), 19, 30, src="chrono")
 absT("assorted", "The deadline is Friday at noon.", B, R, bd(2026, 7, 17), 12, src="chrono")
-# Out of scope: listed with the reason (the parser answers something else or nothing).
-OOS = [("the first Monday of March", "ordinal weekday of a month is not parsed (answers the whole month)"),
-       ("last day of February", "'last day of' is not parsed (answers the whole month)"),
-       ("end of the month", "'end of' periods are not parsed"),
-       ("Thanksgiving", "holidays are not parsed (Duckling has them; locale-dependent)"),
-       ("at 1530", "four-digit military times are not parsed (ambiguous with years and counts)"),
-       ("at 15h30", "the French 'h' separator is not parsed"),
-       ("the 15th", "a day of the month alone is not parsed"),
-       ("1 hour and a half", "'and a half' after a unit is not parsed"),
-       ("next month on the 3rd", "day of a relative month is not parsed (answers the whole month)"),
-       ("mid-March", "'mid-' is not parsed (answers the whole month)")]
-for (text, why) in OOS:
-    add("oos", text, B, R, "absolute", "unparsed", src="chrono/duckling", oos=why)
+# Forms the parser does not resolve: by the accounting rule each is a
+# question naming the word it could not read, or invalid; never a guess.
+UNREAD = [("the first Monday of March", "question", "first"),   # ordinal weekday of a month
+          ("last day of February", "question", "last"),          # 'last day of'
+          ("mid-March", "question", "mid"),                      # 'mid-'
+          ("Thanksgiving", "invalid", "-"),                      # holidays (locale-dependent)
+          ("at 1530", "invalid", "-")]                           # four-digit military times
+for (text, kind, ask) in UNREAD:
+    add("unread", text, B, R, kind, ask=ask, src="chrono/duckling")
 
 # ---- not times ----
 for text in ["hello there", "the sun is up", "I may go", "good morning", "2 a day", "10-20 people", "1/2 cup of flour",
@@ -307,6 +303,7 @@ for text in ["hello there", "the sun is up", "I may go", "good morning", "2 a da
 
 import gen_chat
 gen_chat.generate(add)
+gen_chat.chat_free(add)
 
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
 print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")
