@@ -20,8 +20,16 @@ type SchedulesPolicy struct {
 	// MaxPerUser is the most active schedules one user may have.
 	MaxPerUser int `yaml:"max_per_user" json:"max_per_user"`
 	// MinInterval (ISO-8601 duration) is the shortest repeat of a
-	// recurring task or watching cell (reminders are not limited).
+	// recurring task or watching cell unless the kind's own key says
+	// otherwise. Every gap over a full cycle of the rule counts, not only
+	// the first.
 	MinInterval Duration `yaml:"min_interval" json:"min_interval"`
+	// ReminderMinInterval, TaskMinInterval and CellMinInterval are the
+	// shortest repeat of each kind; a zero task or cell value takes
+	// MinInterval.
+	ReminderMinInterval Duration `yaml:"reminder_min_interval" json:"reminder_min_interval"`
+	TaskMinInterval     Duration `yaml:"task_min_interval" json:"task_min_interval"`
+	CellMinInterval     Duration `yaml:"cell_min_interval" json:"cell_min_interval"`
 	// LateThreshold (ISO-8601 duration): a firing found later than this
 	// after its time (downtime) is reported as missed instead of sent.
 	LateThreshold Duration `yaml:"late_threshold" json:"late_threshold"`
@@ -36,11 +44,30 @@ type SchedulesPolicy struct {
 const (
 	DefaultMaxSchedulesPerUser = 50
 	DefaultScheduleMinInterval = "PT1H"
+	DefaultReminderMinInterval = "PT1M"
 	DefaultLateThreshold       = "PT12H"
 )
 
 // DefaultSchedulesPolicy returns the built-in schedules section.
 func DefaultSchedulesPolicy() SchedulesPolicy {
 	return SchedulesPolicy{Enabled: true, MaxPerUser: DefaultMaxSchedulesPerUser, MinInterval: MustDuration(DefaultScheduleMinInterval),
-		LateThreshold: MustDuration(DefaultLateThreshold), TasksMayUseTools: true, Travel: TravelKeepZone}
+		ReminderMinInterval: MustDuration(DefaultReminderMinInterval),
+		LateThreshold:       MustDuration(DefaultLateThreshold), TasksMayUseTools: true, Travel: TravelKeepZone}
+}
+
+// MinIntervalFor is the shortest repeat allowed for a schedule kind.
+func (s SchedulesPolicy) MinIntervalFor(kind string) Duration {
+	switch kind {
+	case ScheduleReminder:
+		return s.ReminderMinInterval
+	case ScheduleTask:
+		if s.TaskMinInterval.Approx() > 0 {
+			return s.TaskMinInterval
+		}
+	case ScheduleCell:
+		if s.CellMinInterval.Approx() > 0 {
+			return s.CellMinInterval
+		}
+	}
+	return s.MinInterval
 }

@@ -13,6 +13,9 @@ func validateSchedules(c *checker, s *kairos.SchedulesPolicy) {
 		c.add("schedules.max_per_user", "must be between 1 and %d, got %d", MaxSchedulesPerUser, s.MaxPerUser)
 	}
 	c.dur("schedules.min_interval", s.MinInterval, false)
+	c.dur("schedules.reminder_min_interval", s.ReminderMinInterval, false)
+	c.dur("schedules.task_min_interval", s.TaskMinInterval, false)
+	c.dur("schedules.cell_min_interval", s.CellMinInterval, false)
 	c.dur("schedules.late_threshold", s.LateThreshold, true)
 	c.enum("schedules.travel", s.Travel, TravelSettings)
 }

@@ -1,6 +1,7 @@
 package schedules
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -182,38 +183,25 @@ func resolve(loc *time.Location, w time.Time) time.Time {
 // time start in loc) strictly after after, at most n of them. Expansion
 // happens in wall time and each occurrence is resolved with the
 // compatible rule: a time skipped by DST moves forward, a repeated one
-// takes its first instant, and an instant is never returned twice.
-func Occurrences(rule string, start time.Time, loc *time.Location, after time.Time, n int) ([]time.Time, error) {
-	opt, err := rrule.StrToROption(rule)
+// takes its first instant, and an instant is never returned twice. The
+// cost does not grow with the rule's age (see Rule.Next); it is bounded
+// in steps and time, and ends with ctx.
+func Occurrences(ctx context.Context, rule string, start time.Time, loc *time.Location, after time.Time, n int) ([]time.Time, error) {
+	r, err := Compile(rule, start)
 	if err != nil {
-		return nil, kairos.Errorf(kairos.EINVALID, "rrule %q: %v", rule, err)
+		return nil, err
 	}
-	opt.Dtstart = floating(start)
-	r, err := rrule.NewRRule(*opt)
-	if err != nil {
-		return nil, kairos.Errorf(kairos.EINVALID, "rrule %q: %v", rule, err)
-	}
-	// Start a day before `after` in wall time: every occurrence that can
-	// resolve after `after` is at or after that.
-	from := floating(after.In(loc)).Add(-26 * time.Hour)
-	var out []time.Time
-	last := after
-	w := r.After(from, false)
-	for guard := 0; !w.IsZero() && len(out) < n && guard < 100000; guard++ {
-		t := resolve(loc, w)
-		if t.After(last) {
-			out = append(out, t)
-			last = t
-		}
-		w = r.After(w, false)
-	}
-	return out, nil
+	return r.Next(ctx, loc, after, n)
 }
+
+// MaxSkipped is the most passed-over occurrences NextRun counts.
+const MaxSkipped = 1000
 
 // NextRun returns the schedule's first occurrence strictly after after
 // and how many occurrences from its current NextRun up to after were
-// passed over; zero when the recurrence has ended or it is a one-off.
-func NextRun(s *kairos.Schedule, after time.Time) (time.Time, int, error) {
+// passed over (at most MaxSkipped); zero when the recurrence has ended
+// or it is a one-off.
+func NextRun(ctx context.Context, s *kairos.Schedule, after time.Time) (time.Time, int, error) {
 	if s.RRule == "" {
 		return time.Time{}, 0, nil
 	}
@@ -225,22 +213,19 @@ func NextRun(s *kairos.Schedule, after time.Time) (time.Time, int, error) {
 	if err != nil {
 		return time.Time{}, 0, kairos.Errorf(kairos.EINVALID, "schedule start %q: %v", s.Start, err)
 	}
+	r, err := Compile(s.RRule, start)
+	if err != nil {
+		return time.Time{}, 0, err
+	}
 	skipped := 0
-	cur := s.NextRun
-	for {
-		occ, err := Occurrences(s.RRule, start, loc, cur, 64)
-		if err != nil {
+	if s.NextRun.Before(after) {
+		if skipped, err = r.Passed(ctx, loc, s.NextRun, after, MaxSkipped); err != nil {
 			return time.Time{}, 0, err
 		}
-		if len(occ) == 0 {
-			return time.Time{}, skipped, nil
-		}
-		for _, t := range occ {
-			if t.After(after) {
-				return t, skipped, nil
-			}
-			skipped++
-		}
-		cur = occ[len(occ)-1]
 	}
+	occ, err := r.Next(ctx, loc, after, 1)
+	if err != nil || len(occ) == 0 {
+		return time.Time{}, skipped, err
+	}
+	return occ[0], skipped, nil
 }

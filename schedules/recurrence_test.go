@@ -1,6 +1,7 @@
 package schedules
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func FuzzParseRepeat(f *testing.F) {
 			}
 			return
 		}
-		if _, err := Occurrences(r.RRule, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC), time.UTC, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 3); err != nil {
+		if _, err := Occurrences(context.Background(), r.RRule, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC), time.UTC, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 3); err != nil {
 			t.Fatalf("%q parsed to %q which does not expand: %v", s, r.RRule, err)
 		}
 	})
@@ -109,7 +110,7 @@ func TestOccurrencesAcrossDST(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			loc := mustLoc(t, tc.zone)
 			after, _ := resolveWall(loc, tc.after)
-			got, err := Occurrences(tc.rule, tc.start, loc, after, len(tc.want))
+			got, err := Occurrences(context.Background(), tc.rule, tc.start, loc, after, len(tc.want))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +139,7 @@ func resolveWall(loc *time.Location, w time.Time) (time.Time, error) { return re
 func TestNextRunCountsSkipped(t *testing.T) {
 	s := &kairos.Schedule{TZ: "Europe/Berlin", RRule: "FREQ=DAILY", Start: "2026-03-01T08:00:00",
 		NextRun: time.Date(2026, 3, 1, 7, 0, 0, 0, time.UTC)}
-	next, skipped, err := NextRun(s, time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
+	next, skipped, err := NextRun(context.Background(), s, time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestNextRunCountsSkipped(t *testing.T) {
 		t.Fatalf("next %v skipped %d", next, skipped)
 	}
 	s.RRule = "FREQ=DAILY;COUNT=2"
-	next, _, err = NextRun(s, time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
+	next, _, err = NextRun(context.Background(), s, time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
 	if err != nil || !next.IsZero() {
 		t.Fatalf("ended recurrence: %v %v", next, err)
 	}

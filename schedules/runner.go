@@ -119,7 +119,7 @@ func (r *Runner) Claim(ctx context.Context) (int, error) {
 					}
 				}
 			}
-			next, skipped, err := NextRun(exp, now)
+			next, skipped, err := NextRun(ctx, exp, now)
 			if err != nil {
 				r.cfg.Logger.Error("schedule recurrence", "schedule", s.ID, "err", err)
 			}

@@ -75,6 +75,10 @@ func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 			return schedtool.Repeat(r), err
 		},
 		Occurrences: schedules.Occurrences,
+		Inspect: func(ctx context.Context, rule string, start time.Time) (schedtool.Shape, error) {
+			sh, err := schedules.Inspect(ctx, rule, start)
+			return schedtool.Shape{RRule: sh.RRule, MinGap: sh.MinGap}, err
+		},
 	})
 	return p
 }
@@ -273,7 +277,7 @@ func (m *Main) scheduleButton(ctx context.Context, c *core, from int64, data str
 		if s.Status != kairos.ScheduleActive || s.RRule == "" {
 			return "", false, kairos.Errorf(kairos.ECONFLICT, "Nothing to skip: it does not repeat any more.")
 		}
-		next, _, err := schedules.NextRun(s, s.NextRun)
+		next, _, err := schedules.NextRun(ctx, s, s.NextRun)
 		if err != nil {
 			return "", false, err
 		}

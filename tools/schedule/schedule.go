@@ -27,6 +27,12 @@ type Repeat struct {
 	HasTime      bool
 }
 
+// Shape is what Inspect learnt about a rule.
+type Shape struct {
+	RRule  string        // the rule to store (COUNT written as UNTIL)
+	MinGap time.Duration // smallest gap over a full cycle of the rule
+}
+
 // Config wires the tool.
 type Config struct {
 	Store  kairos.ScheduleStore
@@ -39,7 +45,11 @@ type Config struct {
 	ParseRepeat func(s string) (Repeat, error)
 	// Occurrences returns up to n instants of rule started at the wall
 	// time start in loc, strictly after after.
-	Occurrences func(rule string, start time.Time, loc *time.Location, after time.Time, n int) ([]time.Time, error)
+	Occurrences func(ctx context.Context, rule string, start time.Time, loc *time.Location, after time.Time, n int) ([]time.Time, error)
+	// Inspect checks a rule started at the wall time start before it is
+	// stored (EINVALID) and returns the rule to store and its smallest
+	// gap over a full cycle.
+	Inspect func(ctx context.Context, rule string, start time.Time) (Shape, error)
 	// Wake tells the runner a schedule changed.
 	Wake   func()
 	Logger *slog.Logger
@@ -176,7 +186,10 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 		return kairos.ToolAction{Name: kairos.ActionScheduleCancel, Impactful: true, Reason: reason, Capability: kairos.CapSchedule}, nil
 	}
 	act := kairos.ToolAction{Name: kairos.ActionScheduleCreate, Capability: kairos.CapSchedule, Impactful: true}
-	s, clar, err := t.plan(ctx, inv, a)
+	// An untrusted turn's rule is expanded only after the approval: what
+	// a web page asks for costs nothing until the user agrees.
+	expand := !inv.Tainted
+	s, clar, err := t.plan(ctx, inv, a, expand)
 	switch {
 	case err != nil || clar != "":
 		// Nothing would be created: the call answers with the error or
@@ -187,6 +200,9 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 		act.Reason = fmt.Sprintf("creates %s %q for %s", what, ViewOf(s).Text, Label(s.NextRun, s.TZ))
 		if s.Repeat != "" {
 			act.Reason += ", repeating " + s.Repeat
+			if !expand {
+				act.Reason = fmt.Sprintf("creates %s %q repeating %s from %s (its occurrences are checked after approval)", what, ViewOf(s).Text, s.Repeat, Label(s.NextRun, s.TZ))
+			}
 		}
 	}
 	return act, nil
@@ -226,7 +242,7 @@ func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.To
 		t.cfg.Wake()
 		return toolutil.Result(result{Success: true}, false)
 	}
-	s, clar, err := t.plan(ctx, inv, a)
+	s, clar, err := t.plan(ctx, inv, a, true)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +294,9 @@ func ChatOf(threadKey string) (chatID, topicID int64, ok bool) {
 
 // plan resolves a create call into the schedule it would store, or a
 // clarification question, or an EINVALID error. It stores nothing.
-func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args) (*kairos.Schedule, string, error) {
+// Without expand a repeat rule is parsed but not expanded: NextRun is its
+// start.
+func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, expand bool) (*kairos.Schedule, string, error) {
 	if a.Action != "create" {
 		return nil, "", kairos.Errorf(kairos.EINVALID, "not a create call")
 	}
@@ -355,18 +373,51 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args) (*k
 		start = time.Date(start.Year(), start.Month(), start.Day(), rr.Hour, rr.Minute, 0, 0, time.UTC)
 	}
 	wall := time.Date(start.Year(), start.Month(), start.Day(), start.Hour(), start.Minute(), start.Second(), 0, time.UTC)
-	occ, err := t.cfg.Occurrences(s.RRule, wall, loc, now, 2)
+	s.Start = wall.Format(WallLayout)
+	if !expand {
+		s.NextRun, _ = kairos.ResolveLocal(loc, wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second())
+		return s, "", nil
+	}
+	next, err := t.expand(ctx, s, wall, loc, now)
 	if err != nil {
 		return nil, "", err
 	}
-	if len(occ) == 0 {
-		return nil, "", kairos.Errorf(kairos.EINVALID, "repeat %q has no occurrence after now", s.Repeat)
-	}
-	if s.Kind != kairos.ScheduleReminder && len(occ) == 2 {
-		if min := t.policy().Schedules.MinInterval.Approx(); min > 0 && occ[1].Sub(occ[0]) < min {
-			return nil, "", kairos.Errorf(kairos.EINVALID, "a recurring %s may repeat at most every %s (policy schedules.min_interval)", s.Kind, t.policy().Schedules.MinInterval)
-		}
-	}
-	s.Start, s.NextRun = wall.Format(WallLayout), occ[0]
+	s.NextRun = next
 	return s, "", nil
+}
+
+// expand checks s's rule (its whole cycle against the kind's floor) and
+// returns its first occurrence after now.
+func (t *Tool) expand(ctx context.Context, s *kairos.Schedule, wall time.Time, loc *time.Location, now time.Time) (time.Time, error) {
+	sh, err := t.cfg.Inspect(ctx, s.RRule, wall)
+	if err != nil {
+		return time.Time{}, err
+	}
+	pol := t.policy().Schedules
+	if min := pol.MinIntervalFor(s.Kind); sh.MinGap > 0 && sh.MinGap < min.Approx() {
+		return time.Time{}, kairos.Errorf(kairos.EINVALID, "a recurring %s may repeat at most every %s, and %q repeats after %s (policy schedules.%s)",
+			s.Kind, min, s.Repeat, sh.MinGap, minKey(s.Kind, pol))
+	}
+	s.RRule = sh.RRule
+	occ, err := t.cfg.Occurrences(ctx, s.RRule, wall, loc, now, 1)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if len(occ) == 0 {
+		return time.Time{}, kairos.Errorf(kairos.EINVALID, "repeat %q has no occurrence after now", s.Repeat)
+	}
+	return occ[0], nil
+}
+
+// minKey names the policy key that set a kind's floor.
+func minKey(kind string, p kairos.SchedulesPolicy) string {
+	switch {
+	case kind == kairos.ScheduleReminder:
+		return "reminder_min_interval"
+	case kind == kairos.ScheduleTask && p.TaskMinInterval.Approx() > 0:
+		return "task_min_interval"
+	case kind == kairos.ScheduleCell && p.CellMinInterval.Approx() > 0:
+		return "cell_min_interval"
+	}
+	return "min_interval"
 }

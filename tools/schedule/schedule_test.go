@@ -27,7 +27,11 @@ func newTool(t *testing.T, zone string) (*schedtool.Tool, *store.ScheduleStore) 
 			r, err := schedules.ParseRepeat(s)
 			return schedtool.Repeat(r), err
 		},
-		Occurrences: schedules.Occurrences}), st
+		Occurrences: schedules.Occurrences,
+		Inspect: func(ctx context.Context, rule string, start time.Time) (schedtool.Shape, error) {
+			sh, err := schedules.Inspect(ctx, rule, start)
+			return schedtool.Shape{RRule: sh.RRule, MinGap: sh.MinGap}, err
+		}}), st
 }
 
 func inv(args string, tainted bool) *kairos.ToolInvocation {

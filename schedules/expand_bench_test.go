@@ -1,0 +1,40 @@
+package schedules
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// benchRules are accepted rules of every frequency.
+var benchRules = []struct{ name, rule string }{
+	{"secondly", "FREQ=SECONDLY"},
+	{"minutely-list", "FREQ=MINUTELY;BYSECOND=0,30"},
+	{"daily", "FREQ=DAILY"},
+	{"weekdays", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"},
+	{"monthly-last", "FREQ=MONTHLY;BYMONTHDAY=-1"},
+	{"yearly", "FREQ=YEARLY"},
+}
+
+// BenchmarkNextOccurrence is the next occurrence of a rule that started
+// age ago: its cost must not grow with the age.
+func BenchmarkNextOccurrence(b *testing.B) {
+	loc, _ := time.LoadLocation("Europe/Lisbon")
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, age := range []time.Duration{time.Hour, 3 * time.Hour, 24 * time.Hour, 365 * 24 * time.Hour} {
+		for _, r := range benchRules {
+			b.Run(r.name+"/"+age.String(), func(b *testing.B) {
+				start := floating(now.Add(-age).In(loc))
+				for b.Loop() {
+					benchNext(b, r.rule, start, loc, now)
+				}
+			})
+		}
+	}
+}
+func benchNext(b *testing.B, rule string, start time.Time, loc *time.Location, now time.Time) {
+	occ, err := Occurrences(context.Background(), rule, start, loc, now, 1)
+	if err != nil || len(occ) != 1 {
+		b.Fatal(occ, err)
+	}
+}
