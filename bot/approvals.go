@@ -56,10 +56,10 @@ type pendingApproval struct {
 
 // closeOnce closes pa's keyboard unless it was closed already. A press can
 // reach handleCallback before Approve has recorded the keyboard's message
-// id; then the press closes nothing and Approve closes it when the
-// decision arrives.
+// id (or the row its message id); then the press closes nothing and
+// Approve closes it once it has the id.
 func (b *Bot) closeOnce(ctx context.Context, pa *pendingApproval, kb *keyboardMsg, outcome string) {
-	if kb != nil && pa.closed.CompareAndSwap(false, true) {
+	if kb != nil && kb.msgID != 0 && pa.closed.CompareAndSwap(false, true) {
 		b.closeKeyboard(ctx, *kb, outcome)
 	}
 }
@@ -373,6 +373,9 @@ func (b *Bot) decidePersisted(ctx context.Context, id, outcome string, dec kairo
 		}
 		if local != nil {
 			kb := rowKeyboard(row)
+			if lk := local.kb.Load(); kb.msgID == 0 && lk != nil {
+				kb = *lk
+			}
 			b.closeOnce(ctx, local, &kb, outcome)
 			deliver(local.ch, dec)
 			return
