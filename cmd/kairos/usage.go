@@ -201,7 +201,7 @@ func (m *Main) runUsage(ctx context.Context, user int64, since string) error {
 			return err // no database yet: nothing used, nothing created
 		}
 	}
-	db, err := m.openStore(ctx, m.logger())
+	db, err := m.openStoreRO(ctx, m.logger())
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -216,4 +217,31 @@ func TestUsageTaskPastBackgroundShareIsSkipped(t *testing.T) {
 	// The owner's own turns still run: the share binds background work only.
 	e.tg.PushText(user, user, "three", time.Now())
 	waitCount(t, e.tg, user, "ok three", 1)
+}
+
+// kairos usage only reads: with no database it prints [] and creates
+// nothing; on a database it changes no byte; a bad --since exits 2.
+func TestUsageCommandReadsOnly(t *testing.T) {
+	e := newEnv(t)
+	if code := e.main().Main(context.Background(), []string{"usage"}); code != 0 || strings.TrimSpace(e.out.String()) != "[]" {
+		t.Fatalf("usage without a database: exit %d, %q", code, e.out.String())
+	}
+	if _, err := os.Stat(e.vars["KAIROS_DATA_DIR"]); !os.IsNotExist(err) {
+		t.Fatalf("kairos usage created the data folder: %v", err)
+	}
+	if code := e.main().Main(context.Background(), []string{"migrate"}); code != 0 {
+		t.Fatalf("migrate: %d", code)
+	}
+	dbPath := filepath.Join(e.vars["KAIROS_DATA_DIR"], "kairos.db")
+	before, _ := os.ReadFile(dbPath)
+	e.out.Reset()
+	if code := e.main().Main(context.Background(), []string{"usage", "--since", "2026-01-01"}); code != 0 || strings.TrimSpace(e.out.String()) != "[]" {
+		t.Fatalf("usage on an empty database: exit %d, %q %s", code, e.out.String(), e.logs.String())
+	}
+	if after, _ := os.ReadFile(dbPath); !bytes.Equal(before, after) {
+		t.Fatal("kairos usage changed the database file")
+	}
+	if code := e.main().Main(context.Background(), []string{"usage", "--since", "yesterday"}); code != 2 {
+		t.Fatalf("bad --since: exit %d, want 2", code)
+	}
 }
