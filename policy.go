@@ -150,6 +150,10 @@ type AgentPolicy struct {
 	MaxReplyTokens int      `yaml:"max_reply_tokens" json:"max_reply_tokens"`
 	ModeTimeout    Duration `yaml:"mode_timeout" json:"mode_timeout"` // idle threads fall back to DISCUSS
 	Retries        int      `yaml:"retries" json:"retries"`           // per model, on 429/5xx/timeouts
+	// ModelTimeout bounds one answer of the model, retries and fallback
+	// models included: a hung endpoint costs the user this long, then one
+	// message.
+	ModelTimeout Duration `yaml:"model_timeout" json:"model_timeout"`
 	// DisabledTools are absent from the model's tool list (search, code, memory).
 	DisabledTools []string `yaml:"disabled_tools" json:"disabled_tools"`
 }
@@ -229,6 +233,7 @@ func DefaultPolicy() *Policy {
 			MaxReplyTokens: 1500,
 			ModeTimeout:    MustDuration("PT30M"),
 			Retries:        2,
+			ModelTimeout:   MustDuration("PT2M"),
 		},
 		Sessions: SessionsPolicy{
 			AutoDivide:              "daily",

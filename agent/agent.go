@@ -41,6 +41,9 @@ type Config struct {
 	// Backoff returns the wait before retry `attempt` (1-based); nil means
 	// exponential from 500 ms with jitter, honouring Retry-After.
 	Backoff func(attempt int, retryAfter time.Duration) time.Duration
+	// OnModelFailure, when set, hears every turn the models could not
+	// answer (cmd tells the operators about a refused key).
+	OnModelFailure func(ctx context.Context, err error)
 
 	// Observer receives tool and model call outcomes (metrics); optional.
 	Observer Observer
@@ -190,7 +193,10 @@ func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) e
 			return ctx.Err()
 		}
 		a.log.Error("turn failed", "thread", in.ThreadKey(), "err", err)
-		if ferr := out.Final(ctx, Apology); ferr != nil {
+		if a.cfg.OnModelFailure != nil && isModelFailure(err) {
+			a.cfg.OnModelFailure(ctx, err)
+		}
+		if ferr := out.Final(ctx, apologyFor(err)); ferr != nil {
 			return errors.Join(err, ferr)
 		}
 		return nil
@@ -287,6 +293,23 @@ func (a *Agent) loop(ctx context.Context, t *turn, from int) (string, error) {
 // usage (usage.Model, wired in cmd/kairos).
 func (a *Agent) chat(ctx context.Context, t *turn, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
 	ctx = spendContext(ctx, t) // whom the call is for: its usage and caps (spend.go)
+	limit := t.pol.Agent.ModelTimeout.Approx()
+	if limit > 0 {
+		// One deadline for the answer: retries and fallbacks included.
+		parent := ctx
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+		resp, err := a.chatModels(ctx, t, req)
+		if err != nil && parent.Err() == nil && ctx.Err() != nil {
+			return nil, &ModelTimeoutError{After: limit, Last: err}
+		}
+		return resp, err
+	}
+	return a.chatModels(ctx, t, req)
+}
+
+func (a *Agent) chatModels(ctx context.Context, t *turn, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
 	models := a.turnModels(t)
 	retries := max(t.pol.Agent.Retries, 0)
 	var lastErr error

@@ -205,8 +205,8 @@ var Unlimited = Limits{PerChat: -1}
 
 // init loads identity and keys; it is called by Run and Webhook.
 func (b *Bot) init(ctx context.Context) error {
-	if err := b.api.call(ctx, "getMe", struct{}{}, &b.me); err != nil {
-		return fmt.Errorf("getMe: %w", err)
+	if err := b.getMe(ctx); err != nil {
+		return err
 	}
 	key := make([]byte, 32)
 	rand.Read(key)
@@ -222,6 +222,40 @@ func (b *Bot) init(ctx context.Context) error {
 	b.pkey = key
 	b.registerCommands(ctx)
 	return nil
+}
+
+// getMe asks Telegram who the bot is. A refused token (401, or 404 for
+// one Telegram cannot parse) is an EUNAUTHORIZED error at once; an
+// unreachable or failing Telegram (no answer, 429, 5xx) is retried with
+// backoff (1 s doubling to 1 min) until it answers or ctx ends.
+func (b *Bot) getMe(ctx context.Context) error {
+	var wait time.Duration
+	for attempt := 1; ; attempt++ {
+		err := b.api.call(ctx, "getMe", struct{}{}, &b.me)
+		var ae *APIError
+		switch {
+		case err == nil:
+			if attempt > 1 {
+				b.log.Info("Telegram reachable again", "attempts", attempt)
+			}
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.As(err, &ae) && (ae.Code == 401 || ae.Code == 404):
+			return kairos.Errorf(kairos.EUNAUTHORIZED, "Telegram refused TELEGRAM_BOT_TOKEN (%d %s): check the token @BotFather gave you", ae.Code, ae.Description)
+		case errors.As(err, &ae) && ae.Code != 0 && ae.Code != 429 && ae.Code < 500:
+			return fmt.Errorf("getMe: %w", err)
+		}
+		if errors.As(err, &ae) && ae.RetryAfter > 0 {
+			wait = ae.RetryAfter
+		} else {
+			wait = min(max(wait*2, time.Second), time.Minute)
+		}
+		b.log.Warn("Telegram not reachable at start; retrying", "attempt", attempt, "retry_in", wait, "err", err)
+		if err := kairos.Sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
 }
 
 func (b *Bot) registerCommands(ctx context.Context) {

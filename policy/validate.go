@@ -165,6 +165,7 @@ func validate(p *kairos.Policy) []fieldErr {
 		c.add("agent.retries", "must be at most 10, got %d", a.Retries)
 	}
 	c.dur("agent.mode_timeout", a.ModeTimeout, true)
+	c.dur("agent.model_timeout", a.ModelTimeout, true)
 	for i, t := range a.DisabledTools {
 		c.enum(fmt.Sprintf("agent.disabled_tools[%d]", i), t, []string{"search", "code", "memory", "schedule"})
 	}

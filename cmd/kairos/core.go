@@ -58,6 +58,10 @@ type core struct {
 	// sets it once it runs).
 	mu            sync.Mutex
 	onPolicyError func(err error)
+	// tellOperators sends a message to every operator (set by run);
+	// lastAuthAlert spaces the alerts about a refused model key.
+	tellOperators func(ctx context.Context, text string)
+	lastAuthAlert time.Time
 }
 
 func (m *Main) logger() *slog.Logger {
@@ -77,6 +81,15 @@ func (m *Main) openStore(ctx context.Context, log *slog.Logger) (*store.DB, erro
 	}
 	m.onClose(db.Close)
 	return db, nil
+}
+
+// sandboxCache is the cells' compilation cache: KAIROS_DATA_DIR/wazero-cache,
+// or Main.SandboxCacheDir when set.
+func (m *Main) sandboxCache() string {
+	if m.SandboxCacheDir != "" {
+		return m.SandboxCacheDir
+	}
+	return filepath.Join(m.Config.DataDir, "wazero-cache")
 }
 
 // openStoreRO opens the database read-only for commands that only read:
@@ -160,7 +173,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log, Now: c.now})
 	c.model = openai.New(openai.Config{BaseURL: m.Config.OpenAIBaseURL, APIKey: m.Config.OpenAIKey,
 		EmbeddingModel: m.Config.EmbeddingModel, EmbeddingDimensions: m.Config.EmbeddingDimensions, Logger: c.log})
-	c.runner = &lazyRunner{cfg: sandbox.Config{CacheDir: filepath.Join(m.Config.DataDir, "wazero-cache"), Logger: c.log}, metrics: c.metrics,
+	c.runner = &lazyRunner{cfg: sandbox.Config{CacheDir: m.sandboxCache(), Logger: c.log}, metrics: c.metrics,
 		shared: m.Cells}
 	m.onClose(func() error { return c.runner.Close(context.Background()) })
 
@@ -225,7 +238,8 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
 		SecretNames: m.Config.SecretNames(), Logger: c.log,
 		Modes: store.NewModeStore(c.db), Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
-		VisionModel: m.Config.VisionModel,
+		VisionModel:    m.Config.VisionModel,
+		OnModelFailure: func(ctx context.Context, err error) { m.modelFailure(ctx, c, err) },
 	}
 	c.agent = agent.New(acfg)
 	c.sched.taskAgent = newTaskAgent(acfg)

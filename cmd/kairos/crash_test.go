@@ -26,6 +26,9 @@ func kairosBinary(t *testing.T) string { return kairosBin.Path(t) }
 func TestMain(m *testing.M) {
 	code := m.Run()
 	kairosBin.Remove()
+	if warmedDir != "" {
+		os.RemoveAll(warmedDir)
+	}
 	os.Exit(code)
 }
 

@@ -38,6 +38,9 @@ type Main struct {
 
 	// Started, when set, is called once `run` serves (tests wait on it).
 	Started func(httpAddr string)
+	// SandboxCacheDir, when set, replaces KAIROS_DATA_DIR/wazero-cache as
+	// the cells' compilation cache (tests share one warmed cache).
+	SandboxCacheDir string
 	// Now, when set, replaces the wall clock of the core (schedules, the
 	// clock wrapper); tests inject time with it.
 	Now func() time.Time
@@ -86,8 +89,8 @@ func (m *Main) Main(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintln(m.Stderr, "kairos:", msg)
 	var ue *UsageError
-	if errors.As(err, &ue) {
-		return 2
+	if errors.As(err, &ue) || kairos.ErrorCode(err) == kairos.EUNAUTHORIZED {
+		return 2 // a usage or configuration error (a refused token is one)
 	}
 	return 1
 }

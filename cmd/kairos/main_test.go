@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kairos-agent/kairos/internal/testkit"
+	"github.com/kairos-agent/kairos/sandbox"
 	"github.com/kairos-agent/kairos/store/storetest"
 )
 
@@ -54,8 +56,52 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// warmCells compiles the cell engine once per test process into a shared
+// compilation cache, so no test waits for a first compile (20-50 s on a
+// loaded 2-core machine).
+var warmCells = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "kairos-test-wazero-")
+	if err != nil {
+		return "", err
+	}
+	warmedDir = dir
+	ctx := context.Background()
+	r, err := sandbox.New(ctx, sandbox.Config{CacheDir: dir, PoolSize: -1})
+	if err != nil {
+		return dir, err
+	}
+	defer r.Close(ctx)
+	return dir, r.Warm(ctx)
+})
+
+// warmedDir is removed when the test process ends (TestMain).
+var warmedDir string
+
+// maxWait bounds one wait of a test: far above what a loaded machine
+// needs (20-50 s were seen at load 13), so only a stuck test reaches it.
+const maxWait = 4 * time.Minute
+
+// testCtx bounds a wait by maxWait and the test's own deadline (go test
+// -timeout): tests wait for events until then, not on short fixed
+// deadlines that a busy machine overruns.
+func testCtx(t testing.TB) context.Context {
+	d := time.Now().Add(maxWait)
+	if tt, ok := t.(*testing.T); ok {
+		if td, ok := tt.Deadline(); ok && td.Add(-10*time.Second).Before(d) {
+			d = td.Add(-10 * time.Second)
+		}
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func (e *env) main() *Main {
-	return &Main{Stdin: strings.NewReader(""), Stdout: e.out, Stderr: e.logs,
+	cache, err := warmCells()
+	if err != nil {
+		e.t.Fatalf("warm the cell engine: %v", err)
+	}
+	return &Main{Stdin: strings.NewReader(""), Stdout: e.out, Stderr: e.logs, SandboxCacheDir: cache,
 		Getenv: func(k string) string { return e.vars[k] }, Environ: func() []string {
 			var kv []string
 			for k, v := range e.vars {
@@ -88,7 +134,7 @@ func (e *env) start() string {
 		return a
 	case code := <-done:
 		e.t.Fatalf("kairos run exited early with %d:\n%s", code, e.logs.String())
-	case <-time.After(60 * time.Second):
+	case <-testCtx(e.t).Done():
 		e.t.Fatalf("kairos run did not start:\n%s", e.logs.String())
 	}
 	return ""
@@ -303,21 +349,23 @@ var _ = errors.New
 // is edited into the final text.
 func waitReply(t *testing.T, tg *testkit.FakeTelegram, chat int64, n int, want string) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var got string
+	err := tg.WaitUntil(testCtx(t), func() bool {
 		sent := tg.SentTo(chat)
 		if len(sent) >= n && strings.Contains(sent[n-1].LastText(), want) {
-			return sent[n-1].LastText()
+			got = sent[n-1].LastText()
+			return true
 		}
-		if time.Now().After(deadline) {
-			var got []string
-			for _, s := range sent {
-				got = append(got, s.LastText())
-			}
-			t.Fatalf("chat %d: message %d never contained %q; messages: %q", chat, n, want, got)
+		return false
+	})
+	if err != nil {
+		var texts []string
+		for _, s := range tg.SentTo(chat) {
+			texts = append(texts, s.LastText())
 		}
-		time.Sleep(10 * time.Millisecond)
+		t.Fatalf("chat %d: message %d never contained %q; messages: %q", chat, n, want, texts)
 	}
+	return got
 }
 
 func TestNewSessionCarriesSummaryNotMessages(t *testing.T) {

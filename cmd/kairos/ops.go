@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -141,9 +140,9 @@ func (m *Main) runCell(ctx context.Context, file string) error {
 	}
 	// The compilation cache is used when the data folder exists; this
 	// command creates none.
-	cache := ""
-	if fi, err := os.Stat(m.Config.DataDir); err == nil && fi.IsDir() {
-		cache = filepath.Join(m.Config.DataDir, "wazero-cache")
+	cache := m.SandboxCacheDir
+	if fi, err := os.Stat(m.Config.DataDir); cache == "" && err == nil && fi.IsDir() {
+		cache = m.sandboxCache()
 	}
 	r, err := sandbox.New(ctx, sandbox.Config{CacheDir: cache, Logger: log})
 	if err != nil {

@@ -53,6 +53,7 @@ func (m *Main) runBot(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.onPolicyError = func(perr error) { m.notifyOperators(ctx, c, b, perr) }
+	c.tellOperators = func(ctx context.Context, text string) { m.tellOperators(ctx, c, b, text) }
 	c.mu.Unlock()
 	c.attachUsageNotices(b)
 	c.skills.setBot(b)
@@ -123,6 +124,15 @@ func replicaID(cfg Config) string {
 	}
 	sum := sha256.Sum256([]byte(dir))
 	return host + "-" + hex.EncodeToString(sum[:4])
+}
+
+// tellOperators sends text to every operator.
+func (m *Main) tellOperators(ctx context.Context, c *core, b *bot.Bot, text string) {
+	for _, id := range c.policy().Access.Operators {
+		if err := b.Notify(ctx, id, text); err != nil {
+			c.log.Warn("notify operator", "operator", id, "err", err)
+		}
+	}
 }
 
 // notifyOperators tells every operator that a policy edit was rejected.

@@ -55,24 +55,24 @@ func (e *env) startAt(clk *testClock) {
 // and returns how many messages to chat contain it.
 func waitSent(t *testing.T, tg *testkit.FakeTelegram, chat int64, want string) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		n := 0
-		var all []string
+	n := 0
+	err := tg.WaitUntil(testCtx(t), func() bool {
+		n = 0
 		for _, s := range tg.SentTo(chat) {
-			all = append(all, s.LastText())
 			if strings.Contains(s.LastText(), want) {
 				n++
 			}
 		}
-		if n > 0 {
-			return n
+		return n > 0
+	})
+	if err != nil {
+		var all []string
+		for _, s := range tg.SentTo(chat) {
+			all = append(all, s.LastText())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("chat %d never got %q; messages: %q", chat, want, all)
-		}
-		time.Sleep(10 * time.Millisecond)
+		t.Fatalf("chat %d never got %q; messages: %q", chat, want, all)
 	}
+	return n
 }
 
 // The whole lifecycle through the real Main: the model creates a
@@ -276,7 +276,7 @@ func TestWatchingCellNotifiesOnlyWhenItSaysSo(t *testing.T) {
 	e.seedSchedules(t, cell(`output({notify: "price is below 100"})`), cell(`output({price: 120})`))
 	e.start()
 	waitSent(t, e.tg, user, "🔔 price is below 100")
-	deadline := time.Now().Add(30 * time.Second)
+	ctx := testCtx(t)
 	for {
 		n := len(e.tg.SentTo(user)) + 1
 		e.tg.PushText(user, user, "/codestats", time.Now())
@@ -284,7 +284,7 @@ func TestWatchingCellNotifiesOnlyWhenItSaysSo(t *testing.T) {
 		if strings.Contains(txt, "Total: 2") && strings.Contains(txt, "Success: 2") {
 			break
 		}
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			t.Fatalf("/codestats never counted both cells: %q", txt)
 		}
 	}

@@ -881,6 +881,25 @@ func (f *FakeTelegram) waitFor(ctx context.Context, what string, cond func() boo
 	}
 }
 
+// WaitUntil blocks until cond, which may call the fake's accessors, holds
+// after some change the bot made (a message, an edit, a call), or ctx
+// ends. Tests wait on this event rather than polling on a fixed deadline.
+func (f *FakeTelegram) WaitUntil(ctx context.Context, cond func() bool) error {
+	for {
+		f.mu.Lock()
+		ch := f.changed // taken before cond runs: no change is missed
+		f.mu.Unlock()
+		if cond() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // WaitSent blocks until the bot has sent at least n messages (in all chats)
 // and returns them all.
 func (f *FakeTelegram) WaitSent(ctx context.Context, n int) ([]SentMessage, error) {
