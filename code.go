@@ -89,6 +89,10 @@ type CellTask struct {
 	// Secrets the cell may read with getSecret, by name. Values never leave
 	// the host unredacted.
 	Secrets map[string]string
+	// Credentials makes getSecret and listSecrets exist in the cell
+	// (features.credentials_access). False: they are absent and Secrets
+	// are not used at all (authSecret names nothing either).
+	Credentials bool
 	// Now is the time the cell sees as Date.now() at its start.
 	Now time.Time
 	// ContinuationID resumes a checkpointed task (seed 004).

@@ -97,7 +97,12 @@ type AccessPolicy struct {
 }
 
 // Features are seed 004's brain-level flags. A disabled feature is absent:
-// its tools, actions and cell globals do not exist.
+// its tools, actions and cell globals do not exist. Network: cells have no
+// fetch/getJSON/postJSON/fetchWithAuth. CLIExec: no `code` tool, no
+// watching cells, `kairos cell run` refuses. CredentialsAccess: cells have
+// no getSecret/listSecrets and no secrets. SelfUpdate: no `skill` tool
+// and no `skill__*` tools. UIAutomation and PeerSync have no surface in
+// Kairos and must stay false.
 type Features struct {
 	Network           bool `yaml:"network" json:"network"`
 	CLIExec           bool `yaml:"cli_exec" json:"cli_exec"`

@@ -107,6 +107,12 @@ func validate(p *kairos.Policy) []fieldErr {
 		}
 	}
 	c.enum("access.group_replies", p.Access.GroupReplies, GroupReplyModes)
+	if p.Features.UIAutomation {
+		c.add("features.ui_automation", "Kairos has no UI automation; this flag can only be false")
+	}
+	if p.Features.PeerSync {
+		c.add("features.peer_sync", "Kairos has no peer sync; this flag can only be false")
+	}
 
 	for i, h := range p.Network.AllowList {
 		path := fmt.Sprintf("network.allow_list[%d]", i)

@@ -252,6 +252,12 @@ func (c *cell) toolCall() error {
 
 func (c *cell) dispatch(op, arg string) (any, error) {
 	switch op {
+	case "secret", "secrets":
+		if !c.task.Credentials {
+			return nil, jsErr("ReferenceError", "secrets are not available in this cell")
+		}
+	}
+	switch op {
 	case "secret":
 		if err := c.toolCall(); err != nil {
 			return nil, err

@@ -183,10 +183,14 @@
 
   // Per-cell setup, called once by the host before the cell's code, then
   // removed. A disabled feature is absent, not refused.
-  g.__kairos_setup = function (network, seed, resume) {
+  g.__kairos_setup = function (network, credentials, seed, resume) {
     delete g.__kairos_setup;
     if (network) {
       for (const k of keys(net)) g[k] = net[k];
+    }
+    if (!credentials) {
+      delete g.getSecret;
+      delete g.listSecrets;
     }
     g.resume = resume ? Object.freeze(parse(resume)) : null;
     let s = seed >>> 0;

@@ -226,6 +226,11 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	start := time.Now()
 	res := &kairos.CellResult{ID: kairos.NewID()}
 	red := kairos.NewRedactor(secretValues(task.Secrets))
+	if !task.Credentials && task.Secrets != nil {
+		t := *task // features.credentials_access off: no secrets at all
+		t.Secrets = nil
+		task = &t
+	}
 	if reason := ScanForLeaks(task.Code, task.Secrets); reason != "" {
 		return r.rejected(res, task, red.Scrub("code rejected: "+reason), start), nil
 	}
@@ -341,7 +346,8 @@ func checkTask(task *kairos.CellTask) error {
 }
 
 // setupCall is the prelude's set-up call for task: whether the network
-// globals exist, the Math.random seed, the checkpoint being resumed.
+// and secret globals exist, the Math.random seed, the checkpoint being
+// resumed.
 func setupCall(task *kairos.CellTask) string {
 	var seed [4]byte
 	_, _ = rand.Read(seed[:])
@@ -351,7 +357,7 @@ func setupCall(task *kairos.CellTask) string {
 		js, _ := json.Marshal(string(rb))
 		resume = string(js)
 	}
-	return fmt.Sprintf("__kairos_setup(%t, %d, %s)", task.Network.Enabled, binary.LittleEndian.Uint32(seed[:]), resume)
+	return fmt.Sprintf("__kairos_setup(%t, %t, %d, %s)", task.Network.Enabled, task.Credentials, binary.LittleEndian.Uint32(seed[:]), resume)
 }
 
 // finish fills the result from the cell's state, categorised and scrubbed.

@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 var epoch = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 func task(code string) *kairos.CellTask {
-	return &kairos.CellTask{Code: code, Verb: kairos.VerbResearch, Now: epoch,
+	return &kairos.CellTask{Code: code, Verb: kairos.VerbResearch, Now: epoch, Credentials: true,
 		Budget: kairos.Budget{TimeBudget: 5 * time.Second}}
 }
 
@@ -220,6 +220,24 @@ func TestSecretHelpers(t *testing.T) {
 	tk.Secrets = map[string]string{"A": "alpha-value"}
 	if res := run(t, tk); res.ErrorCategory != kairos.CatReference {
 		t.Fatalf("missing secret: %+v", res)
+	}
+}
+
+// TestCredentialsOffSecretsAbsent: without features.credentials_access
+// getSecret and listSecrets do not exist, and a secret named in
+// authSecret reaches nothing, even when the task carries secrets.
+func TestCredentialsOffSecretsAbsent(t *testing.T) {
+	tk := task(`output({g: typeof getSecret, l: typeof listSecrets, in: "getSecret" in globalThis})`)
+	tk.Secrets = map[string]string{"A": "alpha-value"}
+	tk.Credentials = false
+	res := run(t, tk)
+	if !res.Success || string(res.Output) != `{"g":"undefined","l":"undefined","in":false}` {
+		t.Fatalf("credentials off: %+v %s", res, res.Output)
+	}
+	tk.Credentials = true
+	res = run(t, tk)
+	if !res.Success || string(res.Output) != `{"g":"function","l":"function","in":true}` {
+		t.Fatalf("credentials on: %+v %s", res, res.Output)
 	}
 }
 

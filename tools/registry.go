@@ -35,13 +35,15 @@ func (r *Registry) WithSource(src kairos.ToolRegistry) *Registry {
 }
 
 // Tools returns the tools enabled by p. A tool listed in
-// agent.disabled_tools is absent: the model neither sees nor can call it.
+// agent.disabled_tools, or belonging to a feature that seed 004's flags
+// turn off (see Absent), is absent: the model neither sees nor can call it.
 func (r *Registry) Tools(p *kairos.Policy) []kairos.Tool { return r.ToolsFor(p, kairos.ToolScope{}) }
 
 // ToolsFor returns the tools enabled by p for the scope's user: the
 // built-in ones, then each source's (a scoped source, the skills, gets
-// the scope). features.self_update: false removes `skill` and every
-// skill__ tool, whatever source offers them.
+// the scope). Absent applies to every source's tools too (so
+// features.self_update: false removes every skill__ tool, whatever source
+// offers them).
 func (r *Registry) ToolsFor(p *kairos.Policy, sc kairos.ToolScope) []kairos.Tool {
 	ts := r.builtin(p)
 	for _, src := range r.sources {
@@ -51,10 +53,7 @@ func (r *Registry) ToolsFor(p *kairos.Policy, sc kairos.ToolScope) []kairos.Tool
 		} else {
 			extra = src.Tools(p)
 		}
-		if p != nil && !p.Features.SelfUpdate {
-			extra = slices.DeleteFunc(slices.Clone(extra), func(t kairos.Tool) bool { return kairos.IsSkillTool(t.Spec().Name) })
-		}
-		if len(extra) > 0 {
+		if extra = keep(extra, p); len(extra) > 0 {
 			ts = append(slices.Clip(ts), extra...)
 		}
 	}
@@ -62,21 +61,43 @@ func (r *Registry) ToolsFor(p *kairos.Policy, sc kairos.ToolScope) []kairos.Tool
 }
 
 func (r *Registry) builtin(p *kairos.Policy) []kairos.Tool {
-	if p == nil || (len(p.Agent.DisabledTools) == 0 && p.Schedules.Enabled && p.Features.SelfUpdate) {
+	if p == nil {
 		return r.tools
 	}
-	out := make([]kairos.Tool, 0, len(r.tools))
-	for _, t := range r.tools {
-		name := t.Spec().Name
-		if name == "schedule" && !p.Schedules.Enabled {
-			continue // schedules.enabled: false
-		}
-		if kairos.IsSkillTool(name) && !p.Features.SelfUpdate {
-			continue // features.self_update: false
-		}
-		if !slices.Contains(p.Agent.DisabledTools, name) {
+	return keep(r.tools, p)
+}
+
+// keep returns the tools of ts that p lets exist (ts itself when all do).
+func keep(ts []kairos.Tool, p *kairos.Policy) []kairos.Tool {
+	if p == nil {
+		return ts
+	}
+	out := make([]kairos.Tool, 0, len(ts))
+	for _, t := range ts {
+		if !Absent(p, t.Spec().Name) {
 			out = append(out, t)
 		}
 	}
+	if len(out) == len(ts) {
+		return ts
+	}
 	return out
+}
+
+// Absent reports whether the tool called name does not exist under p:
+// listed in agent.disabled_tools; `schedule` with schedules.enabled false;
+// `code` with features.cli_exec false; `skill` and every `skill__*` (the
+// approved skills) with features.self_update false.
+func Absent(p *kairos.Policy, name string) bool {
+	switch {
+	case slices.Contains(p.Agent.DisabledTools, name):
+		return true
+	case name == "schedule":
+		return !p.Schedules.Enabled
+	case name == "code":
+		return !p.Features.CLIExec
+	case kairos.IsSkillTool(name):
+		return !p.Features.SelfUpdate
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/kairos-agent/kairos"
@@ -63,5 +64,40 @@ func TestScopedSourceAndSelfUpdate(t *testing.T) {
 	p.Features.SelfUpdate = false
 	if got := names(r.ToolsFor(p, kairos.ToolScope{UserKey: "u1"})); len(got) != 1 || got[0] != "search" {
 		t.Fatalf("self_update off: %v", got)
+	}
+}
+
+type source []kairos.Tool
+
+func (s source) Tools(*kairos.Policy) []kairos.Tool { return s }
+
+// TestFeatureFlagsRemoveTools: seed 004's flags remove their tools, the
+// built-in ones and those a source adds (approved skills, skill__*).
+func TestFeatureFlagsRemoveTools(t *testing.T) {
+	r := tools.NewRegistry(named("search"), named("code"), named("memory"), named("skill")).
+		WithSource(source{named("skill__rates"), named("files__read")})
+	names := func(p *kairos.Policy) (out []string) {
+		for _, tl := range r.Tools(p) {
+			out = append(out, tl.Spec().Name)
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		set  func(*kairos.Features)
+		want []string
+	}{
+		{"defaults", func(*kairos.Features) {}, []string{"search", "code", "memory", "skill", "skill__rates", "files__read"}},
+		{"cli_exec false", func(f *kairos.Features) { f.CLIExec = false }, []string{"search", "memory", "skill", "skill__rates", "files__read"}},
+		{"self_update false", func(f *kairos.Features) { f.SelfUpdate = false }, []string{"search", "code", "memory", "files__read"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := kairos.DefaultPolicy()
+			tc.set(&p.Features)
+			if got := names(p); !slices.Equal(got, tc.want) {
+				t.Fatalf("tools %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

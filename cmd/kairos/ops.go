@@ -138,6 +138,10 @@ func (m *Main) runCell(ctx context.Context, file string) error {
 	if err != nil {
 		return err
 	}
+	p := pol()
+	if !p.Features.CLIExec {
+		return usagef("code cells are turned off by the policy (features.cli_exec is false in %s); nothing was run", m.Config.PolicyPath)
+	}
 	// The compilation cache is used when the data folder exists; this
 	// command creates none.
 	cache := m.SandboxCacheDir
@@ -150,14 +154,14 @@ func (m *Main) runCell(ctx context.Context, file string) error {
 	}
 	m.onClose(func() error { return r.Close(context.Background()) })
 	// The operator's own cell: the policy's budgets and network grant,
-	// every configured secret; the verb follows what the code does.
-	p := pol()
+	// every configured secret when features.credentials_access is on; the
+	// verb follows what the code does.
 	verb := kairos.VerbBuild
 	if codetool.Scan(string(src)).Network {
 		verb = kairos.VerbResearch
 	}
 	task := &kairos.CellTask{Code: string(src), Verb: verb, Budget: codetool.BudgetFor(p, verb), Network: codetool.GrantFor(p),
-		Secrets: m.Config.Secrets, Now: time.Now()}
+		Secrets: m.Config.Secrets, Credentials: p.Features.CredentialsAccess, Now: time.Now()}
 	res, err := r.Run(ctx, task)
 	if err != nil {
 		return err

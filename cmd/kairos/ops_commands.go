@@ -43,7 +43,7 @@ Without --tz nothing anchors floating times; --at defaults to now.`,
 			return m.clockParse(inv.String("tz"), inv.String("at"), inv.Args)
 		}})
 	register(Command{Name: "cell run", Usage: "FILE.js", Short: "run one code cell under the policy's budgets and print its result as JSON",
-		Long: "The cell gets the policy's budgets and network grant and every KAIROS_SECRET_*. Exit 1 when the cell fails.",
+		Long: "The cell gets the policy's budgets and network grant and, with features.credentials_access, every KAIROS_SECRET_*. Exit 1 when the cell fails; exit 2 when features.cli_exec is false (code cells are off).",
 		Args: Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
 			return m.runCell(ctx, inv.Args[0])
 		}})

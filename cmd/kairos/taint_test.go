@@ -44,6 +44,7 @@ func TestInjectedSearchResultsCannotActWithoutApproval(t *testing.T) {
   allowed_users: [2002]
 features:
   network: true
+  credentials_access: true
 network:
   allow_list: [attacker.example]
   methods: [GET, POST]

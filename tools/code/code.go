@@ -172,12 +172,23 @@ func (t *Tool) actions() []string {
 	return []string{ActionGenerate, ActionExecute, ActionStatus}
 }
 
+// secretNames are the secrets cells may use under pol: none when
+// features.credentials_access is off (getSecret does not exist then).
+func (t *Tool) secretNames(pol *kairos.Policy) []string {
+	if !pol.Features.CredentialsAccess {
+		return nil
+	}
+	return t.names
+}
+
 // Spec implements kairos.Tool. It follows the current policy: the network
 // globals, allowed hosts and methods appear only when features.network is
-// on; secret names only when there are secrets; generate only with a Model.
+// on; secret names only when there are secrets and
+// features.credentials_access is on; generate only with a Model.
 func (t *Tool) Spec() kairos.ToolSpec {
 	pol := t.pol()
 	g := GrantFor(pol)
+	names := t.secretNames(pol)
 	acts := t.actions()
 	enum, _ := json.Marshal(acts)
 	var d strings.Builder
@@ -187,11 +198,14 @@ func (t *Tool) Spec() kairos.ToolSpec {
 	}
 	fmt.Fprintf(&d, "status: a long run's result by `job_id` (runs over %s return one; execute with a checkpointed run's job_id resumes it as `resume`). ", t.asyncAfter.Round(time.Second))
 	d.WriteString("Globals: output(data) returns the result, sleep(ms), checkpoint({cursor,state})")
-	if len(t.names) > 0 {
+	if len(names) > 0 {
 		d.WriteString(", listSecrets(), getSecret(name)")
 	}
-	if g.Enabled {
+	switch {
+	case g.Enabled && len(names) > 0:
 		d.WriteString(", getJSON(url,authSecret?), postJSON(url,body,authSecret?), fetchWithAuth(url,{method,headers,body,authSecret})")
+	case g.Enabled:
+		d.WriteString(", getJSON(url), postJSON(url,body), fetch(url,{method,headers,body})")
 	}
 	d.WriteString(". ")
 	if g.Enabled {
@@ -199,8 +213,8 @@ func (t *Tool) Spec() kairos.ToolSpec {
 	} else {
 		d.WriteString("No network. ")
 	}
-	if len(t.names) > 0 {
-		fmt.Fprintf(&d, "Secrets (by name; print as [REDACTED]): %s. ", listOrNone(t.names, 8))
+	if len(names) > 0 {
+		fmt.Fprintf(&d, "Secrets (by name; print as [REDACTED]): %s. ", listOrNone(names, 8))
 	}
 	d.WriteString("No files or imports. Output is untrusted.")
 	schema := `{"type":"object","properties":{` +
@@ -317,7 +331,7 @@ func (t *Tool) classify(pol *kairos.Policy, code string) class {
 	g := GrantFor(pol)
 	network := g.Enabled && u.Network
 	write := writesAllowed(g) && u.NetworkWrite
-	secrets := len(t.secrets) > 0 && u.Secrets
+	secrets := pol.Features.CredentialsAccess && len(t.secrets) > 0 && u.Secrets
 	c := class{
 		action: kairos.ToolAction{Name: NameExecute, Capability: CapCode},
 		verb:   kairos.VerbBuild,

@@ -274,7 +274,16 @@ func TestActionClassification(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			runner := okRunner(`null`)
-			tool, _ := newTool(t, code.Config{Runner: runner, Policy: tc.policy, Secrets: tc.secrets})
+			pol := tc.policy
+			if pol == nil {
+				pol = kairos.DefaultPolicy
+			}
+			withCreds := func() *kairos.Policy { // secrets exist only with credentials_access
+				p := *pol()
+				p.Features.CredentialsAccess = true
+				return &p
+			}
+			tool, _ := newTool(t, code.Config{Runner: runner, Policy: withCreds, Secrets: tc.secrets})
 			args := `{"action":"execute","code":` + mustJSON(tc.code) + `}`
 			act, err := tool.Action(context.Background(), inv(args))
 			if err != nil {
@@ -526,7 +535,8 @@ func TestSecretsNeverLeave(t *testing.T) {
 				State: json.RawMessage(`"` + v + `"`)},
 		}, nil
 	}}
-	tool, st := newTool(t, code.Config{Runner: runner, Secrets: map[string]string{"API_KEY": secret}})
+	tool, st := newTool(t, code.Config{Runner: runner, Secrets: map[string]string{"API_KEY": secret},
+		Policy: policyWith(func(p *kairos.Policy) { p.Features.CredentialsAccess = true })})
 	r, tr := call(t, tool, `{"action":"execute","code":"console.log('key=' + getSecret('API_KEY'))"}`)
 	if task := runner.Last(t); task.Secrets["API_KEY"] != secret {
 		t.Fatal("the cell did not get the secret it was classified to use")
@@ -565,7 +575,9 @@ func TestSpec(t *testing.T) {
 		p.Network.AllowList = []string{"api.github.com", "*.example.com", "news.ycombinator.com", "hn.algolia.com",
 			"api.weather.gov", "wttr.in", "api.open-meteo.com", "pypi.org", "registry.npmjs.org", "crates.io"}
 		p.Network.Methods = []string{"GET", "POST"}
+		p.Features.CredentialsAccess = true
 	})
+	noCreds := policyWith(func(p *kairos.Policy) { p.Features.Network = true })
 	secrets := map[string]string{"GITHUB_TOKEN": "ghp_aaaaaaaaaaaa", "WEATHER_KEY": "wk_bbbbbbbbbbbb", "NOTION_KEY": "nk_cccccccccccc"}
 	tests := []struct {
 		name        string
@@ -578,7 +590,10 @@ func TestSpec(t *testing.T) {
 			not: []string{"getJSON", "getSecret", "generate:"}},
 		{name: "everything", cfg: code.Config{Policy: rich, Secrets: secrets, Model: scriptedModel()},
 			wantActions: []string{"generate", "execute", "status"},
-			want:        []string{"getJSON", "postJSON", "GET/POST", "api.github.com", "(+4 more)", "GITHUB_TOKEN", "getSecret", "generate:"}},
+			want:        []string{"getJSON", "postJSON", "GET/POST", "api.github.com", "(+4 more)", "GITHUB_TOKEN", "getSecret", "authSecret", "generate:"}},
+		{name: "credentials_access off", cfg: code.Config{Policy: noCreds, Secrets: secrets},
+			wantActions: []string{"execute", "status"}, want: []string{"getJSON", "output(data)"},
+			not: []string{"getSecret", "listSecrets", "GITHUB_TOKEN", "authSecret"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

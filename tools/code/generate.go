@@ -30,9 +30,14 @@ func CoderPrompt(p *kairos.Policy, secretNames []string) string {
 	if len(secretNames) > 0 {
 		fmt.Fprintf(&b, "- listSecrets(); getSecret(name): a secret for API calls, never print it. Secrets: %s\n", listOrNone(secretNames, 10))
 	}
-	if g.Enabled {
+	if g.Enabled && len(secretNames) > 0 {
 		b.WriteString("- getJSON(url, authSecret?), postJSON(url, body, authSecret?): JSON over HTTP; authSecret is a secret's name\n")
 		b.WriteString("- fetchWithAuth(url, {method, headers, body, authSecret}): a Response with ok, status, text(), json()\n")
+	} else if g.Enabled {
+		b.WriteString("- getJSON(url), postJSON(url, body): JSON over HTTP\n")
+		b.WriteString("- fetch(url, {method, headers, body}): a Response with ok, status, text(), json()\n")
+	}
+	if g.Enabled {
 		fmt.Fprintf(&b, "Network: %s only; allowed hosts: %s.\n", strings.Join(g.Methods, "/"), listOrNone(g.AllowHosts, 20))
 	}
 	b.WriteString("Answer with the complete program in one ```javascript block and nothing else.")
@@ -60,7 +65,7 @@ func (t *Tool) generate(ctx context.Context, inv *kairos.ToolInvocation, a *args
 		user += "\n\nContext:\n" + t.red.Scrub(a.Context)
 	}
 	msgs := []kairos.ChatMessage{
-		{Role: kairos.RoleSystem, Content: CoderPrompt(pol, t.names)},
+		{Role: kairos.RoleSystem, Content: CoderPrompt(pol, t.secretNames(pol))},
 		{Role: kairos.RoleUser, Content: user},
 	}
 	model := ""

@@ -88,6 +88,7 @@ func (t *Tool) prepare(inv *kairos.ToolInvocation, r run) (*kairos.CellTask, *ka
 	}
 	task := &kairos.CellTask{
 		Code: r.code, Verb: c.verb, Budget: b, Network: c.grant, Secrets: c.secrets, Now: t.now(), Files: inv.Files,
+		Credentials: pol.Features.CredentialsAccess,
 	}
 	if r.resume != nil {
 		task.Resume = r.resume

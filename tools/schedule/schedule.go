@@ -320,6 +320,11 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 	if n != 1 {
 		return nil, "", kairos.Errorf(kairos.EINVALID, "create needs exactly one of text (a reminder), task (a prompt) or code (a watching cell)")
 	}
+	// Hook for features.cli_exec (seed 004): with code cells off, watching
+	// cells do not exist. TODO(schedules): drop `code` from the spec too.
+	if p := t.cfg.Policy; s.Kind == kairos.ScheduleCell && p != nil && !p().Features.CLIExec {
+		return nil, "", kairos.Errorf(kairos.EINVALID, "watching cells are off here (features.cli_exec is false); a reminder or a task works")
+	}
 	if strings.TrimSpace(a.When) == "" && s.Repeat == "" {
 		return nil, "", kairos.Errorf(kairos.EINVALID, "create needs when (e.g. \"tomorrow at 9\") or repeat (e.g. \"every weekday at 8am\")")
 	}
