@@ -80,6 +80,7 @@ func TestInjection(t *testing.T) {
   allowed_users: [%s]
 features:
   network: true
+  credentials_access: true
 network:
   allow_list: [127.0.0.1]
   methods: [GET, POST]

@@ -66,7 +66,7 @@ func TestSandboxNetwork(t *testing.T) {
 
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policy.yaml")
-	os.WriteFile(pol, []byte("features:\n  network: true\nnetwork:\n  allow_list: [127.0.0.1]\n  methods: [GET, POST]\n"+
+	os.WriteFile(pol, []byte("features:\n  network: true\n  credentials_access: true\nnetwork:\n  allow_list: [127.0.0.1]\n  methods: [GET, POST]\n"+
 		"budgets:\n  defaults:\n    time_budget_ms: 10000\n"), 0o600)
 	var section tally
 	// The first case fills the compilation cache; the others then run

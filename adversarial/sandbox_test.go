@@ -66,7 +66,7 @@ func TestSandbox(t *testing.T) {
 	// budget, so that a loaded machine cannot reach the deadline first.
 	policy := func(ms int) string {
 		pol := filepath.Join(dir, fmt.Sprintf("policy-%d.yaml", ms))
-		os.WriteFile(pol, []byte(fmt.Sprintf("budgets:\n  defaults:\n    time_budget_ms: %d\n    max_output_bytes: 65536\n"+
+		os.WriteFile(pol, []byte(fmt.Sprintf("features:\n  credentials_access: true\nbudgets:\n  defaults:\n    time_budget_ms: %d\n    max_output_bytes: 65536\n"+
 			"    memory_limit_mb: 64\n    max_tool_calls: 200\n    risk_tier: low\n", ms)), 0o600)
 		return pol
 	}

@@ -61,7 +61,9 @@
 //	                             host unseals it only in a request's URL,
 //	                             headers and body (sealed.go); "[REDACTED]"
 //	                             in console output, JSON and output()
-//	listSecrets()                secret names
+//	listSecrets()                secret names (getSecret and listSecrets
+//	                             exist only with CellTask.Credentials:
+//	                             features.credentials_access)
 //	attachments()                the turn's files: [{name, kind, mime, size}]
 //	readAttachment(name)         {name, mime, text} (extracted text, transcript
 //	                             or UTF-8) or {name, mime, base64}; counts

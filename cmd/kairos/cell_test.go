@@ -49,6 +49,7 @@ func TestCellRunCommand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.vars["KAIROS_SECRET_API_KEY"] = "sk-cell-secret-987"
+			e.setFeatures("credentials_access: true")
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".js")
 			os.WriteFile(path, []byte(tc.src), 0o600)
 			if code := e.main().Main(context.Background(), []string{"cell", "run", path}); code != tc.code {
