@@ -136,7 +136,8 @@ func (s *Skills) runCell(ctx context.Context, p *kairos.Policy, sk *kairos.Skill
 	v := sk.Current
 	g, secrets := s.grant(p, v, false)
 	b := codetool.BudgetFor(p, verb(v))
-	task := &kairos.CellTask{Code: runCode(v.Code, input), Verb: verb(v), Budget: b, Network: g, Secrets: secrets, Now: s.cfg.Now()}
+	task := &kairos.CellTask{Code: runCode(v.Code, input), Verb: verb(v), Budget: b, Network: g, Secrets: secrets,
+		Credentials: p.Features.CredentialsAccess, Now: s.cfg.Now()}
 	start := time.Now()
 	res, err := s.cfg.Runner.Run(ctx, task)
 	if err != nil {
