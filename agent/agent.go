@@ -45,6 +45,10 @@ type Config struct {
 	// answer (cmd tells the operators about a refused key).
 	OnModelFailure func(ctx context.Context, err error)
 
+	// CountTokens counts a text's tokens for a model (internal/tokens:
+	// tiktoken for OpenAI families); nil: EstimateTokens.
+	CountTokens func(model, text string) int
+
 	// Observer receives tool and model call outcomes (metrics); optional.
 	Observer Observer
 
@@ -65,9 +69,11 @@ func (nopObserver) ModelCall(string, string, int, int, time.Duration) {}
 
 // Agent runs turns.
 type Agent struct {
-	cfg   Config
-	log   *slog.Logger
-	modes toolModes // models whose server refused native tools (models.go)
+	cfg     Config
+	log     *slog.Logger
+	modes   toolModes    // models whose server refused native tools (models.go)
+	windows sync.Map     // model → context window a server stated (window.go)
+	tokens  tokenCounter // counts for the window (window.go)
 }
 
 // New returns an Agent.
@@ -88,7 +94,7 @@ func New(cfg Config) *Agent {
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
 	}
-	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent")}
+	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), tokens: tokenCounter{count: cfg.CountTokens}}
 }
 
 // turn is the state of one turn.

@@ -52,6 +52,7 @@ func (a *Agent) callModel(ctx context.Context, t *turn, req kairos.ChatRequest) 
 			a.modes.setPrompted(req.Model)
 			switched = true
 		case kind == kairos.ProviderContextLength && !compacted:
+			a.learnWindow(req.Model, contextWindowOf(err))
 			smaller, ok := compactHistory(req.Messages, contextWindowOf(err))
 			if !ok {
 				return nil, err

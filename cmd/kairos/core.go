@@ -13,6 +13,7 @@ import (
 	"github.com/kairos-agent/kairos/agent"
 	"github.com/kairos-agent/kairos/clockstate"
 	"github.com/kairos-agent/kairos/internal/obs"
+	"github.com/kairos-agent/kairos/internal/tokens"
 	"github.com/kairos-agent/kairos/jobs"
 	"github.com/kairos-agent/kairos/mcp"
 	"github.com/kairos-agent/kairos/media"
@@ -172,7 +173,8 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.code = store.NewCodeStore(c.db)
 	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log, Now: c.now})
 	c.model = openai.New(openai.Config{BaseURL: m.Config.OpenAIBaseURL, APIKey: m.Config.OpenAIKey,
-		EmbeddingModel: m.Config.EmbeddingModel, EmbeddingDimensions: m.Config.EmbeddingDimensions, Logger: c.log})
+		EmbeddingModel: m.Config.EmbeddingModel, EmbeddingDimensions: m.Config.EmbeddingDimensions, Logger: c.log,
+		CountTokens: tokens.Count})
 	c.runner = &lazyRunner{cfg: sandbox.Config{CacheDir: m.sandboxCache(), Logger: c.log}, metrics: c.metrics,
 		shared: m.Cells}
 	m.onClose(func() error { return c.runner.Close(context.Background()) })
@@ -240,6 +242,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		Modes: store.NewModeStore(c.db), Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
 		VisionModel:    m.Config.VisionModel,
 		OnModelFailure: func(ctx context.Context, err error) { m.modelFailure(ctx, c, err) },
+		CountTokens:    tokens.Count,
 	}
 	c.agent = agent.New(acfg)
 	c.sched.taskAgent = newTaskAgent(acfg)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/tokens"
 	"github.com/kairos-agent/kairos/openai"
 	"github.com/kairos-agent/kairos/policy"
 )
@@ -91,7 +92,7 @@ func (m *Main) runModelCheck(ctx context.Context, write bool, timeout time.Durat
 	c := &modelChecker{m: m, out: out, pol: res.Policy, timeout: timeout, listed: map[string]openai.ModelInfo{},
 		client: openai.New(openai.Config{BaseURL: m.Config.OpenAIBaseURL, APIKey: m.Config.OpenAIKey, Timeout: timeout,
 			EmbeddingModel: m.Config.EmbeddingModel, EmbeddingDimensions: m.Config.EmbeddingDimensions,
-			Logger: slog.New(slog.DiscardHandler)})}
+			Logger: slog.New(slog.DiscardHandler), CountTokens: tokens.Count})}
 	c.listModels(ctx)
 	var reports []*modelReport
 	for _, name := range c.chatModels() {

@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/tokens"
+)
+
+// fourTools reads the four built-in tools' schemas as the model receives
+// them (cmd/kairos's golden file, pinned by TestGoldenPromptAndTools).
+func fourTools(tb testing.TB) []kairos.ToolSpec {
+	tb.Helper()
+	data, err := os.ReadFile("../cmd/kairos/testdata/tools.golden")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var specs []kairos.ToolSpec
+	if err := json.Unmarshal(data, &specs); err != nil {
+		tb.Fatal(err)
+	}
+	var four []kairos.ToolSpec
+	for _, s := range specs {
+		switch s.Name {
+		case "search", "code", "memory", "schedule":
+			four = append(four, s)
+		}
+	}
+	if len(four) != 4 {
+		tb.Fatalf("found %d of the four tools", len(four))
+	}
+	return four
+}
+
+// promptedOverhead is the tokens prompted mode adds over native tools for
+// specs: the tool text in the system prompt minus the tools array of a
+// native request (both counted with o200k_base, gpt-4o's encoding).
+func promptedOverhead(specs []kairos.ToolSpec) (native, prompted int) {
+	type fn struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	var wire []map[string]any
+	for _, s := range specs {
+		wire = append(wire, map[string]any{"type": "function", "function": fn{s.Name, s.Description, s.Parameters}})
+	}
+	b, _ := json.Marshal(wire)
+	return tokens.Count("gpt-4o", string(b)), tokens.Count("gpt-4o", "\n\n"+promptedToolText(specs))
+}
+
+// TestPromptedOverhead keeps prompted mode's fixed cost within 600 tokens
+// over native tools for the four built-in tools.
+func TestPromptedOverhead(t *testing.T) {
+	native, prompted := promptedOverhead(fourTools(t))
+	t.Logf("four tools: native %d tokens, prompted %d tokens, overhead %d", native, prompted, prompted-native)
+	if prompted-native > 600 {
+		t.Errorf("prompted mode costs %d tokens over native, budget 600", prompted-native)
+	}
+}
+
+func BenchmarkPromptedOverhead(b *testing.B) {
+	specs := fourTools(b)
+	var native, prompted int
+	for i := 0; i < b.N; i++ {
+		native, prompted = promptedOverhead(specs)
+	}
+	b.ReportMetric(float64(native), "native-tokens")
+	b.ReportMetric(float64(prompted), "prompted-tokens")
+	b.ReportMetric(float64(prompted-native), "overhead-tokens")
+}
+
+// memSessions serves a fixed history (the prompt's only store call here).
+type memSessions struct {
+	kairos.SessionStore
+	msgs []*kairos.Message
+}
+
+func (m memSessions) Messages(context.Context, string, int64, int) ([]*kairos.Message, error) {
+	return m.msgs, nil
+}
+
+// BenchmarkPromptAssembly2000 assembles the prompt of a turn whose session
+// holds 2,000 messages, all within budget: system prompt, counting every
+// message (tiktoken counts are cached per message after the first turn),
+// and the request's messages.
+func BenchmarkPromptAssembly2000(b *testing.B) {
+	var msgs []*kairos.Message
+	for i := 0; i < 2000; i++ {
+		role := kairos.RoleUser
+		if i%2 == 1 {
+			role = kairos.RoleAssistant
+		}
+		msgs = append(msgs, &kairos.Message{ID: int64(i + 1), Role: role,
+			Content: fmt.Sprintf("message %d: what time is the meeting with the design team on Thursday?", i)})
+	}
+	for _, tc := range []struct{ name, model string }{{"estimate", "llama3.2:3b"}, {"tiktoken", "gpt-4o-mini"}} {
+		b.Run(tc.name, func(b *testing.B) {
+			pol := kairos.DefaultPolicy()
+			pol.Agent.HistoryTokens = 1 << 30
+			pol.Models = map[string]kairos.ModelSpec{tc.model: {ContextWindow: 10_000_000}}
+			a := New(Config{Sessions: memSessions{msgs: msgs}, Policy: func() *kairos.Policy { return pol }, Models: []string{tc.model},
+				CountTokens: tokens.Count})
+			in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: 1, UserID: 1, ChatKind: kairos.ChatDM, Text: "and on Friday?",
+				Date: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
+			t := &turn{in: in, sess: &kairos.Session{ID: "s"}, pol: pol}
+			if got, _ := a.prompt(context.Background(), t); len(got) != 2002 {
+				b.Fatalf("%d messages", len(got))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := a.prompt(context.Background(), t); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

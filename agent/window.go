@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// The prompt is fitted into the model's context window: the system
+// prompt, the user's message and the tools are counted first, room is
+// kept for the answer (agent.max_reply_tokens, capped by the model's
+// max_output_tokens), and the history gets what is left, newest first,
+// never more than agent.history_tokens. Older turns fold into the running
+// summary, which the system prompt carries.
+
+// windowMargin is kept free of the window for what the chat template
+// adds around each message and for the difference between a count and
+// the server's own tokenizer.
+const windowMargin = 20 // parts of the window: 5 %
+
+// tokenCounter counts with Config.CountTokens and remembers the counts of
+// stored messages, which never change.
+type tokenCounter struct {
+	count func(model, text string) int
+	mu    sync.Mutex
+	cache map[msgKey]int
+}
+
+type msgKey struct {
+	id    int64
+	model string
+}
+
+const maxCachedCounts = 200_000
+
+func (tc *tokenCounter) text(model, s string) int {
+	if s == "" {
+		return 0
+	}
+	if tc.count == nil {
+		return EstimateTokens(s)
+	}
+	return tc.count(model, s)
+}
+
+// message counts a stored message (its text, its calls, and four tokens
+// of framing), from the cache when it has been counted before.
+func (tc *tokenCounter) message(model string, m *kairos.Message) int {
+	k := msgKey{m.ID, model}
+	if m.ID != 0 {
+		tc.mu.Lock()
+		n, ok := tc.cache[k]
+		tc.mu.Unlock()
+		if ok {
+			return n
+		}
+	}
+	n := tc.text(model, m.Content) + tc.text(model, toolCallsText(m.ToolCalls)) + 4
+	if m.ID != 0 {
+		tc.mu.Lock()
+		if tc.cache == nil || len(tc.cache) >= maxCachedCounts {
+			tc.cache = map[msgKey]int{}
+		}
+		tc.cache[k] = n
+		tc.mu.Unlock()
+	}
+	return n
+}
+
+// learnWindow remembers a window a server stated in a context-length
+// refusal, for models the policy says nothing about.
+func (a *Agent) learnWindow(model string, window int) {
+	if window > 0 {
+		a.windows.Store(model, window)
+	}
+}
+
+// contextWindow is the model's window: the policy's (or the built-in
+// table's), else one a server stated, else 0 (unknown).
+func (a *Agent) contextWindow(p *kairos.Policy, model string) int {
+	if spec, _ := p.Model(model); spec.ContextWindow > 0 {
+		return spec.ContextWindow
+	}
+	if w, ok := a.windows.Load(model); ok {
+		return w.(int)
+	}
+	return 0
+}
+
+// historyBudget is the tokens the history may take in a turn whose
+// system prompt, user message and tools take fixed tokens.
+func (a *Agent) historyBudget(t *turn, model string, fixed int) int {
+	budget := t.pol.Agent.HistoryTokens
+	if budget <= 0 {
+		budget = 6000
+	}
+	window := a.contextWindow(t.pol, model)
+	if window <= 0 {
+		return budget
+	}
+	reply := t.pol.Agent.MaxReplyTokens
+	if spec, _ := t.pol.Model(model); spec.MaxOutputTokens > 0 && (reply <= 0 || reply > spec.MaxOutputTokens) {
+		reply = spec.MaxOutputTokens
+	}
+	room := window - window/windowMargin - reply - fixed
+	return max(min(budget, room), 0)
+}
+
+// fixedTokens counts what every request of the turn carries besides the
+// history: the system prompt, the user's message, and the tools (as JSON
+// in the request, or as text in the system prompt in prompted mode).
+func (a *Agent) fixedTokens(t *turn, model, system, user string) int {
+	n := a.tokens.text(model, system) + a.tokens.text(model, user) + 8
+	if mode := a.ToolMode(t.pol, model); mode == kairos.ToolCallingOff {
+		return n
+	}
+	var specs []kairos.ToolSpec
+	for _, tl := range a.offeredTools(t) {
+		specs = append(specs, tl.Spec())
+	}
+	if len(specs) == 0 {
+		return n
+	}
+	if a.ToolMode(t.pol, model) == kairos.ToolCallingPrompted {
+		return n + a.tokens.text(model, promptedToolText(specs))
+	}
+	b, _ := json.Marshal(specs)
+	return n + a.tokens.text(model, string(b))
+}
