@@ -635,6 +635,8 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 	if isCmd && len(in.Attachments) == 0 {
 		return b.runCommand(ctx, in, out, cmd, args)
 	}
+	stop := out.keepAction(ctx)
+	defer stop()
 	return b.cfg.Handler.HandleMessage(ctx, in, out)
 }
 

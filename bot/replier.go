@@ -26,6 +26,8 @@ type replier struct {
 	last       time.Time
 	shown      string
 	lastTyping time.Time
+	action     string // the chat action keepAction repeats (chataction.go)
+	answered   bool   // Final ran: no more chat actions
 	start      time.Time // when the turn began
 }
 
@@ -93,6 +95,7 @@ func (r *replier) Partial(ctx context.Context, text string) {
 func (r *replier) Final(ctx context.Context, text string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.answered = true
 	parts := SplitMarkdown(text, MaxMessageUnits)
 	start := 0
 	if r.ph == 0 && r.upd != 0 && r.b.cfg.Updates != nil {

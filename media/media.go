@@ -111,6 +111,7 @@ func (h *Handler) HandleMessage(ctx context.Context, in *kairos.Inbound, out kai
 		return h.refuse(ctx, in, out, msgDisabled)
 	}
 	for _, a := range in.Attachments {
+		kairos.ShowAction(ctx, out, chatAction(a))
 		msg, err := h.read(ctx, pol, in, a)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -122,10 +123,24 @@ func (h *Handler) HandleMessage(ctx context.Context, in *kairos.Inbound, out kai
 			return h.refuse(ctx, in, out, msg)
 		}
 	}
+	kairos.ShowAction(ctx, out, kairos.ActionTyping) // the model's turn now
 	if in.Heard != "" && pol.Media.ShowTranscript {
 		out = &heardReplier{Replier: out, quote: quoteHeard(in.Heard)}
 	}
 	return h.cfg.Next.HandleMessage(ctx, in, h.withVoice(ctx, in, out, orig))
+}
+
+// chatAction is what the chat shows while a is read: Telegram's
+// record_voice while audio is transcribed, upload_document while a file
+// is read, typing for images.
+func chatAction(a *kairos.Attachment) string {
+	switch classify(a) {
+	case kindAudio:
+		return kairos.ActionRecordVoice
+	case kindText, kindPDF:
+		return kairos.ActionUploadDocument
+	}
+	return kairos.ActionTyping
 }
 
 // read reads one attachment into in. It returns the sentence for the user

@@ -89,3 +89,41 @@ func TestHungModelGivesUpWithinThePolicyLimit(t *testing.T) {
 		t.Fatalf("%d messages, want 1", n)
 	}
 }
+
+// TestLongWorkShowsChatActions: while a voice note is transcribed the
+// chat shows record_voice, repeated every few seconds, then typing for
+// the model's turn; nothing after the answer.
+func TestLongWorkShowsChatActions(t *testing.T) {
+	e := newEnv(t)
+	release := make(chan struct{})
+	e.llm.SetTranscriber(func(testkit.TranscriptionRequest) testkit.Reply {
+		<-release // a slow transcription server, until the test has seen enough
+		return testkit.Reply{Text: "what time is it"}
+	})
+	e.llm.Enqueue(testkit.TextReply("It is noon."))
+	e.start()
+	actions := func(want string) int {
+		n := 0
+		for _, c := range e.tg.Calls("sendChatAction") {
+			if c.Params["chat_id"] == "2002" && c.Params["action"] == want {
+				n++
+			}
+		}
+		return n
+	}
+	f := e.tg.AddFile("voice", "file.oga", "audio/ogg", oggVoice(4096))
+	e.tg.PushVoice(2002, 2002, f, 61, time.Now())
+	if err := e.tg.WaitUntil(testCtx(t), func() bool { return actions("record_voice") >= 2 }); err != nil {
+		t.Fatalf("record_voice shown %d times while transcribing", actions("record_voice"))
+	}
+	close(release)
+	waitReply(t, e.tg, 2002, 1, "It is noon.")
+	if actions("typing") < 1 {
+		t.Fatal("no typing action for the model's turn")
+	}
+	calls := e.tg.Calls("sendChatAction")
+	sent := e.tg.SentTo(2002)
+	if last := calls[len(calls)-1]; !sent[0].Time.IsZero() && last.Time.After(sent[len(sent)-1].Time.Add(time.Second)) {
+		t.Errorf("a chat action after the answer: %+v", last)
+	}
+}
