@@ -26,8 +26,8 @@ type replier struct {
 	last       time.Time
 	shown      string
 	lastTyping time.Time
-	action     string // the chat action keepAction repeats (chataction.go)
-	answered   bool   // Final ran: no more chat actions
+	action     string    // the chat action keepAction repeats (chataction.go)
+	answered   bool      // Final ran: no more chat actions
 	start      time.Time // when the turn began
 }
 
