@@ -36,6 +36,9 @@ type Config struct {
 	TranscribeModel string
 	// Sessions records transcription usage (optional).
 	Sessions kairos.SessionStore
+	// Spend, when set, is asked before a transcription: a user at a
+	// spending cap gets the cap's sentence and nothing is transcribed.
+	Spend kairos.SpendGate
 	// Clock records a message whose file was refused as an interaction
 	// (the agent records the others); optional.
 	Clock  kairos.ClockWrapper
@@ -192,6 +195,12 @@ func (h *Handler) transcribe(ctx context.Context, pol *kairos.Policy, in *kairos
 	if h.cfg.Transcriber == nil {
 		h.cfg.Metrics.MediaFailure(a.Kind, "no_transcriber")
 		return msgNoTranscriber, nil
+	}
+	if h.cfg.Spend != nil {
+		sc := kairos.SpendContext{UserKey: in.UserKey(), ThreadKey: in.ThreadKey(), Kind: kairos.SpendTranscription}
+		if r, capped := kairos.AsSpendRefusal(h.cfg.Spend.Admit(ctx, sc)); capped {
+			return r.Message, nil
+		}
 	}
 	retries := max(pol.Agent.Retries, 0)
 	var lastErr error

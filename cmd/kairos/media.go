@@ -16,7 +16,7 @@ import (
 func (m *Main) newMedia(c *core) *media.Handler {
 	audio := c.model.Audio(openai.AudioConfig{BaseURL: m.Config.TranscribeURL, TranscribeModel: m.Config.TranscribeModel})
 	return media.New(media.Config{Next: c.agent, Transcriber: audio, Speaker: audio, Prefs: c.updates, Policy: c.policy,
-		TranscribeModel: m.Config.TranscribeModel, DataDir: m.Config.DataDir, Sessions: usage.Sessions{SessionStore: c.sessions, Guard: c.usage}, Clock: c.clock,
+		TranscribeModel: m.Config.TranscribeModel, DataDir: m.Config.DataDir, Sessions: usage.Sessions{SessionStore: c.sessions, Guard: c.usage}, Spend: c.usage, Clock: c.clock,
 		VisionModel: m.Config.VisionModel, Metrics: c.metrics, Logger: c.log})
 }
 

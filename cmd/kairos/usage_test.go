@@ -223,7 +223,8 @@ func TestUsageTaskPastBackgroundShareIsSkipped(t *testing.T) {
 // nothing; on a database it changes no byte; a bad --since exits 2.
 func TestUsageCommandReadsOnly(t *testing.T) {
 	e := newEnv(t)
-	if code := e.main().Main(context.Background(), []string{"usage"}); code != 0 || strings.TrimSpace(e.out.String()) != "[]" {
+	code := e.main().Main(context.Background(), []string{"usage"})
+	if sqlite := e.vars["KAIROS_DATABASE_URL"] == ""; sqlite && (code != 0 || strings.TrimSpace(e.out.String()) != "[]") {
 		t.Fatalf("usage without a database: exit %d, %q", code, e.out.String())
 	}
 	if _, err := os.Stat(e.vars["KAIROS_DATA_DIR"]); !os.IsNotExist(err) {
@@ -243,5 +244,43 @@ func TestUsageCommandReadsOnly(t *testing.T) {
 	}
 	if code := e.main().Main(context.Background(), []string{"usage", "--since", "yesterday"}); code != 2 {
 		t.Fatalf("bad --since: exit %d, want 2", code)
+	}
+}
+
+// Transcription is priced (whisper-1's built-in $0.006 a minute) and
+// counted against the user; a user at a cap gets the sentence instead of
+// a transcription.
+func TestUsageTranscriptionCountsAndIsCapped(t *testing.T) {
+	e := usageEnv(t, "access:\n  operators: [1001]\n  allowed_users: [2002]\nbudgets:\n  spend:\n    per_user:\n      \"2002\": {daily_usd: 0.0006}\n")
+	e.llm.EnqueueTranscript("hello there")
+	e.llm.EnqueueTranscript("and again")
+	e.start()
+	f := e.tg.AddFile("voice", "file.oga", "audio/ogg", oggVoice(4096))
+	e.tg.PushVoice(2002, 2002, f, 4, time.Now()) // 4 s: $0.0004
+	waitCount(t, e.tg, 2002, "ok hello there", 1)
+	e.tg.PushVoice(2002, 2002, f, 4, time.Now()) // $0.0008: the turn's model call is refused
+	waitCount(t, e.tg, 2002, "You have reached your daily spending limit of $0.0006", 1)
+	e.tg.PushVoice(2002, 2002, f, 4, time.Now()) // refused before transcribing
+	waitCount(t, e.tg, 2002, "You have reached your daily spending limit of $0.0006", 2)
+	if n := len(e.llm.TranscriptionRequests()); n != 2 {
+		t.Fatalf("transcriptions = %d, want 2", n)
+	}
+	if n := len(e.llm.Requests()); n != 1 {
+		t.Fatalf("chat requests = %d, want 1", n)
+	}
+	e.out.Reset()
+	if code := e.main().Main(context.Background(), []string{"usage", "--user", "2002"}); code != 0 {
+		t.Fatalf("kairos usage: %d", code)
+	}
+	var rows []map[string]any
+	json.Unmarshal([]byte(e.out.String()), &rows)
+	var audio bool
+	for _, r := range rows {
+		if r["model"] == "whisper-1" {
+			audio = r["audio_seconds"] == float64(8) && r["cost_usd"] == 0.0008 && r["calls"] == float64(2)
+		}
+	}
+	if !audio {
+		t.Fatalf("no priced transcription row: %s", e.out.String())
 	}
 }
