@@ -16,6 +16,8 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 	os.WriteFile(cell, []byte(`output({ok: true})`), 0o600)
 	for _, args := range [][]string{
 		{"schedule", "list"},
+		{"skill", "list"},
+		{"skill", "show", "x"},
 		{"access", "list"},
 		{"cell", "run", cell},
 		{"clock", "parse", "tomorrow 9am", "--tz", "UTC"},
@@ -45,7 +47,7 @@ func TestReadOnlyCommandsLeaveTheDatabaseAlone(t *testing.T) {
 	before, _ := os.ReadFile(dbPath)
 	out := t.TempDir()
 	for _, args := range [][]string{
-		{"schedule", "list"}, {"access", "list"}, {"clock", "export"},
+		{"schedule", "list"}, {"access", "list"}, {"clock", "export"}, {"skill", "list"},
 		{"clock", "export", filepath.Join(out, "clock.json")}, {"backup", filepath.Join(out, "b.db")},
 	} {
 		if code := e.main().Main(context.Background(), args); code != 0 {

@@ -63,8 +63,14 @@ func init() {
 		}})
 }
 
-func (m *Main) skillStore(ctx context.Context) (*store.SkillStore, error) {
-	db, err := m.openStore(ctx, m.logger())
+// skillStore opens the database: read-only (no folder, no migration)
+// for the commands that only read.
+func (m *Main) skillStore(ctx context.Context, write bool) (*store.SkillStore, error) {
+	open := m.openStoreRO
+	if write {
+		open = m.openStore
+	}
+	db, err := open(ctx, m.logger())
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +103,7 @@ func findSkill(ctx context.Context, st *store.SkillStore, name string, user int6
 }
 
 func (m *Main) skillList(ctx context.Context, user int64) error {
-	st, err := m.skillStore(ctx)
+	st, err := m.skillStore(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -125,7 +131,7 @@ func (m *Main) skillList(ctx context.Context, user int64) error {
 }
 
 func (m *Main) skillShow(ctx context.Context, name string, user int64) error {
-	st, err := m.skillStore(ctx)
+	st, err := m.skillStore(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -149,7 +155,7 @@ func (m *Main) skillShow(ctx context.Context, name string, user int64) error {
 }
 
 func (m *Main) skillVerb(ctx context.Context, name string, user int64, verb string, to int) error {
-	st, err := m.skillStore(ctx)
+	st, err := m.skillStore(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -166,7 +172,7 @@ func (m *Main) skillVerb(ctx context.Context, name string, user int64, verb stri
 }
 
 func (m *Main) skillExport(ctx context.Context, name, file string, user int64, force bool) error {
-	st, err := m.skillStore(ctx)
+	st, err := m.skillStore(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -204,7 +210,7 @@ func (m *Main) skillImport(ctx context.Context, file string, user int64, yes boo
 	if err != nil {
 		return usagef("policy %s:\n%v", m.Config.PolicyPath, err)
 	}
-	st, err := m.skillStore(ctx)
+	st, err := m.skillStore(ctx, true)
 	if err != nil {
 		return err
 	}
