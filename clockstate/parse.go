@@ -336,7 +336,7 @@ func (p *parser) readZone(knownIn []string) {
 // first valid match.
 func (p *parser) findMatches() {
 	ms := string(p.masked)
-	lo := strings.ToLower(ms)
+	lo := " " + strings.ToLower(ms) + " " // hints may ask for whole words (" at ")
 	hasDigit := strings.ContainsAny(ms, "0123456789")
 	for _, pr := range allRules {
 		if !hinted(pr.hint, lo, hasDigit) {
@@ -437,15 +437,48 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 	return res
 }
 
-// hinted says whether a rule's hint words occur in the lower-cased text.
+// hinted says whether a rule's hint words occur in the lower-cased text:
+// any one of them ("#": a digit, "#x": a digit followed by x); an "&"
+// starts a second group of which one must occur too.
 func hinted(hint []string, lo string, hasDigit bool) bool {
 	if len(hint) == 0 {
 		return true
 	}
+	ok := false
 	for _, h := range hint {
-		if h == "#" && hasDigit || h != "#" && strings.Contains(lo, h) {
+		if h == "&" {
+			if !ok {
+				return false
+			}
+			ok = false
+			continue
+		}
+		if ok {
+			continue
+		}
+		switch {
+		case h == "#":
+			ok = hasDigit
+		case h[0] == '#':
+			ok = hasDigit && digitThen(lo, h[1:])
+		default:
+			ok = strings.Contains(lo, h)
+		}
+	}
+	return ok
+}
+
+// digitThen says whether s holds a digit directly followed by suffix.
+func digitThen(s, suffix string) bool {
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], suffix)
+		if j < 0 {
+			return false
+		}
+		if k := i + j; k > 0 && s[k-1] >= '0' && s[k-1] <= '9' {
 			return true
 		}
+		i += j + 1
 	}
 	return false
 }

@@ -40,23 +40,23 @@ const reClockT = `(?:\d{1,2}(?:[:.]\d{2}(?::\d{2})?)?(?:\s*(?:am|pm|a\.m\.|p\.m\
 const reHourWord = `(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)`
 
 var chatRules = []ruleRow{
-	{rRepeat, span(`(?:(every|each)\s+(other\s+)?(weekday|working\s+day|weekend|day|week|month|year|morning|afternoon|evening|night|(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*|(\d{1,3}|NUM)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|months?))|(daily|nightly|weekly|fortnightly|monthly|yearly|annually)|(?:on\s+)?(weekdays|WEEKDAYs(?:\s*(?:,|and|&)\s*WEEKDAYs)*))`), applyRepeat, []string{"every", "each", "ly", "days"}},
-	{rRangeAny, span(`(?:(from|between)\s+)?(` + reClockT + `)\s*(-|–|—|to|until|till|til|and|through)\s*(` + reClockT + `)`), applyRangeAny, []string{"#", "noon", "mid"}},
-	{rSlashAny, span(`(\d{1,2})[/\\](\d{1,2})(?:[/\\](\d{4}|\d{2}))?`), applySlashAny, []string{"/", "\\"}},
-	{rDayOfMonth, span(`(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)`), applyDayOfMonth, []string{"st", "nd", "rd", "th"}},
+	{rRepeat, span(`(?:(every|each)\s+(other\s+)?(weekday|working\s+day|weekend|day|week|month|year|morning|afternoon|evening|night|(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*|(\d{1,3}|NUM)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|months?))|(daily|nightly|weekly|fortnightly|monthly|yearly|annually)|(?:on\s+)?(weekdays|WEEKDAYs(?:\s*(?:,|and|&)\s*WEEKDAYs)*))`), applyRepeat, []string{"every", "each", "daily", "nightly", "weekly", "monthly", "yearly", "annually", "days"}},
+	{rRangeAny, span(`(?:(from|between)\s+)?(` + reClockT + `)\s*(-|–|—|to|until|till|til|and|through)\s*(` + reClockT + `)`), applyRangeAny, []string{"-", "–", "—", " to ", "til", " and ", "through"}},
+	{rSlashAny, span(`(\d{1,2})[/\\](\d{1,2})(?:[/\\](\d{4}|\d{2}))?`), applySlashAny, []string{"#/", "#\\"}},
+	{rDayOfMonth, span(`(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)`), applyDayOfMonth, []string{"#st", "#nd", "#rd", "#th"}},
 	{rHalfHour, span(`half\s+(` + reHourWord + `)(?:\s*(AMPM))?`), applyHalfHour, []string{"half"}},
-	{rDotTime, span(`(\d{1,2})\.(\d{2})(?:\s*(AMPM))?`), applyDotTime, []string{"."}},
-	{rHourH, span(`(\d{1,2})h(\d{2})`), applyHourH, []string{"h"}},
-	{rCompactHM, span(`(?:(in|within|after)\s+)?(\d{1,3})\s*h(?:rs?)?\s*(\d{1,2})\s*m(?:ins?)?`), applyCompactHM, []string{"h"}},
-	{rBareHourWord, span(`(?:(?:at|by|around|@)\s*(` + reHourWord + `)(?:\s*o'?\s*clock)?|(` + reHourWord + `)\s*o'?\s*clock)`), applyBareHourWord, []string{"#", "at", "by", "around", "@", "clock"}},
+	{rDotTime, span(`(\d{1,2})\.(\d{2})(?:\s*(AMPM))?`), applyDotTime, []string{"#."}},
+	{rHourH, span(`(\d{1,2})h(\d{2})`), applyHourH, []string{"#h"}},
+	{rCompactHM, span(`(?:(in|within|after)\s+)?(\d{1,3})\s*h(?:rs?)?\s*(\d{1,2})\s*m(?:ins?)?`), applyCompactHM, []string{"#h", "# h"}},
+	{rBareHourWord, span(`(?:(?:at|by|around|@)\s*(` + reHourWord + `)(?:\s*o'?\s*clock)?|(` + reHourWord + `)\s*o'?\s*clock)`), applyBareHourWord, []string{"#", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "&", " at ", " by ", "around", "@", "clock"}},
 	{rPartWord, span(`(?:(this|tomorrow|tmr|tmrw)\s+)?(night|arvo|lunchtime|lunch)`), applyPartWord, []string{"night", "arvo", "lunch"}},
 	{rEndOf, span(`(?:by\s+)?(?:the\s+)?(?:(?:end|close)\s+of\s+(?:the\s+)?(?:(this|next|last)\s+)?(day|today|week|month|year|business)|(eod|eow|cob))`), applyEndOf, []string{"end", "close", "eod", "eow", "cob"}},
 	{rSameTime, span(`same\s+time`), applySameTime, []string{"same"}},
 	{rAfterNext, span(`(?:the\s+)?(WEEKDAY)\s+after\s+next`), applyAfterNext, []string{"after"}},
 	{rShiftOn, span(`(a|one|two|three|\d)\s+(weeks?|fortnights?)\s+(on|from|after)\s+(WEEKDAY|today|tomorrow|tonight)|(a|one|two|\d)\s+(weeks?|fortnights?)\s+(today|tomorrow|tonight)|(NUM)(days?|weeks?|fortnights?)\s+before\s+(WEEKDAY|today|tomorrow)`), applyShiftOn, []string{"week", "fortnight", "before"}},
 	{rTmrw, span(`(tmrw|tomoz|2moro|2morrow|tomorow|tommorow|tommorrow)`), applyTmrw, []string{"tm", "tom", "2mo"}},
-	{rHourBeforePart, span(`(\d{1,2}|` + reHourWord + `)`), applyBareHourWord, []string{"tonight", "morning", "afternoon", "evening", "night", "arvo"}},
-	{rMonthYear, span(`(MONTH)\.?,?\s+(\d{4})`), applyMonthYear, []string{"#"}},
+	{rHourBeforePart, span(`(\d{1,2}|` + reHourWord + `)`), applyBareHourWord, []string{"#", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "&", "tonight", "morning", "afternoon", "evening", "night", "arvo"}},
+	{rMonthYear, span(`(MONTH)\.?,?\s+(\d{4})`), applyMonthYear, []string{"#", "&", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
 }
 
 // ruleRow is one entry of the rule table.
@@ -76,6 +76,8 @@ var (
 	reTimeAfter     = regexp.MustCompile(`(?i)^\s*(?:,|at|@|-|from|\|)?\s*(?:\d{1,2}(?::\d{2}|\s*[ap]\.?m|\b)|noon|midday|midnight)`)
 	reOrdinalNoun   = regexp.MustCompile(`(?i)^\s*(?:floor|place|time|times|row|grade|century|anniversary|birthday|edition|round|attempt|person|in\s+line|gear|level|year|week|day|month|hour|minute|street|avenue)\b`)
 	reHourPartAfter = regexp.MustCompile(`(?i)^\s*(?:tonight|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
+	reInBefore      = regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`)
+	reAmPmAfter     = regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`)
 	reCurrency      = regexp.MustCompile(`[$£€¥₹]\s*$`)
 )
 
@@ -112,14 +114,14 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 		h, _ := strconv.Atoi(capt(0))
 		return capt(2) != "" || reTimeCtxBefore.MatchString(before) || h >= 13
 	case rHourH:
-		return !strings.HasPrefix(strings.ToLower(after), "m") && !regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`).MatchString(before)
+		return !strings.HasPrefix(strings.ToLower(after), "m") && !reInBefore.MatchString(before)
 	case rHourBeforePart:
 		return reHourPartAfter.MatchString(after) && !strings.HasSuffix(strings.TrimSpace(before), ":")
 	case rBareHourWord:
 		if right < len(text) && (text[right] == ':' || text[right] == '.') && right+1 < len(text) && text[right+1] >= '0' && text[right+1] <= '9' {
 			return false
 		}
-		return !reUnitAfter.MatchString(after) && !regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`).MatchString(after)
+		return !reUnitAfter.MatchString(after) && !reAmPmAfter.MatchString(after)
 	}
 	return true
 }
