@@ -2,6 +2,10 @@ package kairos
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -29,7 +33,11 @@ const (
 
 // Schedule is a reminder, task or watching cell that acts at a time.
 type Schedule struct {
-	ID        int64
+	ID int64 // the row's own id; never shown (sequential, guessable)
+	// Ref is the id users, the model and buttons see: 128 random bits
+	// (NewScheduleRef). Rows stored before it have none and keep their
+	// numeric id as their public one.
+	Ref       string
 	UserID    int64
 	ChatID    int64
 	ThreadKey string
@@ -55,6 +63,33 @@ type Schedule struct {
 	Version   int64 // bumped by every change; claims compare it
 }
 
+// PublicID is the id a schedule is shown and addressed by.
+func (s *Schedule) PublicID() string {
+	if s.Ref != "" {
+		return s.Ref
+	}
+	return strconv.FormatInt(s.ID, 10)
+}
+
+var refEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// NewScheduleRef returns a random schedule id: 128 bits in lower-case
+// base32 (26 characters).
+func NewScheduleRef() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return strings.ToLower(refEncoding.EncodeToString(b[:]))
+}
+
+// ScheduleScope is whose schedules a lookup may find: a user's own in
+// one thread (ThreadKey) or one chat (ChatID); zero fields do not
+// narrow.
+type ScheduleScope struct {
+	UserID    int64
+	ThreadKey string
+	ChatID    int64
+}
+
 // Firing is one occurrence of a schedule claimed for delivery: the
 // outbox of the scheduler. It exists once per (schedule, due time).
 type Firing struct {
@@ -75,6 +110,7 @@ type Firing struct {
 type ScheduleFilter struct {
 	UserID    int64 // 0: every user
 	ThreadKey string
+	ChatID    int64 // 0: every chat
 	Status    string // "" means ScheduleActive
 	Limit     int    // <= 0: 1000
 }
@@ -93,8 +129,12 @@ type ScheduleStore interface {
 	// CreateSchedule stores s and sets its ID, Version and times.
 	// ECONFLICT when the user already has max active schedules (max > 0).
 	CreateSchedule(ctx context.Context, s *Schedule, max int) error
-	// Schedule returns one schedule (ENOTFOUND).
+	// Schedule returns one schedule by its row id (ENOTFOUND).
 	Schedule(ctx context.Context, id int64) (*Schedule, error)
+	// OwnSchedule returns the schedule whose public id is ref within
+	// scope (ENOTFOUND, which says nothing of schedules out of scope).
+	// A numeric ref finds only a row stored before refs existed.
+	OwnSchedule(ctx context.Context, ref string, scope ScheduleScope) (*Schedule, error)
 	// Schedules lists schedules by next run.
 	Schedules(ctx context.Context, f ScheduleFilter) ([]*Schedule, error)
 	// CancelSchedule cancels an active schedule of user (ENOTFOUND when

@@ -26,7 +26,7 @@ type Shape struct {
 // probeBudget bounds the search for a rule's first occurrence at
 // creation: rrule-go cannot be interrupted, and a rule with no
 // occurrence (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30) runs to year 9999.
-const probeBudget = 5 * time.Millisecond
+const probeBudget = 50 * time.Millisecond
 
 // probeSlot lets one probe run at a time, so that rules that run long
 // (an abandoned probe runs on to its end) hold one core at most.
@@ -96,8 +96,15 @@ func (r *Rule) cycle() (time.Duration, int64) {
 // probe finds the rule's first occurrence within probeBudget; the
 // search runs aside so that a rule with none cannot hold the caller.
 func (r *Rule) probe(ctx context.Context) (time.Time, error) {
-	if !r.monthDaysPossible() || !r.patternPossible() {
+	found, known := r.patternPossible()
+	if !r.monthDaysPossible() || known && !found {
 		return time.Time{}, kairos.Errorf(kairos.EINVALID, "repeat rule %s has no occurrence", r.src)
+	}
+	if known { // it has occurrences: the search ends
+		if w, ok := r.from(r.start)(); ok {
+			return w, nil
+		}
+		return time.Time{}, kairos.Errorf(kairos.EINVALID, "repeat rule %s has no occurrence (it ends before it starts)", r.src)
 	}
 	select {
 	case probeSlot <- struct{}{}:
@@ -145,21 +152,21 @@ func (r *Rule) monthDaysPossible() bool {
 // patternPossible looks for an occurrence of the rule's pattern (no
 // COUNT, no UNTIL) in its last forty years before rrule-go's year 9999:
 // a rule with none there has none at all unless its INTERVAL skips the
-// whole span (then it says true and the guarded probe decides). rrule-go
+// whole span (then known is false and the guarded probe decides). rrule-go
 // gives up on a rule at year 9999, so a rule with no occurrence costs
 // forty years of empty periods here, not eight thousand.
-func (r *Rule) patternPossible() bool {
+func (r *Rule) patternPossible() (found, known bool) {
 	cp := *r
 	cp.opt.Count, cp.opt.Until = 0, time.Time{}
 	floor := time.Date(rrule.MAXYEAR-40, 1, 1, 0, 0, 0, 0, time.UTC)
 	if !floor.After(cp.start) {
-		return true
+		return false, false
 	}
 	if p0, p := cp.period(cp.start), cp.period(floor); cp.periodStart(p0+((p-p0)/int64(cp.opt.Interval)+1)*int64(cp.opt.Interval)).Year() > rrule.MAXYEAR {
-		return true
+		return false, false
 	}
-	_, ok := cp.from(floor)()
-	return ok
+	_, found = cp.from(floor)()
+	return found, true
 }
 
 // countToUntil rewrites COUNT as the UNTIL of the last occurrence.

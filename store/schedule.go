@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -21,6 +22,7 @@ func NewScheduleStore(db *DB) *ScheduleStore { return &ScheduleStore{db: db} }
 
 type scheduleRow struct {
 	ID         int64 `gorm:"primaryKey;autoIncrement"`
+	Ref        *string
 	UserID     int64
 	ChatID     int64
 	ThreadKey  string
@@ -59,7 +61,11 @@ type firingRow struct {
 func (firingRow) TableName() string { return "schedule_firings" }
 
 func (r *scheduleRow) schedule() *kairos.Schedule {
-	return &kairos.Schedule{ID: r.ID, UserID: r.UserID, ChatID: r.ChatID, ThreadKey: r.ThreadKey, Kind: r.Kind,
+	ref := ""
+	if r.Ref != nil {
+		ref = *r.Ref
+	}
+	return &kairos.Schedule{ID: r.ID, Ref: ref, UserID: r.UserID, ChatID: r.ChatID, ThreadKey: r.ThreadKey, Kind: r.Kind,
 		Text: r.Text, Task: r.Task, Code: r.Code, TZ: r.TZ, RRule: r.RRule, Repeat: r.RepeatText, Start: r.StartLocal,
 		NextRun: fromMS(r.NextRun), Status: r.Status, Tainted: r.Tainted != 0, CreatedAt: fromMS(r.CreatedAt),
 		UpdatedAt: fromMS(r.UpdatedAt), Version: r.Version}
@@ -83,7 +89,11 @@ func (s *ScheduleStore) CreateSchedule(ctx context.Context, sc *kairos.Schedule,
 		return kairos.Errorf(kairos.EINVALID, "unknown schedule kind %q", sc.Kind)
 	}
 	now := ms(s.db.Now())
-	row := scheduleRow{UserID: sc.UserID, ChatID: sc.ChatID, ThreadKey: sc.ThreadKey, Kind: sc.Kind,
+	if sc.Ref == "" {
+		sc.Ref = kairos.NewScheduleRef()
+	}
+	ref := sc.Ref
+	row := scheduleRow{Ref: &ref, UserID: sc.UserID, ChatID: sc.ChatID, ThreadKey: sc.ThreadKey, Kind: sc.Kind,
 		Text: cleanText(sc.Text), Task: cleanText(sc.Task), Code: cleanText(sc.Code), TZ: sc.TZ, RRule: sc.RRule,
 		RepeatText: cleanText(sc.Repeat), StartLocal: sc.Start, NextRun: ms(sc.NextRun), Status: kairos.ScheduleActive,
 		CreatedAt: now, UpdatedAt: now, Version: 1}
@@ -126,6 +136,62 @@ func (s *ScheduleStore) Schedule(ctx context.Context, id int64) (*kairos.Schedul
 	return row.schedule(), nil
 }
 
+// OwnSchedule returns the schedule ref within scope.
+func (s *ScheduleStore) OwnSchedule(ctx context.Context, ref string, sc kairos.ScheduleScope) (*kairos.Schedule, error) {
+	notFound := kairos.Errorf(kairos.ENOTFOUND, "You have no schedule %q here.", clip(ref, 40))
+	if ref == "" || sc.UserID == 0 {
+		return nil, notFound
+	}
+	q := s.db.gdb.WithContext(ctx).Where("user_id = ?", sc.UserID)
+	if sc.ThreadKey != "" {
+		q = q.Where("thread_key = ?", sc.ThreadKey)
+	}
+	if sc.ChatID != 0 {
+		q = q.Where("chat_id = ?", sc.ChatID)
+	}
+	if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		q = q.Where("ref IS NULL AND id = ?", n)
+	} else {
+		q = q.Where("ref = ?", ref)
+	}
+	var row scheduleRow
+	err := q.Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find schedule: %w", err)
+	}
+	return row.schedule(), nil
+}
+
+// ScheduleByRef returns the schedule whose public id is ref, whoever
+// owns it (operators' console; ENOTFOUND).
+func (s *ScheduleStore) ScheduleByRef(ctx context.Context, ref string) (*kairos.Schedule, error) {
+	q := s.db.gdb.WithContext(ctx)
+	if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		q = q.Where("ref IS NULL AND id = ?", n)
+	} else {
+		q = q.Where("ref = ?", ref)
+	}
+	var row scheduleRow
+	err := q.Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, kairos.Errorf(kairos.ENOTFOUND, "No schedule has the id %q.", clip(ref, 40))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find schedule: %w", err)
+	}
+	return row.schedule(), nil
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
 // Schedules lists schedules by next run.
 func (s *ScheduleStore) Schedules(ctx context.Context, f kairos.ScheduleFilter) ([]*kairos.Schedule, error) {
 	status := f.Status
@@ -142,6 +208,9 @@ func (s *ScheduleStore) Schedules(ctx context.Context, f kairos.ScheduleFilter) 
 	}
 	if f.ThreadKey != "" {
 		q = q.Where("thread_key = ?", f.ThreadKey)
+	}
+	if f.ChatID != 0 {
+		q = q.Where("chat_id = ?", f.ChatID)
 	}
 	var rows []scheduleRow
 	if err := q.Order("next_run, id").Limit(limit).Find(&rows).Error; err != nil {

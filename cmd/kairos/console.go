@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -85,11 +84,11 @@ func (be *consoleBackend) Schedules(ctx context.Context, userID int64, limit int
 }
 
 func (be *consoleBackend) CancelSchedule(ctx context.Context, id string) error {
-	n, err := strconv.ParseInt(id, 10, 64)
+	s, err := be.c.sched.store.ScheduleByRef(ctx, id)
 	if err != nil {
-		return kairos.Errorf(kairos.ENOTFOUND, "No schedule has the id %q.", id)
+		return err
 	}
-	if err := be.c.sched.store.CancelSchedule(ctx, n, 0); err != nil {
+	if err := be.c.sched.store.CancelSchedule(ctx, s.ID, 0); err != nil {
 		return err
 	}
 	be.c.sched.wake()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -126,7 +125,7 @@ func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 // scheduleButtons is the reminder keyboard: Done, Snooze (10 min), 1 h,
 // till tomorrow, and Skip next when it repeats.
 func scheduleButtons(s *kairos.Schedule) [][]bot.Button {
-	id := strconv.FormatInt(s.ID, 10)
+	id := s.PublicID()
 	p := bot.ScheduleButtonPrefix
 	rows := [][]bot.Button{
 		{{Text: "Done", Data: p + "done:" + id}},
@@ -249,24 +248,20 @@ func (m *Main) runWatchingCell(ctx context.Context, c *core, s *kairos.Schedule,
 	return "", nil
 }
 
-// scheduleButton handles Done, Snooze, Skip next and Cancel.
-func (m *Main) scheduleButton(ctx context.Context, c *core, from int64, data string) (string, bool, error) {
+// scheduleButton handles Done, Snooze, Skip next and Cancel. The
+// schedule is looked up among the presser's own in the chat the button
+// is in, before anything of it is read: another's is "not found".
+func (m *Main) scheduleButton(ctx context.Context, c *core, from, chat int64, data string) (string, bool, error) {
 	parts := strings.Split(data, ":")
-	if len(parts) < 2 {
-		return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
-	}
-	id, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil {
+	if len(parts) < 2 || parts[1] == "" {
 		return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
 	}
 	st := c.sched.store
-	s, err := st.Schedule(ctx, id)
+	s, err := st.OwnSchedule(ctx, parts[1], kairos.ScheduleScope{UserID: from, ChatID: chat})
 	if err != nil {
-		return "", false, err
+		return "", false, kairos.Errorf(kairos.ENOTFOUND, "Only the person who set it can change it.")
 	}
-	if s.UserID != from && !c.policy().IsOperator(from) {
-		return "", false, kairos.Errorf(kairos.EFORBIDDEN, "Only the person who set it can change it.")
-	}
+	id := s.ID
 	switch parts[0] {
 	case "done":
 		return "Done.", true, nil
@@ -339,7 +334,8 @@ func (m *Main) remindersCommand(ctx context.Context, c *core, in *kairos.Inbound
 	c.sched.mu.Lock()
 	b := c.sched.bot
 	c.sched.mu.Unlock()
-	list, err := c.sched.store.Schedules(ctx, kairos.ScheduleFilter{UserID: in.UserID, Limit: 50})
+	// The user's schedules of this thread: in a group, that group's only.
+	list, err := c.sched.store.Schedules(ctx, kairos.ScheduleFilter{UserID: in.UserID, ThreadKey: in.ThreadKey(), Limit: 50})
 	if err != nil {
 		return "", err
 	}
@@ -363,7 +359,7 @@ func (m *Main) remindersCommand(ctx context.Context, c *core, in *kairos.Inbound
 			fmt.Fprintf(&sb, " (%s)", s.Repeat)
 		}
 		sb.WriteString("\n")
-		rows = append(rows, []bot.Button{{Text: fmt.Sprintf("Cancel %d", i+1), Data: bot.ScheduleButtonPrefix + "cancel:" + strconv.FormatInt(s.ID, 10)}})
+		rows = append(rows, []bot.Button{{Text: fmt.Sprintf("Cancel %d", i+1), Data: bot.ScheduleButtonPrefix + "cancel:" + s.PublicID()}})
 	}
 	if b == nil || in.Channel != kairos.ChannelTelegram {
 		return sb.String(), nil

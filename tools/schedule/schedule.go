@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -96,7 +97,7 @@ var spec = kairos.ToolSpec{
 		"text":{"type":"string","description":"the reminder"},
 		"task":{"type":"string","description":"a prompt run at that time"},
 		"code":{"type":"string","description":"a watching cell"},
-		"schedule_id":{"type":"integer"}},
+		"schedule_id":{"type":"string","description":"the id from action list"}},
 		"required":["action"],"additionalProperties":false}`),
 }
 
@@ -110,12 +111,32 @@ type args struct {
 	Text       string       `json:"text"`
 	Task       string       `json:"task"`
 	Code       string       `json:"code"`
-	ScheduleID toolutil.Int `json:"schedule_id"`
+	ScheduleID ref          `json:"schedule_id"`
+}
+
+// ref is a schedule id as the model sends it: a string, or a number for
+// a schedule stored before ids were random.
+type ref string
+
+func (r *ref) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*r = ref(strings.TrimSpace(s))
+		return nil
+	}
+	var n toolutil.Int
+	if err := n.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	if n.Set {
+		*r = ref(strconv.Itoa(n.Value))
+	}
+	return nil
 }
 
 // View is a schedule as the model and the CLI see it.
 type View struct {
-	ID        int64  `json:"id"`
+	ID        string `json:"id"`
 	UserID    int64  `json:"user_id,omitempty"`
 	ThreadKey string `json:"thread_key,omitempty"`
 	Kind      string `json:"kind"`
@@ -136,7 +157,7 @@ func ViewOf(s *kairos.Schedule) View {
 	if text == "" {
 		text = firstLine(s.Task + s.Code)
 	}
-	return View{ID: s.ID, UserID: s.UserID, ThreadKey: s.ThreadKey, Kind: s.Kind, NextRun: next.Format(time.RFC3339),
+	return View{ID: s.PublicID(), UserID: s.UserID, ThreadKey: s.ThreadKey, Kind: s.Kind, NextRun: next.Format(time.RFC3339),
 		TZ: s.TZ, Repeat: s.Repeat, Text: text}
 }
 
@@ -179,10 +200,13 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 	case "list":
 		return kairos.ToolAction{Name: kairos.ActionScheduleList, Capability: kairos.CapSchedule}, nil
 	case "cancel":
-		reason := fmt.Sprintf("cancels schedule %d", int64(a.ScheduleID.Value))
-		if s, err := t.cfg.Store.Schedule(ctx, int64(a.ScheduleID.Value)); err == nil {
-			reason = fmt.Sprintf("cancels the %s %q (next %s)", s.Kind, ViewOf(s).Text, Label(s.NextRun, s.TZ))
+		// Only the caller's own schedule in this thread is read; another's
+		// id is not found, and nothing of it reaches the approval.
+		s, err := t.own(ctx, inv, a)
+		if err != nil {
+			return kairos.ToolAction{Name: kairos.ActionScheduleCancel, Capability: kairos.CapSchedule}, nil
 		}
+		reason := fmt.Sprintf("cancels the %s %q (next %s)", s.Kind, ViewOf(s).Text, Label(s.NextRun, s.TZ))
 		return kairos.ToolAction{Name: kairos.ActionScheduleCancel, Impactful: true, Reason: reason, Capability: kairos.CapSchedule}, nil
 	}
 	act := kairos.ToolAction{Name: kairos.ActionScheduleCreate, Capability: kairos.CapSchedule, Impactful: true}
@@ -220,7 +244,7 @@ func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.To
 	}
 	switch a.Action {
 	case "list":
-		list, err := t.cfg.Store.Schedules(ctx, kairos.ScheduleFilter{UserID: uid})
+		list, err := t.cfg.Store.Schedules(ctx, kairos.ScheduleFilter{UserID: uid, ThreadKey: inv.ThreadKey})
 		if err != nil {
 			return nil, err
 		}
@@ -233,10 +257,11 @@ func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.To
 		}
 		return toolutil.Result(result{Success: true, Schedules: views}, false)
 	case "cancel":
-		if a.ScheduleID.Value == 0 {
-			return nil, kairos.Errorf(kairos.EINVALID, "cancel needs schedule_id (see action list)")
+		s, err := t.own(ctx, inv, a)
+		if err != nil {
+			return nil, err
 		}
-		if err := t.cfg.Store.CancelSchedule(ctx, int64(a.ScheduleID.Value), uid); err != nil {
+		if err := t.cfg.Store.CancelSchedule(ctx, s.ID, uid); err != nil {
 			return nil, err
 		}
 		t.cfg.Wake()
@@ -257,6 +282,19 @@ func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.To
 	v.UserID, v.ThreadKey = 0, ""
 	v.Label = Label(s.NextRun, s.TZ)
 	return toolutil.Result(result{Success: true, Schedule: &v}, false)
+}
+
+// own finds the call's schedule_id among the caller's schedules of this
+// thread (ENOTFOUND otherwise, EINVALID without an id).
+func (t *Tool) own(ctx context.Context, inv *kairos.ToolInvocation, a args) (*kairos.Schedule, error) {
+	if a.ScheduleID == "" {
+		return nil, kairos.Errorf(kairos.EINVALID, "cancel needs schedule_id (see action list)")
+	}
+	uid, err := userID(inv.UserKey)
+	if err != nil {
+		return nil, err
+	}
+	return t.cfg.Store.OwnSchedule(ctx, string(a.ScheduleID), kairos.ScheduleScope{UserID: uid, ThreadKey: inv.ThreadKey})
 }
 
 func (t *Tool) policy() *kairos.Policy {

@@ -79,7 +79,7 @@ func TestCreate(t *testing.T) {
 				Success            bool `json:"success"`
 				NeedsClarification bool `json:"needs_clarification"`
 				Schedule           *struct {
-					ID      int64  `json:"id"`
+					ID      string `json:"id"`
 					NextRun string `json:"next_run"`
 				} `json:"schedule"`
 			}
@@ -96,7 +96,7 @@ func TestCreate(t *testing.T) {
 			if !out.Success || out.Schedule == nil || out.Schedule.NextRun != tc.next {
 				t.Fatalf("result %s", res.Content)
 			}
-			s, err := st.Schedule(ctx, out.Schedule.ID)
+			s, err := st.OwnSchedule(ctx, out.Schedule.ID, kairos.ScheduleScope{UserID: 7})
 			if err != nil || s.Tainted != in.Tainted {
 				t.Fatalf("stored %+v %v", s, err)
 			}
@@ -107,21 +107,36 @@ func TestCreate(t *testing.T) {
 func TestListAndCancel(t *testing.T) {
 	ctx := context.Background()
 	tool, _ := newTool(t, "UTC")
-	if _, err := tool.Call(ctx, inv(`{"action":"create","when":"2026-11-25T09:00:00Z","text":"x"}`, false)); err != nil {
+	res, err := tool.Call(ctx, inv(`{"action":"create","when":"2026-11-25T09:00:00Z","text":"x"}`, false))
+	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := tool.Call(ctx, inv(`{"action":"list"}`, false))
+	id := createdID(t, res)
+	res, err = tool.Call(ctx, inv(`{"action":"list"}`, false))
 	if err != nil || !strings.Contains(string(res.Content), `"text":"x"`) {
 		t.Fatalf("%s %v", res.Content, err)
 	}
-	act, _ := tool.Action(ctx, inv(`{"action":"cancel","schedule_id":1}`, false))
+	act, _ := tool.Action(ctx, inv(`{"action":"cancel","schedule_id":"`+id+`"}`, false))
 	if !act.Impactful || !strings.Contains(act.Reason, "Wed 25 Nov 09:00 UTC") {
 		t.Fatalf("cancel action %+v", act)
 	}
-	if _, err := tool.Call(ctx, inv(`{"action":"cancel","schedule_id":1}`, false)); err != nil {
+	if _, err := tool.Call(ctx, inv(`{"action":"cancel","schedule_id":"`+id+`"}`, false)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tool.Call(ctx, inv(`{"action":"cancel","schedule_id":1}`, false)); kairos.ErrorCode(err) != kairos.ENOTFOUND {
+	if _, err := tool.Call(ctx, inv(`{"action":"cancel","schedule_id":"`+id+`"}`, false)); kairos.ErrorCode(err) != kairos.ENOTFOUND {
 		t.Fatalf("second cancel %v", err)
 	}
+}
+
+func createdID(t *testing.T, res *kairos.ToolResult) string {
+	t.Helper()
+	var out struct {
+		Schedule struct {
+			ID string `json:"id"`
+		} `json:"schedule"`
+	}
+	if err := json.Unmarshal(res.Content, &out); err != nil || len(out.Schedule.ID) != 26 {
+		t.Fatalf("created %s: %v", res.Content, err)
+	}
+	return out.Schedule.ID
 }
