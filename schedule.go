@@ -110,7 +110,7 @@ type Firing struct {
 type ScheduleFilter struct {
 	UserID    int64 // 0: every user
 	ThreadKey string
-	ChatID    int64 // 0: every chat
+	ChatID    int64  // 0: every chat
 	Status    string // "" means ScheduleActive
 	Limit     int    // <= 0: 1000
 }

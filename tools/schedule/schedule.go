@@ -105,13 +105,13 @@ var spec = kairos.ToolSpec{
 func (t *Tool) Spec() kairos.ToolSpec { return spec }
 
 type args struct {
-	Action     string       `json:"action"`
-	When       string       `json:"when"`
-	Repeat     string       `json:"repeat"`
-	Text       string       `json:"text"`
-	Task       string       `json:"task"`
-	Code       string       `json:"code"`
-	ScheduleID ref          `json:"schedule_id"`
+	Action     string `json:"action"`
+	When       string `json:"when"`
+	Repeat     string `json:"repeat"`
+	Text       string `json:"text"`
+	Task       string `json:"task"`
+	Code       string `json:"code"`
+	ScheduleID ref    `json:"schedule_id"`
 }
 
 // ref is a schedule id as the model sends it: a string, or a number for
