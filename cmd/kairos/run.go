@@ -175,6 +175,7 @@ func (m *Main) baseCommands(c *core) map[string]bot.Command {
 			if err != nil {
 				return "", err
 			}
+			codeStatsChart(ctx, c, st)
 			return codetool.FormatStats(st) + skillStats(ctx, c, in.UserKey()), nil
 		}},
 		"codefailures": {Description: "The last code failures: /codefailures [n]", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {

@@ -233,3 +233,24 @@ func (m *Main) runUsage(ctx context.Context, user int64, since string) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
+
+// codeStatsChart sends /codestats' picture: the runs that succeeded and
+// the failures by category, one bar each (a chart reads better than the
+// list once there are a few categories). Nothing when nothing ran.
+func codeStatsChart(ctx context.Context, c *core, st *kairos.CodeStats) {
+	if st == nil || st.Total == 0 {
+		return
+	}
+	labels, values := []string{"succeeded"}, []float64{float64(st.Successes)}
+	for _, cat := range st.Categories {
+		labels = append(labels, cat.Category)
+		values = append(values, float64(cat.Count))
+	}
+	png, err := chart.Bars("Code runs, last 7 days: succeeded, and failures by category", "", labels, values)
+	if err == nil {
+		_, err = bot.SendPhoto(ctx, png, "Code runs, last 7 days")
+	}
+	if err != nil {
+		c.log.Warn("send code stats chart", "err", err)
+	}
+}

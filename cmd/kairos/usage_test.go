@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/chart"
 	"github.com/kairos-agent/kairos/internal/testkit"
+	"github.com/kairos-agent/kairos/store"
 )
 
 // usageEnv answers every chat call with "ok" for 40 prompt and 5
@@ -282,5 +284,45 @@ func TestUsageTranscriptionCountsAndIsCapped(t *testing.T) {
 	}
 	if !audio {
 		t.Fatalf("no priced transcription row: %s", e.out.String())
+	}
+}
+
+// /codestats gains a chart: one bar for the runs that succeeded and one
+// per failure category.
+func TestCodeStatsChart(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	db, err := store.Open(ctx, store.Config{DataDir: e.vars["KAIROS_DATA_DIR"], DatabaseURL: e.vars["KAIROS_DATABASE_URL"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	code := store.NewCodeStore(db)
+	for i, cat := range []string{"", "", "timeout", "syntax", "timeout"} {
+		err := code.RecordExecution(ctx, &kairos.CodeExecution{ID: fmt.Sprintf("x%d", i), Code: "1", Success: cat == "",
+			ErrorCategory: cat, UserKey: "telegram:2002", CreatedAt: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	e.start()
+	e.tg.PushText(operatorID, operatorID, "/codestats", time.Now())
+	waitCount(t, e.tg, operatorID, "5", 1)
+	deadline := time.Now().Add(20 * time.Second)
+	for len(e.tg.SentPhotos()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no chart sent")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	img, err := png.Decode(bytes.NewReader(e.tg.SentPhotos()[0].Image))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := chart.CountBars(img); n != 3 {
+		t.Fatalf("bars = %d, want 3 (succeeded, timeout, syntax)", n)
 	}
 }
