@@ -293,3 +293,33 @@ func TestQuirkErrorWith200(t *testing.T) {
 		})
 	}
 }
+
+// TestModelsListContextWindow reads the context window each server puts
+// in GET /models, in its own field.
+func TestModelsListContextWindow(t *testing.T) {
+	f := testkit.NewFakeOpenAI(t)
+	f.SetModelFields("llama-3.3-70b-versatile", map[string]any{"context_window": 131072, "owned_by": "Meta"}) // Groq
+	f.SetModelFields("openai/gpt-4o", map[string]any{"context_length": 128000})                               // OpenRouter
+	f.SetModelFields("Qwen/Qwen2.5-7B-Instruct", map[string]any{"max_model_len": 32768})                      // vLLM
+	f.SetModelFields("qwen2.5-3b.gguf", map[string]any{"meta": map[string]any{"n_ctx_train": 32768}})         // llama.cpp
+	c, _ := newClient(t, f)
+	models, err := c.Models(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, m := range models {
+		got[m.ID] = m.ContextWindow
+	}
+	want := map[string]int{"gpt-4o-mini": 0, "text-embedding-3-small": 0, "llama-3.3-70b-versatile": 131072,
+		"openai/gpt-4o": 128000, "Qwen/Qwen2.5-7B-Instruct": 32768, "qwen2.5-3b.gguf": 32768}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: window %d, want %d", id, got[id], w)
+		}
+	}
+	f.InjectError("models", 1, 401, "Incorrect API key provided")
+	if _, err := c.Models(ctxT(t)); providerErr(t, err).StatusCode != 401 {
+		t.Errorf("401 not reported: %v", err)
+	}
+}
