@@ -168,7 +168,16 @@ type SessionsPolicy struct {
 	AutoDivide              string   `yaml:"auto_divide" json:"auto_divide"`           // daily | weekly | none
 	AutoDivideTime          string   `yaml:"auto_divide_time" json:"auto_divide_time"` // HH:MM in the user's Session TZ
 	CodeExecutionsRetention Duration `yaml:"code_executions_retention" json:"code_executions_retention"`
-	BackupSchedule          string   `yaml:"backup_schedule" json:"backup_schedule"` // cron spec, empty = no scheduled backup
+	// How long finished bookkeeping rows are kept before the maintenance
+	// job deletes them (issue 20); empty keeps them.
+	ApprovalsRetention Duration `yaml:"approvals_retention" json:"approvals_retention"` // decided and continued approvals
+	UpdatesRetention   Duration `yaml:"updates_retention" json:"updates_retention"`     // processed Telegram updates
+	OutboxRetention    Duration `yaml:"outbox_retention" json:"outbox_retention"`       // reply parts sent
+	FiringsRetention   Duration `yaml:"firings_retention" json:"firings_retention"`     // schedule firings sent, missed or failed
+	// TokenUsageRetention is how long token usage stays per call; older
+	// calls are rolled up into per-day totals (per user, thread, model).
+	TokenUsageRetention Duration `yaml:"token_usage_retention" json:"token_usage_retention"`
+	BackupSchedule      string   `yaml:"backup_schedule" json:"backup_schedule"` // cron spec, empty = no scheduled backup
 }
 
 // ApprovalsPolicy says which actions need a human's yes.
@@ -244,6 +253,11 @@ func DefaultPolicy() *Policy {
 			AutoDivide:              "daily",
 			AutoDivideTime:          "00:00",
 			CodeExecutionsRetention: MustDuration("P30D"),
+			ApprovalsRetention:      MustDuration("P30D"),
+			UpdatesRetention:        MustDuration("P7D"),
+			OutboxRetention:         MustDuration("P7D"),
+			FiringsRetention:        MustDuration("P30D"),
+			TokenUsageRetention:     MustDuration("P400D"),
 		},
 		Approvals: ApprovalsPolicy{
 			Required: []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets, ActionMCPWrite},

@@ -34,6 +34,10 @@ type Config struct {
 	// Code prunes code executions older than the policy's
 	// sessions.code_executions_retention; nil leaves the job out.
 	Code ExecutionPruner
+	// Prune deletes finished bookkeeping rows and rolls token usage up
+	// per day after the policy's sessions.*_retention (maintenance.go);
+	// nil leaves the bookkeeping.prune job out.
+	Prune kairos.Pruner
 	// Backup writes a database backup to path (which does not exist
 	// yet); with BackupDir it runs on sessions.backup_schedule.
 	Backup     func(ctx context.Context, path string) error

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kairos-agent/kairos"
 )
 
 // pruneCode deletes code executions older than the policy's
@@ -24,6 +26,39 @@ func (s *Scheduler) pruneCode(ctx context.Context, now time.Time) (string, error
 		return "", err
 	}
 	return fmt.Sprintf("deleted %d executions before %s", n, before.UTC().Format(time.RFC3339)), nil
+}
+
+// pruneAttemptsAfter is how long a pairing attempt window is kept: past
+// the hour that counts (bot.AttemptWindow), with room to spare.
+const pruneAttemptsAfter = 2 * time.Hour
+
+// Cutoffs turns the policy's retention into the times before which
+// finished rows go. Token usage is cut at a UTC midnight, so a day is
+// rolled up whole.
+func Cutoffs(s kairos.SessionsPolicy, now time.Time) kairos.PruneCutoffs {
+	before := func(d kairos.Duration) time.Time {
+		if keep := d.Approx(); keep > 0 {
+			return now.Add(-keep)
+		}
+		return time.Time{}
+	}
+	c := kairos.PruneCutoffs{
+		Approvals: before(s.ApprovalsRetention), Updates: before(s.UpdatesRetention), Outbox: before(s.OutboxRetention),
+		Firings: before(s.FiringsRetention), Attempts: now.Add(-pruneAttemptsAfter),
+	}
+	if t := before(s.TokenUsageRetention); !t.IsZero() {
+		c.TokenUsage = t.UTC().Truncate(24 * time.Hour)
+	}
+	return c
+}
+
+// pruneFinished deletes the finished bookkeeping rows the policy no
+// longer keeps (decided approvals, processed updates, sent outbox rows,
+// finished firings, ended attempt windows) and rolls old token usage up
+// into per-day totals.
+func (s *Scheduler) pruneFinished(ctx context.Context, now time.Time) (string, error) {
+	n, err := s.cfg.Prune.PruneFinished(ctx, Cutoffs(s.cfg.Policy().Sessions, now))
+	return n.String(), err
 }
 
 // Backup file names: kairos-<UTC stamp>.db in Config.BackupDir.

@@ -21,6 +21,7 @@ const (
 	JobRollup       = "summaries.rollup"
 	JobClockCompact = "clock.compact"
 	JobCodePrune    = "code_executions.prune"
+	JobPrune        = "bookkeeping.prune"
 	JobJournalPrune = "job_runs.prune"
 	JobBackup       = "backup"
 )
@@ -95,6 +96,9 @@ func New(cfg Config) *Scheduler {
 	}
 	if cfg.Code != nil {
 		s.Add(Job{Name: JobCodePrune, Spec: Every("@every 6h"), AtStart: true, Run: s.pruneCode})
+	}
+	if cfg.Prune != nil {
+		s.Add(Job{Name: JobPrune, Spec: Every("@every 1h"), AtStart: true, Run: s.pruneFinished})
 	}
 	if cfg.Journal != nil {
 		s.Add(Job{Name: JobJournalPrune, Spec: Every("@every 24h"), AtStart: true, Run: func(ctx context.Context, now time.Time) (string, error) {

@@ -182,6 +182,11 @@ func validate(p *kairos.Policy) []fieldErr {
 		c.add("sessions.auto_divide_time", "%q is not a time of day HH:MM (00:00 to 23:59)", s.AutoDivideTime)
 	}
 	c.dur("sessions.code_executions_retention", s.CodeExecutionsRetention, true)
+	c.dur("sessions.approvals_retention", s.ApprovalsRetention, true)
+	c.dur("sessions.updates_retention", s.UpdatesRetention, true)
+	c.dur("sessions.outbox_retention", s.OutboxRetention, true)
+	c.dur("sessions.firings_retention", s.FiringsRetention, true)
+	c.dur("sessions.token_usage_retention", s.TokenUsageRetention, true)
 	if s.BackupSchedule != "" {
 		if _, err := cron.ParseStandard(s.BackupSchedule); err != nil {
 			c.add("sessions.backup_schedule", "%q is not a cron schedule (5 fields or @daily): %v", s.BackupSchedule, err)

@@ -194,7 +194,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	jcfg := jobs.Config{
 		Sessions: c.sessions, Memories: c.memories, Model: c.spend, Policy: c.policy,
 		Models:  func() []string { return c.agent.Models(c.policy()) },
-		Journal: store.NewJobStore(c.db), Code: c.code, Logger: c.log,
+		Journal: store.NewJobStore(c.db), Code: c.code, Prune: store.NewMaintenance(c.db), Logger: c.log,
 		// provider.SessionTimezone's answer from the two settings it
 		// needs (one query; the rollover asks on every turn).
 		Timezone: func(ctx context.Context, thread, _ string) *time.Location {
