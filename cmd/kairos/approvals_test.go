@@ -249,7 +249,10 @@ func TestApprovalExpiredDuringDowntime(t *testing.T) {
 		t.Skip("subprocess crash test")
 	}
 	bin := kairosBinary(t)
-	rig := newApprovalRig(t, "approvals:\n  timeout: PT2S\n")
+	// The first process must die before the request expires: at load 12
+	// the pause and the kill took over 2 s and the first process expired
+	// it itself. 8 s leaves room for a busy machine.
+	rig := newApprovalRig(t, "approvals:\n  timeout: PT8S\n")
 	first := startProc(t, bin, rig.vars)
 	var db *store.DB
 	kb, data := rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
