@@ -100,7 +100,7 @@ func (be *consoleBackend) DecideApproval(ctx context.Context, id string, approve
 }
 
 func (be *consoleBackend) Usage(ctx context.Context, userID int64, since time.Time) (any, error) {
-	return be.c.usageRows(ctx, userID, since)
+	return usageReport(ctx, be.c.db, userID, since.Format(time.DateOnly), be.c.now())
 }
 
 // Skills lists every skill with its current version, in the shape of
@@ -268,14 +268,26 @@ func (r *apiReplier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (
 func (be *consoleBackend) Overview(ctx context.Context) (*web.Overview, error) {
 	turns, lat, errs := be.c.metrics.Activity().LastHour()
 	o := &web.Overview{TurnsPerMinute: turns, ModelLatencyMS: lat, Errors: errs}
-	day := be.c.now().UTC().Truncate(24 * time.Hour)
-	rows, err := be.c.usageRows(ctx, 0, day)
+	// Today in each user's own zone: the days of yesterday and today (UTC)
+	// cover every zone; keep the lines whose day is today where the user is.
+	now := be.c.now()
+	rows, err := usageReport(ctx, be.c.db, 0, now.UTC().AddDate(0, 0, -1).Format(time.DateOnly), now)
 	if err != nil {
 		return nil, err
 	}
+	zone := userZone(store.NewClockStore(be.c.db), be.c.now)
 	for _, r := range rows {
-		o.TokensToday += r.PromptTokens + r.CompletionTokens
-		o.CostTodayUSD += r.CostUSD
+		loc := zone(ctx, r.UserKey)
+		if loc == nil {
+			loc = time.UTC
+		}
+		if r.Day != now.In(loc).Format(time.DateOnly) {
+			continue
+		}
+		o.TokensToday += r.Tokens
+		if r.CostUSD != nil {
+			o.CostTodayUSD += *r.CostUSD
+		}
 	}
 	pending, _, err := be.Approvals(ctx, kairos.ApprovalPending, kairos.Page{Limit: 200})
 	if err != nil {
@@ -288,33 +300,4 @@ func (be *consoleBackend) Overview(ctx context.Context) (*web.Overview, error) {
 	}
 	o.Users = len(users)
 	return o, nil
-}
-
-// usageRow is one user, model and day of token use.
-type usageRow struct {
-	User             string  `json:"user"`
-	Model            string  `json:"model"`
-	Day              string  `json:"day"`
-	PromptTokens     int64   `json:"prompt_tokens"`
-	CompletionTokens int64   `json:"completion_tokens"`
-	Calls            int64   `json:"calls"`
-	CostUSD          float64 `json:"cost_usd"`
-}
-
-// usageRows reads token use per user, model and day (UTC) since a time.
-func (c *core) usageRows(ctx context.Context, userID int64, since time.Time) ([]usageRow, error) {
-	user := ""
-	if userID != 0 {
-		user = kairos.UserKey(kairos.ChannelTelegram, userID)
-	}
-	rows, err := store.NewDirectory(c.db).TokenUse(ctx, user, since)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]usageRow, len(rows))
-	for i, r := range rows {
-		out[i] = usageRow{User: r.UserKey, Model: r.Model, Day: r.Day, PromptTokens: r.PromptTokens,
-			CompletionTokens: r.CompletionTokens, Calls: r.Calls}
-	}
-	return out, nil
 }

@@ -190,6 +190,17 @@ func TestAPIMessageRunsATurnAndDelivers(t *testing.T) {
 	if got := e.llm.LastRequest().LastUserMessage(); got != "turn off the lights" {
 		t.Fatalf("the model saw %q", got)
 	}
+	// The turn is counted against the user, as kairos usage reports it.
+	read := e.apiToken(t, "read", "usage")
+	var rows []any
+	waitFor(t, "the turn in /api/v1/usage", func() bool {
+		_, u := apiCall(t, "GET", "http://"+addr+"/api/v1/usage?user_id=2002", read, "", nil)
+		rows, _ = u["rows"].([]any)
+		return len(rows) == 1
+	})
+	if r := rows[0].(map[string]any); r["model"] != "test-model" || r["tokens"].(float64) <= 0 || r["user_id"].(float64) != 2002 {
+		t.Fatalf("usage row = %v", r)
+	}
 }
 
 var linkRe = regexp.MustCompile(`https?://\S+/console/login\?t=\S+`)

@@ -205,17 +205,29 @@ func (m *Main) runUsage(ctx context.Context, user int64, since string) error {
 	if err != nil {
 		return err
 	}
-	userKey := ""
-	if user != 0 {
-		userKey = kairos.UserKey(kairos.ChannelTelegram, user)
-	}
 	now := time.Now()
 	if m.Now != nil {
 		now = m.Now()
 	}
-	days, err := usage.Days(ctx, store.NewUsageStore(db), userZone(store.NewClockStore(db), func() time.Time { return now }), userKey, since, now)
+	out, err := usageReport(ctx, db, user, since, now)
 	if err != nil {
 		return err
+	}
+	enc := json.NewEncoder(m.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// usageReport is `kairos usage`'s lines (also the API's and the
+// console's): per user, model and day in the user's zone since a date.
+func usageReport(ctx context.Context, db *store.DB, user int64, since string, now time.Time) ([]usageLine, error) {
+	userKey := ""
+	if user != 0 {
+		userKey = kairos.UserKey(kairos.ChannelTelegram, user)
+	}
+	days, err := usage.Days(ctx, store.NewUsageStore(db), userZone(store.NewClockStore(db), func() time.Time { return now }), userKey, since, now)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]usageLine, 0, len(days))
 	for _, d := range days {
@@ -229,9 +241,7 @@ func (m *Main) runUsage(ctx context.Context, user int64, since string) error {
 		}
 		out = append(out, r)
 	}
-	enc := json.NewEncoder(m.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return out, nil
 }
 
 // codeStatsChart sends /codestats' picture: the runs that succeeded and
