@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/store"
+	"github.com/kairos-agent/kairos/store/storetest"
+	"github.com/kairos-agent/kairos/tools/skill"
 )
 
 // tokens is the agent's estimate (agent.EstimateTokens).
@@ -96,6 +100,43 @@ func BenchmarkSkillCall(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tool := r.s.ToolsFor(r.pol, kairos.ToolScope{UserKey: owner, All: true})[0]
+		if _, err := tool.Action(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+		res, err := tool.Call(ctx, in)
+		if err != nil || !strings.Contains(string(res.Content), `"success":true`) {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+// instantRunner answers every cell at once: what a skill call costs on
+// top of it is the call's own overhead.
+type instantRunner struct{}
+
+func (instantRunner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellResult, error) {
+	return &kairos.CellResult{Success: true, Output: json.RawMessage(`{"doubled":42}`), Duration: time.Millisecond}, nil
+}
+
+// BenchmarkSkillCallOverhead is one skill__ call (offered-list lookup,
+// Action, Call: store read, input check, run record, trace) around a cell
+// that costs nothing: the cost of a skill call beyond its cell's own run.
+func BenchmarkSkillCallOverhead(b *testing.B) {
+	db := storetest.MustOpenDB(b)
+	st := store.NewSkillStore(db)
+	s := skill.New(skill.Config{Store: st, Runner: instantRunner{}, Executions: store.NewCodeStore(db)})
+	ctx := context.Background()
+	v := &kairos.SkillVersion{Description: "Doubles", InputSchema: json.RawMessage(`{"type":"object"}`), Code: doubleCode,
+		Tests: []kairos.SkillTest{{Input: json.RawMessage(`{}`), Expect: json.RawMessage(`null`)}}}
+	if err := st.CreateSkill(ctx, &kairos.Skill{Name: "double", Owner: owner}, v); err != nil {
+		b.Fatal(err)
+	}
+	p := kairos.DefaultPolicy()
+	in := &kairos.ToolInvocation{CallID: "c", Name: "skill__double", Arguments: json.RawMessage(`{"n":21}`), UserKey: owner}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tool := s.ToolsFor(p, kairos.ToolScope{UserKey: owner, All: true})[0]
 		if _, err := tool.Action(ctx, in); err != nil {
 			b.Fatal(err)
 		}

@@ -141,3 +141,27 @@ func TestSelfUpdateOffRemovesEverything(t *testing.T) {
 		t.Fatalf("skill list with self_update off: %v", err)
 	}
 }
+
+// Scope: a skill is its owner's; once an operator shares it every user is
+// offered it, but only its owner can change it.
+func TestSharedSkill(t *testing.T) {
+	r := newRig(t, nil)
+	r.do(t, inv(createArgs("double", doubleCode)))
+	other := kairos.ToolScope{UserKey: "telegram:3003", All: true}
+	if n := len(r.s.ToolsFor(r.pol, other)); n != 0 {
+		t.Fatalf("unshared skill offered to another user (%d)", n)
+	}
+	sk, _ := r.st.FindSkill(context.Background(), owner, "double")
+	if err := r.st.SetSkillScope(context.Background(), sk.ID, kairos.SkillScopeShared); err != nil {
+		t.Fatal(err)
+	}
+	r.s.Changed()
+	if ts := r.s.ToolsFor(r.pol, other); len(ts) != 1 || ts[0].Spec().Name != "skill__double" {
+		t.Fatalf("shared skill not offered: %v", ts)
+	}
+	in := inv(map[string]any{"action": "update", "name": "double", "code": doubleCode + " // mine now"})
+	in.UserKey = "telegram:3003"
+	if _, err := r.s.Tool().Action(context.Background(), in); kairos.ErrorCode(err) != kairos.EFORBIDDEN {
+		t.Fatalf("another user updated a shared skill: %v", err)
+	}
+}
