@@ -146,3 +146,30 @@ func TestContextLengthCompactsHistory(t *testing.T) {
 		t.Fatalf("not compacted: %d → %d messages", len(reqs[0].Messages), len(reqs[1].Messages))
 	}
 }
+
+// TestThinkingNeverReachesUserOrStore: a model's <think> block is shown
+// neither while streaming nor in the answer, and is not stored (so not in
+// later prompts, memories or summaries).
+func TestThinkingNeverReachesUserOrStore(t *testing.T) {
+	h := newHarness(t, []string{"qwen3"}, false)
+	h.llm.Enqueue(testkit.TextReply("<think>The user wants a secret plan. Plan: XYZZY.</think>Hello Ann!"))
+	out := &mock.Replier{}
+	if err := h.agent.HandleMessage(context.Background(), dm("hi"), out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Text() != "Hello Ann!" {
+		t.Fatalf("final %q", out.Text())
+	}
+	for _, p := range out.Partials() {
+		if strings.Contains(p, "XYZZY") || strings.Contains(p, "think") {
+			t.Errorf("thinking streamed: %q", p)
+		}
+	}
+	sess, _ := h.sessions.OpenSession(context.Background(), dm("").ThreadKey(), "", time.Now())
+	msgs, _ := h.sessions.Messages(context.Background(), sess.ID, 0, 0)
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "XYZZY") {
+			t.Errorf("thinking stored: %q", m.Content)
+		}
+	}
+}

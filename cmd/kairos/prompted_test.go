@@ -100,3 +100,31 @@ func TestPromptedToolCallingThroughMain(t *testing.T) {
 		})
 	}
 }
+
+// TestModelsSectionHotReload: an edit of models.<name>.tool_calling
+// applies to the next turn without a restart.
+func TestModelsSectionHotReload(t *testing.T) {
+	e := newEnv(t)
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply { return testkit.TextReply("hi " + r.LastUserMessage()) })
+	e.start()
+	const user = 2002
+	e.tg.PushText(user, user, "first", time.Now())
+	waitReply(t, e.tg, user, 1, "hi first")
+	if r := e.llm.LastRequest(); len(r.Tools) == 0 {
+		t.Fatal("native mode sent no tools")
+	}
+	os.WriteFile(e.vars["KAIROS_POLICY"], []byte(fmt.Sprintf("access:\n  operators: [%d]\n  allowed_users: [2002]\nmodels:\n  test-model: {tool_calling: prompted}\n", operatorID)), 0o600)
+	deadline := time.Now().Add(20 * time.Second)
+	for n := 2; ; n++ {
+		say := fmt.Sprintf("message %d", n)
+		e.tg.PushText(user, user, say, time.Now())
+		waitReply(t, e.tg, user, n, "hi "+say)
+		if r := e.llm.LastRequest(); len(r.Tools) == 0 && strings.Contains(r.SystemPrompt(), "<tool_call>") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the models section edit never applied")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
