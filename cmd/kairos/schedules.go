@@ -67,7 +67,7 @@ func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 		},
 		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
 			r := clockstate.ParseAnchoredTime(text, tz, ref)
-			return schedtool.Parsed{Start: r.Start, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion}
+			return schedtool.Parsed{Start: r.Start, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat}
 		},
 		ParseRepeat: func(s string) (schedtool.Repeat, error) {
 			r, err := schedules.ParseRepeat(s)

@@ -18,6 +18,9 @@ type Parsed struct {
 	Start                 *time.Time
 	NeedsClarification    bool
 	ClarificationQuestion string
+	// Repeat is the RRULE the expression itself states ("every weekday
+	// at 8am"); used when the call gives no repeat.
+	Repeat string
 }
 
 // Repeat is a parsed recurrence: a normalized RRULE and, when the words
@@ -393,6 +396,9 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 			return nil, "", kairos.Errorf(kairos.EINVALID, "I cannot read a time in %q; say e.g. \"tomorrow at 9\", \"in 20 minutes\" or give RFC 3339", w)
 		}
 		start = p.Start.In(loc)
+		if s.Repeat == "" {
+			s.Repeat = p.Repeat // the same reading as `kairos clock parse`
+		}
 	}
 	if s.Repeat == "" {
 		if !start.After(now) {

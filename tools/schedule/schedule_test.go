@@ -21,7 +21,7 @@ func newTool(t *testing.T, zone string) (*schedtool.Tool, *store.ScheduleStore) 
 		Zone: func(context.Context, string) (string, error) { return zone, nil },
 		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
 			r := clockstate.ParseAnchoredTime(text, tz, ref)
-			return schedtool.Parsed{Start: r.Start, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion}
+			return schedtool.Parsed{Start: r.Start, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat}
 		},
 		ParseRepeat: func(s string) (schedtool.Repeat, error) {
 			r, err := schedules.ParseRepeat(s)
@@ -52,6 +52,9 @@ func TestCreate(t *testing.T) {
 			reason: `creates a reminder "dentist" for Wed 25 Nov 09:00 Europe/Lisbon`, next: "2026-11-25T09:00:00Z"},
 		{name: "weekday plain form", zone: "America/New_York", args: `{"action":"create","repeat":"every weekday at 8am","text":"stand-up"}`,
 			reason: "Wed 25 Nov 08:00 America/New_York, repeating every weekday at 8am", next: "2026-11-25T08:00:00-05:00"},
+		// The recurrence read in when itself ("every weekday" was dropped).
+		{name: "repeat read from when", zone: "America/New_York", args: `{"action":"create","when":"every weekday at 8am","text":"stand-up"}`,
+			reason: "Wed 25 Nov 08:00 America/New_York, repeating FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", next: "2026-11-25T08:00:00-05:00"},
 		{name: "no zone asks", zone: "", args: `{"action":"create","when":"tomorrow at 9","text":"x"}`, clarify: true},
 		{name: "past", zone: "UTC", args: `{"action":"create","when":"2026-11-20T09:00:00Z","text":"x"}`, errSub: "in the past"},
 		{name: "two kinds", zone: "UTC", args: `{"action":"create","when":"2026-11-25T09:00:00Z","text":"x","task":"y"}`, errSub: "exactly one"},
