@@ -109,6 +109,8 @@ type turn struct {
 	hooks     *kairos.TurnHooks // work deferred until the turn is saved (kairos.AfterTurn)
 	toolCalls int
 	tokens    int
+	model     string    // the model that answered last (the turn's log line)
+	start     time.Time // when the turn began (the turn's log line)
 	mode      string
 	tm        *kairos.ThreadMode
 	modeDirty bool              // the mode or envelope changed in this turn
@@ -160,7 +162,7 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 			return fmt.Errorf("rollover: %w", err)
 		}
 	}
-	t := &turn{in: in, env: env, sess: sess, pol: a.cfg.Policy(), out: out}
+	t := &turn{in: in, env: env, sess: sess, pol: a.cfg.Policy(), out: out, start: time.Now()}
 	ctx, t.hooks = kairos.WithTurnHooks(ctx)
 	if in.Untrusted != "" {
 		t.taint(in.Untrusted)
@@ -198,7 +200,7 @@ func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) e
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		a.log.Error("turn failed", "thread", in.ThreadKey(), "err", err)
+		a.logTurn(t, "failed", err)
 		if a.cfg.OnModelFailure != nil && isModelFailure(err) {
 			a.cfg.OnModelFailure(ctx, err)
 		}
@@ -219,6 +221,7 @@ func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) e
 	if err := out.Final(ctx, answer); err != nil {
 		return fmt.Errorf("deliver answer: %w", err)
 	}
+	a.logTurn(t, "answered", nil)
 	err = a.recordAgentMessage(ctx, in, answer)
 	// The turn is saved: what tools deferred runs now (ending the session
 	// after the turn that asked for it, so the turn is in its summary).
@@ -321,6 +324,7 @@ func (a *Agent) chatModels(ctx context.Context, t *turn, req kairos.ChatRequest)
 	var lastErr error
 	for _, model := range models {
 		req.Model = model
+		t.model = model // the last model tried (the turn's log line)
 		for attempt := 0; attempt <= retries; attempt++ {
 			if attempt > 0 {
 				if err := kairos.RetryWait(ctx, attempt, lastErr, a.cfg.Backoff); err != nil {
@@ -592,6 +596,8 @@ func (a *Agent) ask(ctx context.Context, t *turn, call kairos.ToolCall, act kair
 		}
 		dec.Outcome = kairos.DecisionDenied
 	}
+	a.log.Info("approval decided", "user_id", t.in.UserID, "thread", t.in.ThreadKey(), "action", act.Name,
+		"outcome", dec.Outcome, "by", dec.By, "reason", reason)
 	return dec
 }
 

@@ -52,3 +52,15 @@ func apologyFor(err error) string {
 	}
 	return Apology
 }
+
+// logTurn writes the turn's one log line: who, where, which model, how
+// many tokens, how long; a failed turn is an error with its cause.
+func (a *Agent) logTurn(t *turn, outcome string, err error) {
+	args := []any{"user_id", t.in.UserID, "thread", t.in.ThreadKey(), "model", t.model, "tokens", t.tokens,
+		"tool_calls", t.toolCalls, "ms", time.Since(t.start).Milliseconds(), "outcome", outcome}
+	if err != nil {
+		a.log.Error("turn", append(args, "err", err)...)
+		return
+	}
+	a.log.Info("turn", args...)
+}

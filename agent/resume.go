@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -105,7 +106,7 @@ func (a *Agent) Resume(ctx context.Context, state []byte, dec kairos.Decision, o
 	if err != nil {
 		return fmt.Errorf("resume turn: %w", err)
 	}
-	t := &turn{in: p.In, env: p.Env, sess: sess, pol: a.cfg.Policy(), out: out, tainted: p.Tainted, taintedBy: p.TaintedBy, toolCalls: p.ToolCalls,
+	t := &turn{in: p.In, env: p.Env, sess: sess, pol: a.cfg.Policy(), out: out, start: time.Now(), tainted: p.Tainted, taintedBy: p.TaintedBy, toolCalls: p.ToolCalls,
 		tokens: p.Tokens, modeDirty: p.ModeDirty, pending: p.Pending}
 	t.msgs = p.Msgs
 	ctx, t.hooks = kairos.WithTurnHooks(ctx)

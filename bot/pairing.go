@@ -31,6 +31,7 @@ func (b *Bot) refuse(ctx context.Context, in *kairos.Inbound, out *replier) erro
 		b.log.Debug("stranger not answered (pairing attempts limited)")
 		return nil
 	}
+	b.log.Info("stranger refused", "user_id", in.UserID, "chat_id", in.ChatID, "pairing", b.cfg.Policy().Access.Pairing)
 	text := fmt.Sprintf("Sorry, I only talk to people my operator has approved. Your Telegram id is `%d`.", in.UserID)
 	if b.cfg.Policy().Access.Pairing {
 		text += fmt.Sprintf(" To ask for access, send your operator this pairing code: `%s`", b.PairingCode(in.UserID))

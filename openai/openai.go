@@ -538,7 +538,11 @@ func (c *Client) Ping(ctx context.Context) error {
 func (c *Client) logFailure(op string, err error) {
 	var pe *kairos.ProviderError
 	if errors.As(err, &pe) {
-		c.log.Warn("model provider call failed", "op", op, "status", pe.StatusCode, "retryable", pe.Retryable,
+		level := slog.LevelWarn
+		if strings.HasPrefix(op, "chat ") {
+			level = slog.LevelDebug // the agent logs each chat attempt it makes: one line per failure
+		}
+		c.log.Log(context.Background(), level, "model provider call failed", "op", op, "status", pe.StatusCode, "retryable", pe.Retryable,
 			"retry_after", pe.RetryAfter, "error", pe.Message)
 		return
 	}

@@ -130,8 +130,10 @@ func (db *DB) Migrate(ctx context.Context) ([]int64, error) {
 		if err := applyOne(ctx, conn, db.dialect, m, db.Now().UnixMilli()); err != nil {
 			return done, err
 		}
-		db.log.Info("migration applied", "version", m.version, "name", m.name)
 		done = append(done, m.version)
+	}
+	if len(done) > 0 {
+		db.log.Info("migrations applied", "count", len(done), "versions", fmt.Sprint(done))
 	}
 	return done, nil
 }

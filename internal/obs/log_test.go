@@ -30,3 +30,18 @@ func TestRedactingHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestShortSecretsMaskedAsWholeValues: a short secret is masked where it
+// stands alone, not inside other words; a long one everywhere.
+func TestShortSecretsMaskedAsWholeValues(t *testing.T) {
+	const token = "123456:AAEexampleBotTokenValue"
+	var buf bytes.Buffer
+	log := obs.NewLogger(&buf, "text", slog.LevelDebug, []string{"admin", token})
+	log.Info("the administrator logged in", "who", "admin", "pw", "admin!", "url", "https://x/bot"+token+"/getMe")
+	out := buf.String()
+	for _, want := range []string{"the administrator logged in", "who=[REDACTED]", `pw=[REDACTED]!`, "bot[REDACTED]/getMe"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("log lacks %q:\n%s", want, out)
+		}
+	}
+}
