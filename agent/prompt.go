@@ -208,16 +208,8 @@ func (a *Agent) foldIntoSummary(ctx context.Context, t *turn, old []*kairos.Mess
 		b.WriteString("Summary so far:\n" + t.sess.RunningSummary + "\n\n")
 	}
 	b.WriteString("Turns to add:\n")
-	for _, m := range old {
-		if m.Role == kairos.RoleTool {
-			fmt.Fprintf(&b, "[tool %s result] %s\n", m.Name, kairos.Clip(m.Content, 400))
-			continue
-		}
-		if m.Content != "" {
-			fmt.Fprintf(&b, "%s: %s\n", m.Role, kairos.Clip(m.Content, 2000))
-		}
-	}
-	req := kairos.ChatRequest{MaxTokens: 400, Messages: []kairos.ChatMessage{
+	b.WriteString(a.foldLines(t, old, b.Len()))
+	req := kairos.ChatRequest{MaxTokens: summaryMaxTokens, Messages: []kairos.ChatMessage{
 		{Role: kairos.RoleSystem, Content: "Update the running summary of a conversation. Keep facts, decisions, open questions, names, dates and numbers. At most 200 words. Reply with the summary only."},
 		{Role: kairos.RoleUser, Content: b.String()},
 	}}
@@ -235,6 +227,42 @@ func (a *Agent) foldIntoSummary(ctx context.Context, t *turn, old []*kairos.Mess
 	}
 	t.sess.RunningSummary, t.sess.SummarizedThrough = summary, through
 	return nil
+}
+
+const summaryMaxTokens = 400
+
+// foldLines writes the turns to fold into the summary, one line each. When
+// the model's window is known they are fitted into it, newest first (the
+// summary call must not fail for the very length it is there to cure);
+// the lines left out are counted in a note.
+func (a *Agent) foldLines(t *turn, old []*kairos.Message, head int) string {
+	lines := make([]string, 0, len(old))
+	for _, m := range old {
+		switch {
+		case m.Role == kairos.RoleTool:
+			lines = append(lines, fmt.Sprintf("[tool %s result] %s\n", m.Name, kairos.Clip(m.Content, 400)))
+		case m.Content != "":
+			lines = append(lines, fmt.Sprintf("%s: %s\n", m.Role, kairos.Clip(m.Content, 2000)))
+		}
+	}
+	model := a.turnModels(t)[0]
+	window := a.contextWindow(t.pol, model)
+	if window <= 0 {
+		return strings.Join(lines, "")
+	}
+	budget := window - window/windowMargin - summaryMaxTokens - 120 - head/3
+	first := len(lines)
+	for used := 0; first > 0; first-- {
+		used += a.tokens.text(model, lines[first-1])
+		if used > budget {
+			break
+		}
+	}
+	if first == 0 {
+		return strings.Join(lines, "")
+	}
+	a.log.Warn("running summary: older messages do not fit the model's window and are left out", "model", model, "left_out", first)
+	return fmt.Sprintf("(%d older messages did not fit and are left out)\n", first) + strings.Join(lines[first:], "")
 }
 
 func toolCallsText(calls []kairos.ToolCall) string {

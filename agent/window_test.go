@@ -115,3 +115,27 @@ func TestWindowCountsWithTheCounter(t *testing.T) {
 		t.Errorf("messages kept: %v; the counter was not used", kept)
 	}
 }
+
+// TestSummaryCallFitsTheWindow: a long backlog folded for a small window
+// does not make the summary request itself too long.
+func TestSummaryCallFitsTheWindow(t *testing.T) {
+	h := windowHarness(t, nil)
+	h.pol.Agent.HistoryTokens = 100000
+	fill(t, h, 30) // no window yet: everything stays in the history
+	h.pol.Models = map[string]kairos.ModelSpec{"small": {ContextWindow: 1200, MaxOutputTokens: 200}}
+	h.llm.SetQuirks("", testkit.Quirks{ContextWindow: 1200})
+	n := len(h.llm.Requests())
+	h.llm.Enqueue(testkit.TextReply("summary"), testkit.TextReply("answer"))
+	out := &mock.Replier{}
+	if err := h.agent.HandleMessage(context.Background(), dm("now"), out); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range h.llm.Requests()[n:] {
+		if r.Status != 200 {
+			t.Errorf("a request was refused (%d tokens): status %d", testkit.PromptTokens(r), r.Status)
+		}
+	}
+	if out.Text() != "answer" {
+		t.Errorf("final %q", out.Text())
+	}
+}
