@@ -3,6 +3,7 @@ package web
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -200,4 +201,57 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"answer": answer, "delivered": deliver})
+}
+
+// skillID reads a skill's numeric id from the path.
+func skillID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, kairos.Errorf(kairos.EINVALID, "A skill's id is a number (GET /api/v1/skills lists them).")
+	}
+	return id, nil
+}
+
+func (s *Server) skill(w http.ResponseWriter, r *http.Request) {
+	id, err := skillID(r)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	v, err := s.cfg.Backend.Skill(r.Context(), id)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+type skillActionIn struct {
+	Action string `json:"action"`
+	To     int    `json:"to,omitempty"`
+}
+
+var skillActions = map[string]bool{"disable": true, "enable": true, "share": true, "unshare": true, "rollback": true}
+
+func (s *Server) skillAction(w http.ResponseWriter, r *http.Request) {
+	id, err := skillID(r)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	var in skillActionIn
+	if err := decodeBody(r, &in); err != nil {
+		s.writeError(w, err)
+		return
+	}
+	if !skillActions[in.Action] {
+		s.writeError(w, kairos.Errorf(kairos.EINVALID, "action must be disable, enable, share, unshare or rollback."))
+		return
+	}
+	said, err := s.cfg.Backend.SkillAction(r.Context(), id, in.Action, in.To)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"result": said})
 }

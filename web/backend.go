@@ -27,6 +27,13 @@ type Backend interface {
 	Usage(ctx context.Context, userID int64, since time.Time) (any, error)
 	// Skills lists the approved skills.
 	Skills(ctx context.Context) (any, error)
+	// Skill is one skill with its kept versions, each with the diff from
+	// the version before it (ENOTFOUND).
+	Skill(ctx context.Context, id int64) (any, error)
+	// SkillAction disables, enables, shares, unshares or rolls back a skill
+	// (to version `to`, or the one before the current) as an operator;
+	// it returns the sentence the Telegram button shows.
+	SkillAction(ctx context.Context, id int64, action string, to int) (string, error)
 	// Tools lists the tools the model is offered and the MCP servers.
 	Tools(ctx context.Context) (any, error)
 	// PolicyText returns the policy file's text ("" when the defaults

@@ -20,7 +20,12 @@ var templateFS embed.FS
 var staticFS embed.FS
 
 var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
+	// when shows a time (or its RFC 3339 text, as JSON rows carry it).
+	"when": func(v any) string {
+		t, _ := v.(time.Time)
+		if s, ok := v.(string); ok {
+			t, _ = time.Parse(time.RFC3339Nano, s)
+		}
 		if t.IsZero() {
 			return "never"
 		}
@@ -50,7 +55,7 @@ type view struct {
 }
 
 var titles = map[string]string{"overview": "Overview", "users": "Users", "threads": "Threads", "thread": "Thread",
-	"memories": "Memories", "schedules": "Schedules", "approvals": "Approvals", "policy": "Policy", "usage": "Usage", "login": "Sign in"}
+	"memories": "Memories", "schedules": "Schedules", "approvals": "Approvals", "policy": "Policy", "usage": "Usage", "login": "Sign in", "skills": "Skills", "skill": "Skill"}
 
 // render writes a page with the console's security headers.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, sess *session, data any) {
@@ -108,8 +113,9 @@ func (s *Server) registerConsole(mux *http.ServeMux) {
 	mux.Handle("POST /console/schedules/cancel", s.withSession(s.cancelPost))
 	mux.Handle("GET /console/approvals", s.withSession(s.approvalsPage))
 	mux.Handle("POST /console/approvals/decide", s.withSession(s.decidePost))
-	mux.Handle("GET /console/skills", s.withSession(s.jsonPageOf("skills", "Skills", "Approved skills, their versions and owners.",
-		func(r *http.Request) (any, error) { return s.cfg.Backend.Skills(r.Context()) })))
+	mux.Handle("GET /console/skills", s.withSession(s.skillsPage))
+	mux.Handle("GET /console/skill", s.withSession(s.skillPage))
+	mux.Handle("POST /console/skill/action", s.withSession(s.skillPost))
 	mux.Handle("GET /console/tools", s.withSession(s.jsonPageOf("tools", "Tools", "The tools the model is offered and the MCP servers' state.",
 		func(r *http.Request) (any, error) { return s.cfg.Backend.Tools(r.Context()) })))
 	mux.Handle("GET /console/usage", s.withSession(s.usagePage))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/kairos-agent/kairos"
@@ -206,4 +208,55 @@ func statusFor(err error) int {
 		return st
 	}
 	return http.StatusInternalServerError
+}
+
+// asRows turns a backend list into template rows (maps by JSON name).
+func asRows(v any) []map[string]any {
+	b, _ := json.Marshal(v)
+	var rows []map[string]any
+	_ = json.Unmarshal(b, &rows)
+	return rows
+}
+
+func (s *Server) skillsPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	v, err := s.cfg.Backend.Skills(r.Context())
+	if err != nil {
+		s.consoleError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "skills", sess, map[string]any{"Skills": asRows(v)})
+}
+
+func (s *Server) skillPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	id, err := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64)
+	if err != nil {
+		s.consoleError(w, r, kairos.Errorf(kairos.EINVALID, "A skill's id is a number."))
+		return
+	}
+	v, err := s.cfg.Backend.Skill(r.Context(), id)
+	if err != nil {
+		s.consoleError(w, r, err)
+		return
+	}
+	b, _ := json.Marshal(v)
+	var detail map[string]any
+	_ = json.Unmarshal(b, &detail)
+	s.render(w, r, http.StatusOK, "skill", sess, map[string]any{"Skill": detail})
+}
+
+func (s *Server) skillPost(w http.ResponseWriter, r *http.Request, sess *session) {
+	id, err := strconv.ParseInt(r.PostFormValue("id"), 10, 64)
+	action := r.PostFormValue("action")
+	if err != nil || !skillActions[action] {
+		s.consoleError(w, r, kairos.Errorf(kairos.EINVALID, "Unknown skill or action."))
+		return
+	}
+	to, _ := strconv.Atoi(r.PostFormValue("to"))
+	said, err := s.cfg.Backend.SkillAction(r.Context(), id, action, to)
+	s.recordConsoleWrite(r, sess, statusFor(err))
+	if err != nil {
+		s.consoleError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, fmt.Sprintf("/console/skill?id=%d&flash=%s", id, url.QueryEscape(said)), http.StatusSeeOther)
 }

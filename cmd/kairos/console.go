@@ -17,6 +17,7 @@ import (
 	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/store"
 	schedtool "github.com/kairos-agent/kairos/tools/schedule"
+	skilltool "github.com/kairos-agent/kairos/tools/skill"
 	"github.com/kairos-agent/kairos/web"
 )
 
@@ -113,7 +114,7 @@ func (be *consoleBackend) Skills(ctx context.Context) (any, error) {
 	}
 	out := make([]map[string]any, 0, len(list))
 	for _, s := range list {
-		row := map[string]any{"name": s.Name, "version": s.Version, "owner": s.Owner, "scope": s.Scope, "enabled": s.Enabled,
+		row := map[string]any{"id": s.ID, "name": s.Name, "version": s.Version, "owner": s.Owner, "scope": s.Scope, "enabled": s.Enabled,
 			"created_at": s.CreatedAt, "tainted": s.Tainted, "runs": s.Runs, "run_failures": s.RunFailures}
 		if s.Current != nil {
 			row["description"] = s.Current.Description
@@ -124,6 +125,58 @@ func (be *consoleBackend) Skills(ctx context.Context) (any, error) {
 		out = append(out, row)
 	}
 	return out, nil
+}
+
+// Skill is one skill with its kept versions, newest first, each with the
+// diff from the kept version before it.
+func (be *consoleBackend) Skill(ctx context.Context, id int64) (any, error) {
+	sk, err := be.skillByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := be.c.skills.store.SkillVersions(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	versions := make([]map[string]any, len(vs))
+	for i, v := range vs {
+		row := map[string]any{"version": v.Version, "description": v.Description, "code": v.Code, "tests": v.Tests,
+			"capabilities": v.Capabilities, "risk": v.Risk, "tainted": v.Tainted, "created_by": v.CreatedBy,
+			"approved_by": v.ApprovedBy, "created_at": v.CreatedAt}
+		if i+1 < len(vs) {
+			row["diff"] = skilltool.VersionDiff(vs[i+1], v)
+		}
+		versions[i] = row
+	}
+	return map[string]any{"skill": map[string]any{"id": sk.ID, "name": sk.Name, "version": sk.Version, "owner": sk.Owner,
+		"scope": sk.Scope, "enabled": sk.Enabled, "tainted": sk.Tainted}, "versions": versions}, nil
+}
+
+func (be *consoleBackend) skillByID(ctx context.Context, id int64) (*kairos.Skill, error) {
+	list, err := be.c.skills.store.Skills(ctx, kairos.SkillFilter{})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range list {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return nil, kairos.Errorf(kairos.ENOTFOUND, "No skill has the id %d.", id)
+}
+
+// SkillAction applies an operator's action as /skills' buttons do.
+func (be *consoleBackend) SkillAction(ctx context.Context, id int64, action string, to int) (string, error) {
+	sk, err := be.skillByID(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	said, err := applySkillVerb(ctx, be.c.skills, sk, action, to, true)
+	if err != nil {
+		return "", err
+	}
+	be.c.skills.tools.Changed()
+	return said, nil
 }
 
 func (be *consoleBackend) Tools(ctx context.Context) (any, error) {

@@ -330,3 +330,49 @@ func TestConsolePolicyEditorShowsLineAndColumn(t *testing.T) {
 	}
 	waitFor(t, "the saved policy in force", func() bool { return strings.Contains(e.logs.String(), "policy reloaded") })
 }
+
+// The skills page shows each kept version with its diff, and a rollback
+// from the console (or the API) switches the version the next call runs.
+func TestConsoleSkillVersionsDiffAndRollback(t *testing.T) {
+	e := skillEnv(t, "")
+	v2 := "function run(input) {\n  return {doubled: input.n + input.n, v: 2};\n}"
+	upd, _ := json.Marshal(map[string]any{"action": "update", "name": "double", "code": v2,
+		"tests": []map[string]any{{"name": "two", "input": map[string]any{"n": 2}, "expect": map[string]any{"doubled": 4, "v": 2}}}})
+	e.llm.SetHandler(skillModel(createCall("double", skillCode, `{"doubled":4}`), string(upd)))
+	write := e.apiToken(t, "write", "ops")
+	addr := e.startWithCells()
+	base := "http://" + addr
+	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
+	approve(t, e, 2002, 1)
+	waitReply(t, e.tg, 2002, 2, `"version":1`)
+	e.tg.PushText(2002, 2002, "update it", time.Now())
+	approve(t, e, 2002, 3)
+	waitReply(t, e.tg, 2002, 4, `"version":2`)
+
+	code, detail := apiCall(t, "GET", base+"/api/v1/skills/1", write, "", nil)
+	vs, _ := detail["versions"].([]any)
+	if code != 200 || len(vs) != 2 || !strings.Contains(vs[0].(map[string]any)["diff"].(string), "+  return {doubled: input.n + input.n, v: 2};") {
+		t.Fatalf("skill detail %d: %v", code, detail)
+	}
+	c, resp := signIn(t, consoleLink(t, e, 1))
+	resp.Body.Close()
+	_, page := get(t, c, base+"/console/skill?id=1")
+	if !strings.Contains(page, "Diff from the version before") || !strings.Contains(page, "Roll back to v1") {
+		t.Fatalf("skill page:\n%s", page)
+	}
+	csrf := csrfRe.FindStringSubmatch(page)[1]
+	r, _ := c.PostForm(base+"/console/skill/action", url.Values{"csrf": {csrf}, "id": {"1"}, "action": {"rollback"}, "to": {"1"}})
+	r.Body.Close()
+	if r.StatusCode != 200 || !strings.Contains(r.Request.URL.RawQuery, "back+at+version+1") {
+		t.Fatalf("rollback: %d at %s", r.StatusCode, r.Request.URL)
+	}
+	if out := runSkillCmd(t, e, "skill", "list"); !strings.Contains(out, `"version":1`) {
+		t.Fatalf("after the console's rollback: %s", out)
+	}
+	if code, body := apiCall(t, "POST", base+"/api/v1/skills/1/action", write, "application/json", []byte(`{"action":"disable"}`)); code != 200 {
+		t.Fatalf("disable through the API: %d %v", code, body)
+	}
+	if out := runSkillCmd(t, e, "skill", "list"); !strings.Contains(out, `"enabled":false`) {
+		t.Fatalf("after the API's disable: %s", out)
+	}
+}

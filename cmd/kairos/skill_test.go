@@ -36,8 +36,9 @@ func skillEnv(t *testing.T, policy string) *env {
 	return e
 }
 
-// mainWithCells is e.main() running its cells on the shared sandbox.
-func (e *env) startWithCells() {
+// startWithCells is e.start() running its cells on the shared sandbox; it
+// returns the admin HTTP address.
+func (e *env) startWithCells() string {
 	e.t.Helper()
 	cells, err := testCells()
 	if err != nil {
@@ -52,12 +53,14 @@ func (e *env) startWithCells() {
 	go func() { done <- m.Main(ctx, []string{"run"}) }()
 	e.t.Cleanup(func() { cancel(); <-done })
 	select {
-	case <-addr:
+	case a := <-addr:
+		return a
 	case code := <-done:
 		e.t.Fatalf("kairos run exited with %d:\n%s", code, e.logs.String())
 	case <-time.After(60 * time.Second):
 		e.t.Fatalf("kairos run did not start:\n%s", e.logs.String())
 	}
+	return ""
 }
 
 const skillCode = "function run(input) { return {doubled: input.n * 2}; }"
