@@ -14,6 +14,9 @@
 // every KAIROS_SECRET_<NAME> value, in raw, encoded or split form, is
 // scrubbed out of tool descriptions, schemas, results and error texts
 // before the model sees them (redact.go), since a server can echo what it
-// was given. A crashed, hung or unreachable server must cost one error to
+// was given. Descriptions are data (text.go): one clipped line, without
+// control, bidirectional or invisible characters. A stdio server runs in
+// its own process group, killed whole when its connection ends, and on
+// Linux dies with Kairos (proc_linux.go). A crashed, hung or unreachable server must cost one error to
 // the model, never a turn or the process.
 package mcp

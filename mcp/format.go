@@ -105,6 +105,7 @@ func Check(ctx context.Context, p *kairos.Policy, cfg Config) []Report {
 				Allowed: spec.Allows(sk[0]), Skipped: sk[1]})
 		}
 		closeBounded(cs, s.log)
+		s.endProcess()
 		s.cancel()
 		out = append(out, r)
 	}

@@ -22,6 +22,7 @@ import (
 // The test binary doubles as a stdio MCP server: the manager starts it
 // again with KAIROS_MCP_TEST_STDIO set.
 func TestMain(m *testing.M) {
+	runHelpers()
 	if os.Getenv("KAIROS_MCP_TEST_MUTE") != "" {
 		io.Copy(io.Discard, os.Stdin) // reads everything, never answers
 		os.Exit(0)

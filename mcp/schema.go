@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,6 +23,21 @@ const (
 
 // modelToolName is what chat-completions APIs accept as a function name.
 var modelToolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// dataValue cleans a string value of a schema (an enum entry, const,
+// default, pattern, format) as asData does when it holds a control or
+// invisible character or is longer than a parameter's description; other
+// values, and ordinary strings (a pattern's spaces matter), are kept.
+func dataValue(v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	if len(s) > maxParamDescription || strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
+		return asData(s, maxParamDescription)
+	}
+	return s
+}
 
 // keptKeywords are the JSON Schema keywords the model is shown; the rest
 // ($schema, $id, examples, titles, vendor extensions, …) cost tokens and
@@ -46,11 +62,10 @@ func modelSpec(server string, t *sdk.Tool) (kairos.ToolSpec, string) {
 	if err != nil {
 		return kairos.ToolSpec{}, "its input schema " + err.Error()
 	}
-	desc := strings.TrimSpace(t.Description)
+	desc := asData(t.Description, maxToolDescription)
 	if desc == "" {
-		desc = strings.TrimSpace(t.Title)
+		desc = asData(t.Title, maxToolDescription)
 	}
-	desc = kairos.Clip(desc, maxToolDescription)
 	desc = fmt.Sprintf("[MCP server %s] %s", server, desc)
 	return kairos.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Parameters: params}, ""
 }
@@ -109,8 +124,8 @@ func trimNode(n map[string]any, depth int) (map[string]any, error) {
 			if !ok {
 				return nil, fmt.Errorf("has a description that is not a string")
 			}
-			if s = strings.TrimSpace(s); s != "" {
-				out[k] = kairos.Clip(s, maxParamDescription)
+			if s = asData(s, maxParamDescription); s != "" {
+				out[k] = s
 			}
 		case "properties":
 			props, ok := v.(map[string]any)
@@ -119,6 +134,9 @@ func trimNode(n map[string]any, depth int) (map[string]any, error) {
 			}
 			tp := map[string]any{}
 			for name, pv := range props {
+				if hidden(name) {
+					return nil, fmt.Errorf("has a property name with spaces, control or invisible characters")
+				}
 				pm, ok := pv.(map[string]any)
 				if !ok {
 					if b, isBool := pv.(bool); isBool && b {
@@ -176,8 +194,18 @@ func trimNode(n map[string]any, depth int) (map[string]any, error) {
 				}
 			}
 			out[k] = list
+		case "enum":
+			list, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("has enum that is not a list")
+			}
+			vals := make([]any, len(list))
+			for i, e := range list {
+				vals[i] = dataValue(e)
+			}
+			out[k] = vals
 		default:
-			out[k] = v
+			out[k] = dataValue(v)
 		}
 	}
 	return out, nil

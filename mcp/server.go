@@ -38,6 +38,7 @@ type server struct {
 	lastErr  string
 	restarts int
 	session  *sdk.ClientSession
+	proc     *exec.Cmd // the stdio process of the current connection
 	tools    []remoteTool
 	skipped  [][2]string // tool name, why
 }
@@ -120,6 +121,21 @@ func (s *server) serve(cs *sdk.ClientSession) {
 	case <-s.ctx.Done():
 	}
 	closeBounded(cs, s.log)
+	s.endProcess()
+}
+
+// endProcess kills what is left of the stdio process of the last
+// connection, its whole process group: the SDK ends the server itself
+// (stdin closed, SIGTERM, SIGKILL) but not what the server started, and a
+// server that ignores all of it would outlive Kairos.
+func (s *server) endProcess() {
+	s.mu.Lock()
+	cmd := s.proc
+	s.proc = nil
+	s.mu.Unlock()
+	if cmd != nil && cmd.Process != nil {
+		killGroup(cmd.Process.Pid)
+	}
 }
 
 // closeBounded closes a session, waiting a bounded time: a hung server
@@ -197,11 +213,13 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) { go s.relist(req.Session) }})
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
+		s.endProcess()
 		return nil, fmt.Errorf("connect: %w", s.clean(err))
 	}
 	listed, skipped, err := s.listTools(cctx, cs)
 	if err != nil {
-		cs.Close()
+		closeBounded(cs, s.log)
+		s.endProcess()
 		return nil, err
 	}
 	s.mu.Lock()
@@ -305,6 +323,11 @@ func (s *server) transport() (sdk.Transport, error) {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = &lineLogger{log: s.log}
+		cmd.WaitDelay = time.Second // a grandchild holding stderr must not hold Wait
+		isolate(cmd)
+		s.mu.Lock()
+		s.proc = cmd
+		s.mu.Unlock()
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package mcp_test
+
+func runHelpers() {}

@@ -1,0 +1,192 @@
+//go:build linux
+
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit/mcpserver"
+	"github.com/kairos-agent/kairos/mcp"
+)
+
+// runHelpers turns the test binary into one of the processes these tests
+// need, when the environment asks for it (it never returns then).
+func runHelpers() {
+	pids := os.Getenv("KAIROS_MCP_TEST_PIDS")
+	switch {
+	case os.Getenv("KAIROS_MCP_TEST_SLEEPER") != "":
+		// A process the server started: ignores SIGTERM, never ends.
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+		appendPid(pids, "sleeper")
+		for {
+			time.Sleep(time.Hour)
+		}
+	case os.Getenv("KAIROS_MCP_TEST_STUBBORN") != "":
+		// A stdio MCP server that ignores its stdin's end and SIGTERM, and
+		// starts a process of its own.
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+		exe, _ := os.Executable()
+		child := exec.Command(exe)
+		child.Env = []string{"KAIROS_MCP_TEST_SLEEPER=1", "KAIROS_MCP_TEST_PIDS=" + pids}
+		child.Start()
+		appendPid(pids, "server")
+		mcpserver.New("stubborn").ServeStdio(context.Background())
+		for {
+			time.Sleep(time.Hour) // stdin ended: stay anyway
+		}
+	case os.Getenv("KAIROS_MCP_TEST_HOST") != "":
+		// A Kairos stand-in: supervises one stubborn server, says when it
+		// is ready, then waits to be killed.
+		m := mcp.New(mcp.Config{ConnectTimeout: 10 * time.Second})
+		p := policyWith(map[string]kairos.MCPServer{"stubborn": stubbornServer(pids)})
+		m.Apply(p)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := m.Wait(ctx, p, func(ss []mcp.ServerStatus) bool { return len(ss) == 1 && ss[0].State == mcp.StateReady }); err != nil {
+			os.Exit(3)
+		}
+		fmt.Println("ready")
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+}
+
+func appendPid(file, role string) {
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err == nil {
+		fmt.Fprintf(f, "%s %d\n", role, os.Getpid())
+		f.Close()
+	}
+}
+
+func stubbornServer(pids string) kairos.MCPServer {
+	exe, _ := os.Executable()
+	return kairos.MCPServer{Command: exe, Tools: []string{"echo"}, Impact: map[string]string{"echo": "read"},
+		Env: map[string]string{"KAIROS_MCP_TEST_STUBBORN": "1", "KAIROS_MCP_TEST_PIDS": pids}}
+}
+
+// readPids waits until the file names every role and returns their pids.
+func readPids(t *testing.T, file string, roles ...string) map[string]int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := map[string]int{}
+		data, _ := os.ReadFile(file)
+		for _, l := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(l); len(f) == 2 {
+				got[f[0]], _ = strconv.Atoi(f[1])
+			}
+		}
+		if len(got) >= len(roles) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pids never written: %q", data)
+		}
+		time.Sleep(5 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// alive reports whether pid runs (a zombie waiting for its parent does not).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// waitGone waits until none of pids runs; it kills those left when it
+// gives up, so that a failing test leaves nothing behind.
+func waitGone(t *testing.T, pids map[string]int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var left []string
+		for role, pid := range pids {
+			if alive(pid) {
+				left = append(left, role)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("still running after %s: %v", within, left)
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// TestStdioServerEndsWithTheManager: a stdio server that ignores the end
+// of its stdin and SIGTERM, and what it started, are gone once the
+// manager is closed.
+func TestStdioServerEndsWithTheManager(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	m, _, _ := newManager(t, nil)
+	p := policyWith(map[string]kairos.MCPServer{"stubborn": stubbornServer(pidFile)})
+	m.Apply(p)
+	waitState(t, m, p, "stubborn", mcp.StateReady)
+	pids := readPids(t, pidFile, "server", "sleeper")
+	m.Close()
+	waitGone(t, pids, 10*time.Second)
+}
+
+// TestStdioServerEndsWithAKilledKairos: when the process supervising a
+// stdio server is SIGKILLed (no Close, no end of stdin it would heed),
+// the server ends with it.
+func TestStdioServerEndsWithAKilledKairos(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := exec.Command(exe)
+	host.Env = append(os.Environ(), "KAIROS_MCP_TEST_HOST=1", "KAIROS_MCP_TEST_PIDS="+pidFile)
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan bool, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		ready <- strings.TrimSpace(line) == "ready"
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			host.Process.Kill()
+			t.Fatal("the host never got its server ready")
+		}
+	case <-time.After(30 * time.Second):
+		host.Process.Kill()
+		t.Fatal("the host never got its server ready")
+	}
+	pids := readPids(t, pidFile, "server", "sleeper")
+	// What the server started has no such tie (see mcp/proc_linux.go).
+	t.Cleanup(func() { syscall.Kill(pids["sleeper"], syscall.SIGKILL) })
+	host.Process.Kill() // SIGKILL: nothing of the host runs after this
+	host.Wait()
+	waitGone(t, map[string]int{"server": pids["server"]}, 10*time.Second)
+}
