@@ -126,8 +126,10 @@ type Advance struct {
 
 // ScheduleStore keeps schedules and their firings.
 type ScheduleStore interface {
-	// CreateSchedule stores s and sets its ID, Version and times.
-	// ECONFLICT when the user already has max active schedules (max > 0).
+	// CreateSchedule stores s and sets its ID, Ref (when empty), Version
+	// and times. ECONFLICT when the user already has max active schedules
+	// (max > 0; concurrent creates cannot pass it), or when s.Ref is
+	// taken (a create keyed by a derived Ref happens once).
 	CreateSchedule(ctx context.Context, s *Schedule, max int) error
 	// Schedule returns one schedule by its row id (ENOTFOUND).
 	Schedule(ctx context.Context, id int64) (*Schedule, error)
@@ -140,8 +142,8 @@ type ScheduleStore interface {
 	// CancelSchedule cancels an active schedule of user (ENOTFOUND when
 	// none; userID 0 matches any user).
 	CancelSchedule(ctx context.Context, id, userID int64) error
-	// Reschedule moves an active schedule's next run (snooze, skip) if its
-	// version is still version (ECONFLICT otherwise).
+	// Reschedule moves an active schedule's next run (skip) if it is
+	// still active at version (ECONFLICT otherwise).
 	Reschedule(ctx context.Context, id, version int64, next time.Time) error
 	// DueSchedules returns up to limit active schedules due at now,
 	// earliest first.

@@ -53,7 +53,7 @@ type Config struct {
 	// ScheduleButton handles a press of a schedule button (callback data
 	// after ScheduleButtonPrefix) by user fromID; it returns the toast
 	// and whether to remove the message's keyboard.
-	ScheduleButton func(ctx context.Context, fromID, chatID int64, data string) (answer string, closeKeyboard bool, err error)
+	ScheduleButton func(ctx context.Context, fromID, chatID, msgID int64, data string) (answer string, closeKeyboard bool, err error)
 	// Claim answers `/start <code>` in a private chat, from anyone, before
 	// the access check: the first operator claims the bot this way. It
 	// returns handled=false when no claim is pending (the usual /start).

@@ -98,7 +98,7 @@ func (b *Bot) SendWithButtons(ctx context.Context, in *kairos.Inbound, markdown 
 // shown as the callback's toast and, when it says so, the keyboard is
 // removed from the message.
 func (b *Bot) scheduleCallback(ctx context.Context, fromID, chatID, msgID int64, data string, answer func(string)) {
-	text, closeKB, err := b.cfg.ScheduleButton(ctx, fromID, chatID, strings.TrimPrefix(data, ScheduleButtonPrefix))
+	text, closeKB, err := b.cfg.ScheduleButton(ctx, fromID, chatID, msgID, strings.TrimPrefix(data, ScheduleButtonPrefix))
 	if err != nil {
 		if kairos.ErrorCode(err) == kairos.EINTERNAL {
 			b.log.Error("schedule button", "err", err)

@@ -101,6 +101,15 @@ func (s *ScheduleStore) CreateSchedule(ctx context.Context, sc *kairos.Schedule,
 		row.Tainted = 1
 	}
 	err := s.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if max > 0 && s.db.dialect == DialectPostgres {
+			// Count and insert under the user's lock: READ COMMITTED would
+			// let two concurrent creates both see room for one. (SQLite's
+			// transactions are BEGIN IMMEDIATE: writers are serialised.)
+			k1, k2 := int32(0x6b736371), int32(uint32(uint64(sc.UserID)>>32)^uint32(uint64(sc.UserID)))
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?, ?)", k1, k2).Error; err != nil {
+				return err
+			}
+		}
 		if max > 0 {
 			var n int64
 			if err := tx.Model(&scheduleRow{}).Where("user_id = ? AND status = ?", sc.UserID, kairos.ScheduleActive).Count(&n).Error; err != nil {
@@ -110,7 +119,11 @@ func (s *ScheduleStore) CreateSchedule(ctx context.Context, sc *kairos.Schedule,
 				return kairos.Errorf(kairos.ECONFLICT, "you already have %d schedules, the most allowed; cancel one first", n)
 			}
 		}
-		return tx.Create(&row).Error
+		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
+		if res.Error == nil && res.RowsAffected == 0 {
+			return kairos.Errorf(kairos.ECONFLICT, "a schedule with that id exists already")
+		}
+		return res.Error
 	})
 	if err != nil {
 		if kairos.ErrorCode(err) == kairos.ECONFLICT {
@@ -239,9 +252,10 @@ func (s *ScheduleStore) CancelSchedule(ctx context.Context, id, userID int64) er
 	return nil
 }
 
-// Reschedule moves an active schedule's next run.
+// Reschedule moves an active schedule's next run; a cancelled or done
+// one stays so.
 func (s *ScheduleStore) Reschedule(ctx context.Context, id, version int64, next time.Time) error {
-	res := s.db.gdb.WithContext(ctx).Model(&scheduleRow{}).Where("id = ? AND version = ?", id, version).
+	res := s.db.gdb.WithContext(ctx).Model(&scheduleRow{}).Where("id = ? AND version = ? AND status = ?", id, version, kairos.ScheduleActive).
 		Updates(map[string]any{"next_run": ms(next), "status": kairos.ScheduleActive, "updated_at": ms(s.db.Now()), "version": gorm.Expr("version + 1")})
 	if res.Error != nil {
 		return fmt.Errorf("reschedule: %w", res.Error)

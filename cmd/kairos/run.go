@@ -35,8 +35,8 @@ func (m *Main) runBot(ctx context.Context) error {
 		Handler: c.media, Commands: m.commands(c), Policy: c.policy,
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
 		Approvals: c.updates, Resume: c.agent.Resume,
-		ScheduleButton: func(ctx context.Context, from, chat int64, data string) (string, bool, error) {
-			return m.scheduleButton(ctx, c, from, chat, data)
+		ScheduleButton: func(ctx context.Context, from, chat, msg int64, data string) (string, bool, error) {
+			return m.scheduleButton(ctx, c, from, chat, msg, data)
 		},
 		Claim: func(ctx context.Context, userID int64, code string) (string, bool) {
 			return m.claim(ctx, c, userID, code)
