@@ -157,10 +157,14 @@ type timeSpec struct {
 	endDaySet    bool // a range of days ("between Monday and Wednesday")
 	endDayOffset int
 
-	dom    int        // a day of the month alone ("the 3rd")
-	repeat string     // an RRULE ("every weekday")
-	byDay  []int      // the repeat's weekdays (time.Weekday), for the first occurrence
-	used   []byteSpan // text an apply function read outside its match (a year after a date)
+	dom int // a day of the month alone ("the 3rd")
+	// weekdayNamed is a weekday the text named (time.Weekday+1; 0 none),
+	// checked against a date given too ("Friday 14 March").
+	weekdayNamed int
+	sameTime     bool       // "same time", "this time": the reference's time of day
+	repeat       string     // an RRULE ("every weekday")
+	byDay        []int      // the repeat's weekdays (time.Weekday), for the first occurrence
+	used         []byteSpan // text an apply function read outside its match (a year after a date)
 }
 
 var (

@@ -38,7 +38,7 @@ beginning mid early late am pm a.m p.m h m s d w`)
 // leadWords are the weak words that count right before the phrase
 // ("from [10am]", "next [at 5pm]"); others there are prepositions
 // ("move it to [5pm]").
-var leadWords = setOf(`from after before since next last end start beginning mid early late`)
+var leadWords = setOf(`from after before since next last end start beginning mid early late may march mar sat sun wed`)
 
 // lowerAbbrevs are the zone abbreviations read in lower case.
 var lowerAbbrevs = setOf(`est edt cst cdt mst mdt pst pdt akst akdt hst cet cest eet eest bst ist jst kst aest aedt acst acdt awst nzst nzdt sgt hkt`)

@@ -51,7 +51,7 @@ var chatRules = []ruleRow{
 	{rBareHourWord, span(`(?:(?:at|by|around|@)\s*(` + reHourWord + `)(?:\s*o'?\s*clock)?|(` + reHourWord + `)\s*o'?\s*clock)`), applyBareHourWord, []string{"#", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "&", " at ", " by ", "around", "@", "clock"}},
 	{rPartWord, span(`(?:(this|tomorrow|tmr|tmrw)\s+)?(night|arvo|lunchtime|lunch)`), applyPartWord, []string{"night", "arvo", "lunch"}},
 	{rEndOf, span(`(?:by\s+)?(?:the\s+)?(?:(?:end|close)\s+of\s+(?:the\s+)?(?:(this|next|last)\s+)?(day|today|week|month|year|business)|(eod|eow|cob))`), applyEndOf, []string{"end", "close", "eod", "eow", "cob"}},
-	{rSameTime, span(`same\s+time`), applySameTime, []string{"same"}},
+	{rSameTime, span(`(?:same|this)\s+time`), applySameTime, []string{"same time", "this time"}},
 	{rAfterNext, span(`(?:the\s+)?(WEEKDAY)\s+after\s+next`), applyAfterNext, []string{"after"}},
 	{rShiftOn, span(`(a|one|two|three|\d)\s+(weeks?|fortnights?)\s+(on|from|after)\s+(WEEKDAY|today|tomorrow|tonight)|(a|one|two|\d)\s+(weeks?|fortnights?)\s+(today|tomorrow|tonight)|(NUM)(days?|weeks?|fortnights?)\s+before\s+(WEEKDAY|today|tomorrow)`), applyShiftOn, []string{"week", "fortnight", "before"}},
 	{rTmrw, span(`(tmrw|tomoz|2moro|2morrow|tomorow|tommorow|tommorrow)`), applyTmrw, []string{"tm", "tom", "2mo"}},
@@ -78,6 +78,7 @@ var (
 	reHourPartAfter = regexp.MustCompile(`(?i)^\s*(?:tonight|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
 	reInBefore      = regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`)
 	reAmPmAfter     = regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`)
+	reDayWordAfter  = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw|yesterday|next|on|` + reWeekdayWord + `)\b`)
 	reCurrency      = regexp.MustCompile(`[$£€¥₹]\s*$`)
 )
 
@@ -115,6 +116,8 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 		return capt(2) != "" || reTimeCtxBefore.MatchString(before) || h >= 13
 	case rHourH:
 		return !strings.HasPrefix(strings.ToLower(after), "m") && !reInBefore.MatchString(before)
+	case rSameTime:
+		return strings.HasPrefix(strings.ToLower(text[left:right]), "same") || reDayWordAfter.MatchString(after)
 	case rHourBeforePart:
 		return reHourPartAfter.MatchString(after) && !strings.HasSuffix(strings.TrimSpace(before), ":")
 	case rBareHourWord:
@@ -286,6 +289,7 @@ func applyEndOf(sp *timeSpec, x ruleCtx) {
 // applySameTime: "same time next Monday": the reference's time of day.
 func applySameTime(sp *timeSpec, x ruleCtx) {
 	setTime(sp, x.refL.Hour(), x.refL.Minute(), 0)
+	sp.sameTime = true
 }
 
 // applyAfterNext: "the Thursday after next": a week after the next one.

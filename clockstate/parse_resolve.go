@@ -33,8 +33,11 @@ type resolver struct {
 func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
 	r := &resolver{sp: sp, refL: refL, loc: loc,
 		res: ParseResult{Kind: KindAbsolute, NeedsClarification: sp.question != "", ClarificationQuestion: sp.question}}
-	if !r.date() {
+	if ok, q := r.date(); !ok {
 		return ParseResult{Kind: KindInvalid}
+	} else if q != "" {
+		r.res.NeedsClarification, r.res.ClarificationQuestion = true, q
+		return r.res
 	}
 	if q := r.settleHours(); q != "" {
 		r.res.NeedsClarification, r.res.ClarificationQuestion = true, q
@@ -56,12 +59,17 @@ func resolveSpec(sp *timeSpec, refL time.Time, loc *time.Location) ParseResult {
 }
 
 // date fixes the calendar day: a stated date (the next occurrence when no
-// year), a day offset, a shift. False when the date does not exist.
-func (r *resolver) date() bool {
+// year), a day offset, a shift, the day "end of" names when a time is
+// given. False when the date does not exist; a question when the day is
+// named twice and the names disagree ("Friday 14 March" on a Sunday).
+func (r *resolver) date() (bool, string) {
 	sp := r.sp
 	ty, tmo, td := r.refL.Date()
 	r.y, r.mo, r.d = ty, tmo, td
 	switch {
+	case sp.endOf != "" && (sp.timeSet || sp.bareHour >= 0):
+		r.y, r.mo, r.d = endOfDay(sp, r.refL)
+		r.dateGiven = true
 	case sp.dateSet:
 		if sp.yearSet {
 			r.y = sp.y
@@ -82,9 +90,12 @@ func (r *resolver) date() bool {
 			}
 		}
 		if r.d < 1 || r.d > daysIn(r.y, r.mo) {
-			return false
+			return false, ""
 		}
 		r.dateGiven = true
+		if q := r.sameDay(); q != "" {
+			return true, q
+		}
 	case sp.dayOffsetSet:
 		r.y, r.mo, r.d = time.Date(ty, tmo, td+sp.dayOffset, 0, 0, 0, 0, time.UTC).Date()
 		r.dateGiven = true
@@ -93,7 +104,44 @@ func (r *resolver) date() bool {
 		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+sp.dayShift, 0, 0, 0, 0, time.UTC).Date()
 		r.dateGiven = true
 	}
-	return true
+	return true, ""
+}
+
+// sameDay checks a date against a weekday or a relative day named with it.
+func (r *resolver) sameDay() string {
+	sp := r.sp
+	date := time.Date(r.y, r.mo, r.d, 0, 0, 0, 0, time.UTC)
+	label := strconv.Itoa(r.d) + " " + r.mo.String() + " " + strconv.Itoa(r.y)
+	if sp.weekdayNamed > 0 && !sp.monthOnly {
+		if wd := time.Weekday(sp.weekdayNamed - 1); date.Weekday() != wd {
+			return label + " is a " + date.Weekday().String() + ", not a " + wd.String() + ": which day do you mean?"
+		}
+		return ""
+	}
+	if sp.dayOffsetSet {
+		ty, tmo, td := r.refL.Date()
+		if other := time.Date(ty, tmo, td+sp.dayOffset, 0, 0, 0, 0, time.UTC); !other.Equal(date) {
+			return "Do you mean " + label + " or " + other.Format("2 January 2006") + "?"
+		}
+	}
+	return ""
+}
+
+// endOfDay is the day "end of" names: today, the week's Friday, the
+// month's last day, 31 December.
+func endOfDay(sp *timeSpec, refL time.Time) (int, time.Month, int) {
+	y, mo, d := refL.Date()
+	switch sp.endOf {
+	case "week":
+		wd := (int(refL.Weekday()) + 6) % 7
+		d = d - wd + 4 + 7*sp.windowOff
+	case "month":
+		mo += time.Month(sp.windowOff)
+		return time.Date(y, mo+1, 0, 0, 0, 0, 0, time.UTC).Date()
+	case "year":
+		return y + sp.windowOff, time.December, 31
+	}
+	return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC).Date()
 }
 
 // settleHours gives bare hours ("at 7", "from 10 till 4") their half of
@@ -225,36 +273,35 @@ func (r *resolver) wholeDays() ParseResult {
 // Friday), "end of the month" (its last day), "end of the year" (31
 // December), each a window.
 func (r *resolver) endOf() ParseResult {
-	sp := r.sp
-	y, mo, d := r.y, r.mo, r.d
-	switch sp.endOf {
-	case "day":
-		e := r.at(y, mo, d+1, 0, 0)
-		return r.set(r.at(y, mo, d, 17, 0), &e)
-	case "week":
-		wd := (int(r.refL.Weekday()) + 6) % 7
-		d = d - wd + 4 + 7*sp.windowOff
-	case "month":
-		mo += time.Month(sp.windowOff)
-		y, mo, d = time.Date(y, mo+1, 0, 0, 0, 0, 0, time.UTC).Date()
-	case "year":
-		y, mo, d = y+sp.windowOff, time.December, 31
+	if r.sp.endOf == "day" {
+		e := r.at(r.y, r.mo, r.d+1, 0, 0)
+		return r.set(r.at(r.y, r.mo, r.d, 17, 0), &e)
 	}
+	y, mo, d := endOfDay(r.sp, r.refL)
 	e := r.at(y, mo, d+1, 0, 0)
 	return r.set(r.at(y, mo, d, 0, 0), &e)
 }
 
-// combineWindow joins a window with a day inside it: "next month on the
-// 3rd" is the 3rd of next month. Any other day with a window ("next year
-// on a Friday") is a question: the day would otherwise be dropped.
+// combineWindow joins a window with what is said inside it: "next month
+// on the 3rd" is the 3rd of next month, "same time next week" seven days
+// on. Anything else with a window ("next week at 5pm", "this weekend at
+// 10am") is a question, and so are a month with a time ("in March at
+// 5pm") and a range of days with a time: the day would otherwise be a
+// guess.
 func combineWindow(sp *timeSpec, refL time.Time) string {
-	if sp.window == "" || !sp.dateSet && !sp.dayOffsetSet {
-		return ""
-	}
-	if sp.window == "month" && sp.dom > 0 {
+	timed := sp.timeSet || sp.bareHour >= 0 || sp.part != ""
+	switch {
+	case sp.window == "week" && sp.sameTime && !sp.dateSet && !sp.dayOffsetSet:
+		sp.dayOffset, sp.dayOffsetSet, sp.window = 7*sp.windowOff, true, ""
+	case sp.window == "month" && sp.dom > 0:
 		first := time.Date(refL.Year(), refL.Month()+time.Month(sp.windowOff), 1, 0, 0, 0, 0, time.UTC)
 		sp.y, sp.mo, sp.d, sp.window = first.Year(), first.Month(), sp.dom, ""
-		return ""
+	case sp.window != "" && (timed || sp.dateSet || sp.dayOffsetSet || sp.endOf != ""):
+		return "Which day of the " + sp.window + " do you mean?"
+	case sp.monthOnly && timed:
+		return "Which day of " + sp.mo.String() + " do you mean?"
+	case sp.endDaySet && timed:
+		return "Which of those days do you mean?"
 	}
-	return "Which day do you mean: the " + sp.window + " or the day you named in it?"
+	return ""
 }

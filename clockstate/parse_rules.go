@@ -277,6 +277,9 @@ func applyWeekday(sp *timeSpec, x ruleCtx) {
 	}
 	sp.dayOffset += int(c.Duration / (24 * time.Hour))
 	sp.dayOffsetSet = true
+	if len(x.tm.m.Captures) > 1 && x.tm.m.Captures[1] != "" {
+		sp.weekdayNamed = int(weekdayIndex(x.tm.m.Captures[1])) + 1
+	}
 }
 
 // applyWeekdayOfWeek: "Tuesday of next week", "next week Tuesday".
@@ -407,7 +410,12 @@ func applyDateYear(sp *timeSpec, x ruleCtx) {
 	}
 	sp.dateSet, sp.yearSet = true, true
 	sp.y, sp.mo, sp.d = y, mo, d
+	if wd := reLeadWeekday.FindString(x.tm.m.Text); wd != "" {
+		sp.weekdayNamed = int(weekdayIndex(wd)) + 1 // checked against the date
+	}
 }
+
+var reLeadWeekday = regexp.MustCompile(`(?i)^` + reWeekdayWord + `\b`)
 
 // dayFirstZone says how a zone's users write a/b dates: 1 day first
 // (Europe, Australia, most of the world), -1 month first (the United
@@ -626,4 +634,5 @@ func applyWeekdayAbbr(sp *timeSpec, x ruleCtx) {
 	}
 	sp.dayOffset += ahead
 	sp.dayOffsetSet = true
+	sp.weekdayNamed = int(weekdayIndex(x.capt(0))) + 1
 }

@@ -345,3 +345,114 @@ def chat_free(add):
                             ("at %s or %s" % (hm12(h, 0, 0), hm12(h % 12 + 10, 0, 0)), hm12(h % 12 + 10, 0, 0)),
                             ("%s in paris at %s" % (WD[wd], hm12(h, mi, 0)), "paris")])
             emit("question", lead + q[0] + tail, tz, ref, ask=q[1])
+
+
+def issue_examples(add):
+    """Every example of issue 21, as written there, in the zones it names."""
+    ref = dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC)  # Wednesday
+    winter = dt.datetime(2027, 1, 13, 10, 0, tzinfo=UTC)  # Wednesday
+
+    def A(text, tz, ref, t, end=None, repeat=""):
+        add("issue", text, tz, ref, "absolute", iso(t), iso(end) if end else "-", repeat=repeat, src="issue21")
+
+    def D(text, tz, ref, d, days=1):
+        add("issue", text, tz, ref, "absolute", iso(local(tz, d)), iso(local(tz, d + dt.timedelta(days=days))), src="issue21")
+
+    for tz in ["Europe/London", "America/New_York", "Australia/Sydney", "Asia/Kolkata"]:
+        for r in [ref, winter]:
+            t0 = today(tz, r)
+            tom = t0 + dt.timedelta(days=1)
+            A("on the 21st at 4pm", tz, r, local(tz, next_dom(tz, r, 21), 16))
+            add("issue", "the 3rd at 9", tz, r, "question", ask="9am or 9pm", src="issue21")
+            add("issue", "half nine", tz, r, "question", ask="9am or 9pm", src="issue21")
+            A("9.45am", tz, r, next_at(tz, r, 9, 45))
+            A("21.15", tz, r, next_at(tz, r, 21, 15))
+            su, mo, sa = coming(tz, r, 6), coming(tz, r, 0), coming(tz, r, 5)
+            A("from 10 till 4 on Sunday", tz, r, local(tz, su, 10), local(tz, su, 16))
+            A("between 2 and 3:30 on Monday afternoon", tz, r, local(tz, mo, 14), local(tz, mo, 15, 30))
+            A("Saturday 10-12", tz, r, local(tz, sa, 10), local(tz, sa, 12))
+            n = next_at(tz, r, 12)
+            A("noon to 3", tz, r, n, local(tz, n.date(), 15))
+            A("Thursday evening at 7", tz, r, local(tz, coming(tz, r, 3), 19))
+            A("at 6 in the evening", tz, r, next_at(tz, r, 18))
+            A("four o'clock tomorrow afternoon", tz, r, local(tz, tom, 16))
+            A("Friday night at 10", tz, r, local(tz, coming(tz, r, 4), 22))
+            add("issue", "an hour and a quarter", tz, r, "relative", iso(r + dt.timedelta(minutes=75)), src="issue21")
+            rl = r.astimezone(z(tz))
+            add("issue", "two and a half days", tz, r, "relative",
+                iso(local(tz, rl.date() + dt.timedelta(days=2), rl.hour, rl.minute).astimezone(UTC) + dt.timedelta(hours=12)), src="issue21")
+            add("issue", "90 mins", tz, r, "relative", iso(r + dt.timedelta(minutes=90)), src="issue21")
+            D("end of next week", tz, r, t0 + dt.timedelta(days=4 - t0.weekday() + 7))
+            A("by end of day", tz, r, local(tz, t0, 17), local(tz, tom))
+            D("end of the year", tz, r, dt.date(t0.year, 12, 31))
+            A("same time next Monday", tz, r, local(tz, mo, rl.hour, rl.minute))
+            D("the Thursday after next", tz, r, coming(tz, r, 3) + dt.timedelta(days=7))
+            D("a week on Tuesday", tz, r, coming(tz, r, 1) + dt.timedelta(days=7))
+            add("issue", "the 31st of February", tz, r, "invalid", src="issue21")
+            add("issue", "the 40th", tz, r, "invalid", src="issue21")
+            add("issue", "3 March 2027, 14:05 +0530", tz, r, "absolute", "2027-03-03T08:35:00Z", src="issue21")
+            A("2027-03-03 | 14:05", tz, r, local(tz, dt.date(2027, 3, 3), 14, 5))
+            st = next_at(tz, r, 8, 15, 30)
+            A("08:15:30 - 17:45:00", tz, r, st, local(tz, st.date(), 17, 45))
+            t = next_at(tz, r, 8)
+            while t.date().weekday() > 4:
+                t = local(tz, t.date() + dt.timedelta(days=1), 8)
+            A("every weekday at 8am", tz, r, t, repeat="FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")
+            add("issue", "in 1h30m", tz, r, "relative", iso(r + dt.timedelta(minutes=90)), src="issue21")
+            add("issue", "a fortnight", tz, r, "relative", iso(local(tz, rl.date() + dt.timedelta(days=14), rl.hour, rl.minute)), src="issue21")
+            A("17h30", tz, r, next_at(tz, r, 17, 30))
+            D("3 days before friday", tz, r, coming(tz, r, 4) - dt.timedelta(days=3))
+            D("June 2027", tz, r, dt.date(2027, 6, 1), days=30)
+    # day/month by the zone's habit; a question where the zone has none
+    r = ref
+    A("14/02 at 8pm", "Europe/London", r, local("Europe/London", dt.date(2027, 2, 14), 20))
+    A("2/14 at 8pm", "America/New_York", r, local("America/New_York", dt.date(2027, 2, 14), 20))
+    add("issue", "3/4 at 8pm", "UTC", r, "question", ask="April", src="issue21")
+    add("issue", "3/4 at 8pm", "Asia/Tokyo", r, "question", ask="April", src="issue21")
+    A("3/4 at 8pm", "Europe/London", r, local("Europe/London", dt.date(2027, 4, 3), 20))
+    A("3/4 at 8pm", "America/New_York", r, local("America/New_York", dt.date(2027, 3, 4), 20))
+    # lower-case abbreviations read as upper-case ones
+    for text, tz, when, ok in [("9am est", "America/New_York", winter, True), ("9am EST", "America/New_York", winter, True),
+                               ("9am est", "America/New_York", ref, False), ("4pm cet", "Europe/Berlin", winter, True),
+                               ("4pm CET", "Europe/Berlin", winter, True), ("4pm cet", "Europe/Berlin", ref, False)]:
+        if ok:
+            h = 9 if text.startswith("9") else 16
+            A(text, tz, when, next_at(tz, when, h))
+        else:
+            add("issue", text, tz, when, "floating", ask=text.split()[1].upper(), src="issue21")
+
+
+def day_twice(add):
+    """A day or time said twice, or a window with a time: the meaning
+    when the two agree, a question when they do not (each of these was a
+    confident answer that dropped half the phrase)."""
+    for tz in ["Europe/London", "America/Chicago", "Australia/Perth", "Asia/Kolkata"]:
+        for ref in [dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC), dt.datetime(2027, 2, 26, 19, 40, tzinfo=UTC)]:
+            t0 = today(tz, ref)
+            rl = ref.astimezone(z(tz))
+            tom = t0 + dt.timedelta(days=1)
+
+            def A(text, t, end=None):
+                add("chat", text, tz, ref, "absolute", iso(t), iso(end) if end else "-")
+
+            def Q(text, ask):
+                add("chat", text, tz, ref, "question", ask=ask)
+            A("this time tomorrow", local(tz, tom, rl.hour, rl.minute))
+            A("same time next week", local(tz, t0 + dt.timedelta(days=7), rl.hour, rl.minute))
+            fri = t0 + dt.timedelta(days=4 - t0.weekday() + 7)
+            A("by end of next week at 3pm", local(tz, fri, 15))
+            last = dt.date(t0.year, t0.month, days_in(t0.year, t0.month))
+            A("end of the month at 9am", local(tz, last, 9))
+            Q("next week at 5pm", "which day of the week")
+            Q("this weekend at 10am", "which day of the weekend")
+            Q("between monday and wednesday at 5pm", "which of those days")
+            Q("in march at 5pm", "march")
+            Q("see you in may at 6pm", "may")
+            Q("tomorrow march 5", "5 march")
+            Q("friday 14 march 2027", "sunday, not a friday")
+            Q("monday, march 9, 2021", "tuesday, not a monday")
+            A("sunday 14 march 2027 at 10am", local(tz, dt.date(2027, 3, 14), 10))
+            d = next_dom(tz, ref, 17)
+            wd = WD[d.weekday()]
+            A("%s the 17th at 6pm" % wd, local(tz, d, 18))
+            Q("%s the 17th at 6pm" % WD[(d.weekday() + 1) % 7], "not a " + WD[(d.weekday() + 1) % 7])

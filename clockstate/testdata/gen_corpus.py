@@ -304,6 +304,8 @@ for text in ["hello there", "the sun is up", "I may go", "good morning", "2 a da
 import gen_chat
 gen_chat.generate(add)
 gen_chat.chat_free(add)
+gen_chat.issue_examples(add)
+gen_chat.day_twice(add)
 
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
 print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")
