@@ -36,10 +36,14 @@ type Config struct {
 	// are expanded in when it differs from the schedule's own (policy
 	// schedules.travel: follow_user returns the user's current Session
 	// TZ, keep_zone ""). nil keeps every schedule's zone.
-	ZoneFor     func(ctx context.Context, s *kairos.Schedule) string
-	Lease       time.Duration // how long a delivery may take before another process retries it; default 10 min
-	Batch       int           // schedules claimed per tick; default 500
-	MaxAttempts int           // deliveries tried before a firing fails; default 5
+	ZoneFor func(ctx context.Context, s *kairos.Schedule) string
+	// Lease is how long a firing stays with the process delivering it
+	// without renewal (default DefaultLease): a delivery renews it every
+	// Lease/3 when the store is a LeaseRenewer, so a long task keeps it,
+	// and a process killed mid-delivery gives it up within Lease.
+	Lease       time.Duration
+	Batch       int // schedules claimed per tick; default 500
+	MaxAttempts int // deliveries tried before a firing fails; default 5
 	Logger      *slog.Logger
 }
 
@@ -55,7 +59,7 @@ func NewRunner(cfg Config) *Runner {
 		cfg.Now = time.Now
 	}
 	if cfg.Lease <= 0 {
-		cfg.Lease = 10 * time.Minute
+		cfg.Lease = DefaultLease
 	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = 500
@@ -189,7 +193,9 @@ func (r *Runner) deliver(ctx context.Context, f *kairos.Firing) bool {
 	if th := r.cfg.LateThreshold(); th > 0 && d.Late > th {
 		d.Missed = true
 	}
+	stop := r.keepLease(ctx, f.ID)
 	id, err := r.cfg.Deliver(ctx, d)
+	stop()
 	if err != nil {
 		if f.Attempts >= r.cfg.MaxAttempts {
 			log.Error("firing failed for good", "attempts", f.Attempts, "err", err)
@@ -211,6 +217,48 @@ func (r *Runner) deliver(ctx context.Context, f *kairos.Firing) bool {
 		log.Error("finish firing", "err", err)
 	}
 	return true
+}
+
+// DefaultLease is the firing lease of a delivery: short, since a live
+// delivery renews it (a killed process's firing is retried within it,
+// issue 20), without a LeaseRenewer it bounds how long a delivery may
+// take before another process retries it (the reply outbox keeps that
+// retry from sending twice).
+const DefaultLease = 30 * time.Second
+
+// LeaseRenewer is a store that can extend the lease of a firing being
+// delivered.
+type LeaseRenewer interface {
+	RenewFiringLease(ctx context.Context, id int64, until time.Time) (bool, error)
+}
+
+// keepLease renews firing id's lease every Lease/3 until the returned
+// stop is called.
+func (r *Runner) keepLease(ctx context.Context, id int64) (stop func()) {
+	lr, ok := r.cfg.Store.(LeaseRenewer)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(r.cfg.Lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := lr.RenewFiringLease(ctx, id, r.cfg.Now().Add(r.cfg.Lease)); err != nil && ctx.Err() == nil {
+					r.cfg.Logger.Warn("renew firing lease", "firing", id, "err", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // LateNote is how late a firing must be for its message to say so.

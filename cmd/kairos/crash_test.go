@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -287,5 +288,75 @@ func crashFlood(t *testing.T, bin string, textOf func(int64, int) string, reply 
 			t.Skipf("KNOWN BUG (%s): lost %d replies %q", knownBug, len(lost), lost)
 		}
 		t.Errorf("lost %d replies %q: more than the one send a kill can interrupt", len(lost), lost)
+	}
+}
+
+// TestScheduleSIGKILLBetweenClaimAndSend: a task falls due; `kairos run`
+// claims its firing and starts the task (the model call hangs), and is
+// killed with SIGKILL before anything is sent. Restarted on the same
+// database, it delivers the task's answer once — not after the dead
+// process's ten-minute firing lease, but within the short lease that a
+// live delivery keeps renewing.
+func TestScheduleSIGKILLBetweenClaimAndSend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess crash test")
+	}
+	bin := kairosBinary(t)
+	e := newEnv(t)
+	const user = 2002
+	started := make(chan struct{})
+	var calls sync.Mutex
+	n := 0
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		if !strings.Contains(r.LastUserMessage(), "Scheduled task") {
+			return testkit.TextReply("ok")
+		}
+		calls.Lock()
+		defer calls.Unlock()
+		n++
+		if n == 1 {
+			close(started)
+			return testkit.Reply{Text: "never", Delay: time.Hour} // the first process dies waiting
+		}
+		return testkit.TextReply("Your plan, delivered once.")
+	})
+	thread := kairos.ThreadKey(kairos.ChannelTelegram, kairos.ChatDM, user, user, 0)
+	due := time.Now().Add(time.Second)
+	e.seedSchedules(t, &kairos.Schedule{UserID: user, ChatID: user, ThreadKey: thread, Kind: kairos.ScheduleTask, Task: "plan my day",
+		TZ: "UTC", NextRun: due, Start: due.UTC().Format("2006-01-02T15:04:05")})
+
+	first := startProc(t, bin, e.vars)
+	select {
+	case <-started:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the task never reached the model:\n%s", first.logs.String())
+	}
+	first.stop(t, syscall.SIGKILL, 10*time.Second)
+	if got := len(e.tg.SentTo(user)); got != 0 {
+		t.Fatalf("%d messages before the restart", got)
+	}
+
+	second := startProc(t, bin, e.vars)
+	db, err := store.Open(context.Background(), store.Config{DataDir: e.vars["KAIROS_DATA_DIR"], DatabaseURL: e.vars["KAIROS_DATABASE_URL"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	deadline := time.Now().Add(90 * time.Second)
+	for count(t, db, "schedule_firings", "status = ?", kairos.FiringSent) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the firing was not delivered after the restart; sent %d:\n%s", len(e.tg.SentTo(user)), second.logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	second.stop(t, syscall.SIGTERM, 30*time.Second)
+	var answers int
+	for _, m := range e.tg.SentTo(user) {
+		if strings.Contains(m.LastText(), "Your plan, delivered once.") {
+			answers++
+		}
+	}
+	if answers != 1 || len(e.tg.SentTo(user)) != 1 {
+		t.Fatalf("%d answers in %d messages", answers, len(e.tg.SentTo(user)))
 	}
 }
