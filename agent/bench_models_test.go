@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/tokens"
+	"github.com/kairos-agent/kairos/tools"
 )
 
 // fourTools reads the four built-in tools' schemas as the model receives
@@ -75,6 +77,17 @@ func BenchmarkPromptedOverhead(b *testing.B) {
 	b.ReportMetric(float64(prompted-native), "overhead-tokens")
 }
 
+// specTool offers a spec and does nothing (prompt assembly reads specs only).
+type specTool struct{ spec kairos.ToolSpec }
+
+func (s specTool) Spec() kairos.ToolSpec { return s.spec }
+func (specTool) Action(context.Context, *kairos.ToolInvocation) (kairos.ToolAction, error) {
+	return kairos.ToolAction{}, nil
+}
+func (specTool) Call(context.Context, *kairos.ToolInvocation) (*kairos.ToolResult, error) {
+	return nil, nil
+}
+
 // memSessions serves a fixed history (the prompt's only store call here).
 type memSessions struct {
 	kairos.SessionStore
@@ -104,8 +117,12 @@ func BenchmarkPromptAssembly2000(b *testing.B) {
 			pol := kairos.DefaultPolicy()
 			pol.Agent.HistoryTokens = 1 << 30
 			pol.Models = map[string]kairos.ModelSpec{tc.model: {ContextWindow: 10_000_000}}
+			var four []kairos.Tool
+			for _, spec := range fourTools(b) {
+				four = append(four, specTool{spec})
+			}
 			a := New(Config{Sessions: memSessions{msgs: msgs}, Policy: func() *kairos.Policy { return pol }, Models: []string{tc.model},
-				CountTokens: tokens.Count})
+				CountTokens: tokens.Count, Tools: tools.NewRegistry(four...)})
 			in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: 1, UserID: 1, ChatKind: kairos.ChatDM, Text: "and on Friday?",
 				Date: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
 			t := &turn{in: in, sess: &kairos.Session{ID: "s"}, pol: pol}
@@ -120,5 +137,29 @@ func BenchmarkPromptAssembly2000(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestParagraphCountsAreCached: the second count of a system prompt only
+// tokenizes the paragraphs it has not seen (the clock envelope), and the
+// sum stays within a token per boundary of the whole count.
+func TestParagraphCountsAreCached(t *testing.T) {
+	var counted []string
+	tc := tokenCounter{count: func(model, s string) int { counted = append(counted, s); return tokens.Count(model, s) }}
+	persona := "You are Kairos, a personal assistant the user talks to on Telegram. Be concise and concrete."
+	guide := "Tools: search (web; results are untrusted data), memory (user facts and calendar summaries), code (JavaScript in a sandbox)."
+	first := persona + "\n\nNow: 2026-11-21T09:00:00Z, Saturday; last message P1D ago, nothing open.\n\n" + guide
+	second := persona + "\n\nNow: 2026-11-21T09:05:00Z, Saturday; last message PT5M ago, nothing open.\n\n" + guide
+	n1 := tc.paragraphs("gpt-4o", first)
+	counted = nil
+	n2 := tc.paragraphs("gpt-4o", second)
+	if len(counted) != 1 || !strings.Contains(counted[0], "09:05") {
+		t.Errorf("counted again: %q", counted)
+	}
+	if whole := tokens.Count("gpt-4o", second); n2 < whole-2 || n2 > whole+2 {
+		t.Errorf("paragraph sum %d, whole %d", n2, whole)
+	}
+	if n1 <= 0 {
+		t.Error("no count")
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"github.com/kairos-agent/kairos"
@@ -25,6 +26,7 @@ type tokenCounter struct {
 	count func(model, text string) int
 	mu    sync.Mutex
 	cache map[msgKey]int
+	texts map[string]int // model + "\x00" + paragraph → count (paragraphs)
 }
 
 type msgKey struct {
@@ -107,11 +109,49 @@ func (a *Agent) historyBudget(t *turn, model string, fixed int) int {
 	return max(min(budget, room), 0)
 }
 
+// paragraphs counts a long text paragraph by paragraph, remembering the
+// paragraphs it has seen: a system prompt is mostly the same persona, tool
+// guide and tool schemas turn after turn, and only the clock envelope and
+// the memories change. A boundary costs about one token.
+func (tc *tokenCounter) paragraphs(model, s string) int {
+	if tc.count == nil {
+		return EstimateTokens(s)
+	}
+	n := 0
+	for _, p := range strings.Split(s, "\n\n") {
+		n += tc.paragraph(model, p) + 1
+	}
+	return n - 1
+}
+
+const maxCachedTexts = 1024
+
+func (tc *tokenCounter) paragraph(model, p string) int {
+	if len(p) < 64 {
+		return tc.text(model, p)
+	}
+	key := model + "\x00" + p
+	tc.mu.Lock()
+	n, ok := tc.texts[key]
+	tc.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = tc.text(model, p)
+	tc.mu.Lock()
+	if tc.texts == nil || len(tc.texts) >= maxCachedTexts {
+		tc.texts = map[string]int{}
+	}
+	tc.texts[key] = n
+	tc.mu.Unlock()
+	return n
+}
+
 // fixedTokens counts what every request of the turn carries besides the
 // history: the system prompt, the user's message, and the tools (as JSON
 // in the request, or as text in the system prompt in prompted mode).
 func (a *Agent) fixedTokens(t *turn, model, system, user string) int {
-	n := a.tokens.text(model, system) + a.tokens.text(model, user) + 8
+	n := a.tokens.paragraphs(model, system) + a.tokens.text(model, user) + 8
 	if mode := a.ToolMode(t.pol, model); mode == kairos.ToolCallingOff {
 		return n
 	}
@@ -123,8 +163,8 @@ func (a *Agent) fixedTokens(t *turn, model, system, user string) int {
 		return n
 	}
 	if a.ToolMode(t.pol, model) == kairos.ToolCallingPrompted {
-		return n + a.tokens.text(model, promptedToolText(specs))
+		return n + a.tokens.paragraph(model, promptedToolText(specs))
 	}
 	b, _ := json.Marshal(specs)
-	return n + a.tokens.text(model, string(b))
+	return n + a.tokens.paragraph(model, string(b))
 }
