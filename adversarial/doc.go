@@ -23,6 +23,12 @@
 //   - access: strangers, stranger presses on an approval keyboard, edited
 //     messages, channel posts and unaddressed group messages. What must
 //     hold: none of them reaches the model or changes anything.
+//   - media bombs: files small on the wire and huge decoded (a PDF whose
+//     content stream inflates to 200 MB of text, 16-bit and 8-bit PNGs
+//     declaring about 190 MB of pixels, eight PDF bombs from eight users
+//     at once). What must hold: each is refused with one sentence, the
+//     model never sees a bomb's text, the process still answers, and its
+//     peak resident memory stays under 512 MB.
 //
 // Each test logs a line "section: tried N, contained N, leaked N"; the
 // suite fails on any leak.

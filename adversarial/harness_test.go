@@ -36,6 +36,7 @@ type rig struct {
 	dir  string
 	vars map[string]string
 	logs *testkit.SyncBuffer
+	proc *os.Process // the running `kairos run`, once started
 }
 
 func newRig(t *testing.T, policy string) *rig {
@@ -83,6 +84,7 @@ func (r *rig) start() {
 	if err := cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
+	r.proc = cmd.Process
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	r.t.Cleanup(func() {
