@@ -13,6 +13,7 @@ import (
 	"image/png"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/agent"
@@ -81,9 +82,13 @@ func (c *modelChecker) checkVision(ctx context.Context, r *modelReport) {
 	req.Messages[1].Images = []string{redSquare()}
 	resp, err := c.client.Chat(cctx, req, nil)
 	no := false
-	if err != nil {
+	switch {
+	case err != nil && refusesImages(err):
 		r.vision = &no
 		c.line("vision", r.name, "no: %s", probeErr(err))
+		return
+	case err != nil:
+		c.line("vision", r.name, "FAILED (not known whether it reads images): %s", probeErr(err))
 		return
 	}
 	yes := true
@@ -210,4 +215,21 @@ func probeErr(err error) string {
 		return pe.Message
 	}
 	return kairos.ErrorMessage(err)
+}
+
+// refusesImages tells a refusal of the image from a failure of the call:
+// a 4xx that is not a rate limit, or any answer that speaks of images
+// (llama-server without a projector answers 500).
+func refusesImages(err error) bool {
+	var pe *kairos.ProviderError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	low := strings.ToLower(pe.Message)
+	for _, w := range []string{"image", "vision", "multimodal", "mmproj", "image_url"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return pe.StatusCode >= 400 && pe.StatusCode < 500 && pe.StatusCode != 429 && pe.StatusCode != 408
 }

@@ -120,3 +120,24 @@ func TestModelCheckHelp(t *testing.T) {
 		t.Errorf("help printed %q and made %d requests", e.out.String(), len(e.llm.Requests()))
 	}
 }
+
+// TestModelCheckVisionOutageIsNotNoVision: a server error on the image
+// probe says so; it does not write vision: false.
+func TestModelCheckVisionOutageIsNotNoVision(t *testing.T) {
+	e := newEnv(t)
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		if len(r.Messages) > 1 && len(r.Messages[1].Images) > 0 {
+			return testkit.ErrorReply(503, "")
+		}
+		return probeAnswers(r)
+	})
+	if code := e.main().Main(context.Background(), []string{"model", "check", "--write"}); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, e.logs.String())
+	}
+	if l := lineOf(t, e.logs.String(), "vision"); !strings.Contains(l, "FAILED (not known whether it reads images)") {
+		t.Errorf("vision line %q", l)
+	}
+	if strings.Contains(e.out.String(), "vision:") {
+		t.Errorf("--write guessed vision:\n%s", e.out.String())
+	}
+}
