@@ -1,12 +1,16 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 
 	goopenai "github.com/sashabaranov/go-openai"
 )
@@ -81,4 +85,80 @@ func parseModels(body []byte) ([]ModelInfo, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// Served is what a local server says of the window it runs a model with,
+// through its own API beside the OpenAI one.
+type Served struct {
+	Window  int    // tokens one request may use; 0 when the server does not say
+	Trained int    // the model's trained length, when that is all it says
+	Source  string // "llama-server /props", "Ollama num_ctx", "Ollama"
+}
+
+var numCtxRe = regexp.MustCompile(`(?m)^num_ctx\s+(\d+)`)
+
+// ServedWindow asks llama-server (GET /props: n_ctx per slot) and Ollama
+// (POST /api/show: num_ctx, else the trained length) how large a window
+// they serve model with. Only for a base URL ending in /v1; any failure
+// is a zero Served (the probe is best-effort).
+func (c *Client) ServedWindow(ctx context.Context, model string) Served {
+	root, ok := strings.CutSuffix(c.base, "/v1")
+	if !ok {
+		return Served{}
+	}
+	var props struct {
+		Settings struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+	}
+	if c.getJSON(ctx, http.MethodGet, root+"/props", nil, &props) && props.Settings.NCtx > 0 {
+		return Served{Window: props.Settings.NCtx, Source: "llama-server /props"}
+	}
+	var show struct {
+		Parameters string         `json:"parameters"`
+		ModelInfo  map[string]any `json:"model_info"`
+	}
+	body, _ := json.Marshal(map[string]string{"model": model})
+	if !c.getJSON(ctx, http.MethodPost, root+"/api/show", body, &show) {
+		return Served{}
+	}
+	if m := numCtxRe.FindStringSubmatch(show.Parameters); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return Served{Window: n, Source: "Ollama num_ctx"}
+	}
+	s := Served{Source: "Ollama"}
+	for k, v := range show.ModelInfo {
+		if n, ok := v.(float64); ok && strings.HasSuffix(k, ".context_length") {
+			s.Trained = int(n)
+		}
+	}
+	return s
+}
+
+func (c *Client) getJSON(ctx context.Context, method, url string, body []byte, out any) bool {
+	cctx, cancel, _ := c.call(ctx)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(cctx, method, url, rd)
+	if err != nil {
+		return false
+	}
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.doer.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return false
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(out) == nil
 }

@@ -176,7 +176,7 @@ func (c *modelChecker) checkChatModel(ctx context.Context, name string) *modelRe
 	c.checkStream(ctx, r)
 	c.checkTools(ctx, r)
 	c.checkVision(ctx, r)
-	c.checkWindow(r)
+	c.checkWindow(ctx, r)
 	return r
 }
 

@@ -108,12 +108,24 @@ func redSquare() string {
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
 }
 
-// checkWindow reports the context window from the server's list, else
-// the policy (and the built-in table).
-func (c *modelChecker) checkWindow(r *modelReport) {
-	if mi, ok := c.listed[r.name]; ok && mi.ContextWindow > 0 {
+// checkWindow reports the window the server serves the model with
+// (llama-server's n_ctx, Ollama's num_ctx), else the one its model list
+// names, else the policy's (and the built-in table's).
+func (c *modelChecker) checkWindow(ctx context.Context, r *modelReport) {
+	cctx, cancel := c.ctx(ctx)
+	defer cancel()
+	served := c.client.ServedWindow(cctx, r.name)
+	mi, listed := c.listed[r.name]
+	spec, known := c.pol.Model(r.name)
+	switch {
+	case served.Window > 0:
+		r.window, r.windowFrom = served.Window, served.Source
+	case served.Source == "Ollama":
+		c.line("context", r.name, "unknown: Ollama serves it with its default context (OLLAMA_CONTEXT_LENGTH or num_ctx; trained for %d tokens) and cuts longer prompts silently; set models.%s.context_window to what it runs with", served.Trained, r.name)
+		return
+	case listed && mi.ContextWindow > 0:
 		r.window, r.windowFrom = mi.ContextWindow, "the server's model list"
-	} else if spec, ok := c.pol.Model(r.name); ok && spec.ContextWindow > 0 {
+	case known && spec.ContextWindow > 0:
 		r.window, r.windowFrom = spec.ContextWindow, "the policy or the built-in table; the server does not say"
 	}
 	if r.window == 0 {

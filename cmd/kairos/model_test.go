@@ -141,3 +141,39 @@ func TestModelCheckVisionOutageIsNotNoVision(t *testing.T) {
 		t.Errorf("--write guessed vision:\n%s", e.out.String())
 	}
 }
+
+// TestModelCheckServedWindow: the window the local server actually
+// serves wins over the trained length its model list gives; Ollama
+// without num_ctx is said to be unknown, with the reason.
+func TestModelCheckServedWindow(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(f *testkit.FakeOpenAI)
+		want  string
+	}{
+		{"llama-server", func(f *testkit.FakeOpenAI) {
+			f.SetModelFields("local", map[string]any{"meta": map[string]any{"n_ctx_train": 32768}})
+			f.SetRoute("GET", "/props", testkit.LlamaCppProps(8192))
+		}, "8192 tokens (from llama-server /props)"},
+		{"ollama num_ctx", func(f *testkit.FakeOpenAI) {
+			f.SetRoute("POST", "/api/show", testkit.OllamaShow(32768, 16384))
+		}, "16384 tokens (from Ollama num_ctx)"},
+		{"ollama default", func(f *testkit.FakeOpenAI) {
+			f.SetRoute("POST", "/api/show", testkit.OllamaShow(32768, 0))
+		}, "unknown: Ollama serves it with its default context (OLLAMA_CONTEXT_LENGTH or num_ctx; trained for 32768 tokens)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.vars["KAIROS_MODEL"] = "local"
+			e.llm.SetHandler(probeAnswers)
+			tc.setup(e.llm)
+			if code := e.main().Main(context.Background(), []string{"model", "check"}); code != 0 {
+				t.Fatalf("exit %d:\n%s", code, e.out.String())
+			}
+			if l := lineOf(t, e.out.String(), "context"); !strings.Contains(l, tc.want) {
+				t.Errorf("context line %q lacks %q", l, tc.want)
+			}
+		})
+	}
+}

@@ -220,6 +220,7 @@ type FakeOpenAI struct {
 	audio         audioState        // openai_audio.go
 	quirks        map[string]Quirks // openai_quirks.go
 	modelFields   map[string]map[string]any
+	routes        map[string]http.HandlerFunc // "METHOD /path" outside the OpenAI API
 }
 
 // NewFakeOpenAI starts a fake OpenAI-compatible server that stops when the
@@ -520,6 +521,9 @@ func (f *FakeOpenAI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		f.getModel(w, strings.TrimPrefix(path, "/models/"))
 	default:
+		if f.extraRoute(w, r) {
+			return
+		}
 		writeOAError(w, 404, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path), "invalid_request_error", "", "")
 	}
 }

@@ -187,3 +187,49 @@ func (q Quirks) toolCall(tc ToolCall, index int) map[string]any {
 	}
 	return out
 }
+
+// SetRoute serves a server's own endpoint beside the OpenAI API, by method
+// and path from the server's root ("GET /props" for llama-server,
+// "POST /api/show" for Ollama).
+func (f *FakeOpenAI) SetRoute(method, path string, h http.HandlerFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.routes == nil {
+		f.routes = map[string]http.HandlerFunc{}
+	}
+	f.routes[method+" "+path] = h
+}
+
+func (f *FakeOpenAI) extraRoute(w http.ResponseWriter, r *http.Request) bool {
+	f.mu.Lock()
+	h := f.routes[r.Method+" "+r.URL.Path]
+	f.mu.Unlock()
+	if h == nil {
+		return false
+	}
+	h(w, r)
+	return true
+}
+
+// LlamaCppProps answers llama-server's GET /props with n_ctx per slot.
+func LlamaCppProps(nCtx int) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"default_generation_settings": map[string]any{"n_ctx": nCtx}, "total_slots": 1,
+			"chat_template": "{% for message in messages %}…"})
+	}
+}
+
+// OllamaShow answers Ollama's POST /api/show: the trained length in
+// model_info, and num_ctx in parameters when the model sets it (0: not set).
+func OllamaShow(trained, numCtx int) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		params := "stop \"<|im_end|>\""
+		if numCtx > 0 {
+			params = fmt.Sprintf("num_ctx %d\n%s", numCtx, params)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"parameters": params, "capabilities": []string{"completion", "tools"},
+			"model_info": map[string]any{"general.architecture": "qwen2", "qwen2.context_length": trained}})
+	}
+}
