@@ -201,7 +201,8 @@ var timeWords = []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "ni
 	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "first", "second", "third",
 	"fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "teenth", "tieth",
 	"hour", "minute", "day", "ago", "quarter", "later", "few", "couple", "half", "o'clock", "oclock", "fortnight",
-	"arvo", "eod", "eow", "daily", "weekly", "monthly", "yearly", "annually", "every", "each", "end of"}
+	"arvo", "eod", "eow", "daily", "weekly", "monthly", "yearly", "annually", "every", "each", "end of", "min", "hr", "sec",
+	"wk", "yr", "nite", "2mo", "lunch", "cob"}
 
 func mayHaveTime(text string) bool {
 	for i := 0; i < len(text); i++ {
@@ -596,7 +597,7 @@ var reAbbrDayCtx = regexp.MustCompile(`(?i)\b(?:on|next|this|last|from|till|unti
 
 // reDurationAlone: a duration with nothing before it but a request ("90
 // mins", "remind me 2 hours") is from now.
-var reDurationAlone = regexp.MustCompile(`(?i)^\s*(?:(?:please\s+)?(?:remind|ping|nudge|tell|text|message|buzz)\s+me\s*)?$`)
+var reDurationAlone = regexp.MustCompile(`(?i)^\s*(?:(?:please\s+|pls\s+)?(?:remind|ping|nudge|tell|text|message|buzz|give)\s+me\s*)?$`)
 
 // firstCluster keeps the first run of non-overlapping matches joined only
 // by connector words ("at", "on", "in the", ",").
@@ -644,7 +645,8 @@ func onlyConnectors(gap string) bool {
 }
 
 var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+	"twenty five": 25, "twenty-five": 25, "thirty": 30, "forty": 40, "forty five": 45, "forty-five": 45, "fifty": 50, "ninety": 90}
 
 func hour12(h int, suffix string) (int, bool) {
 	if h < 0 || h > 12 {

@@ -33,6 +33,8 @@ const (
 	rShiftOn
 	rTmrw
 	rHourBeforePart
+	rTonite
+	rTwelveNoon
 )
 
 const reClockT = `(?:\d{1,2}(?:[:.]\d{2}(?::\d{2})?)?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|noon|midday|midnight)`
@@ -40,7 +42,7 @@ const reClockT = `(?:\d{1,2}(?:[:.]\d{2}(?::\d{2})?)?(?:\s*(?:am|pm|a\.m\.|p\.m\
 const reHourWord = `(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)`
 
 var chatRules = []ruleRow{
-	{rRepeat, span(`(?:(every|each)\s+(other\s+)?(weekday|working\s+day|weekend|day|week|month|year|morning|afternoon|evening|night|(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*|(\d{1,3}|NUM)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|months?))|(daily|nightly|weekly|fortnightly|monthly|yearly|annually)|(?:on\s+)?(weekdays|WEEKDAYs(?:\s*(?:,|and|&)\s*WEEKDAYs)*))`), applyRepeat, []string{"every", "each", "daily", "nightly", "weekly", "monthly", "yearly", "annually", "days"}},
+	{rRepeat, span(`(?:(every|each)\s+(other\s+)?(weekday|working\s+day|weekend|day|week|month|year|morning|afternoon|evening|night|(?:WEEKDAY)\s*(?:-|–|to|through|thru|till|until)\s*(?:WEEKDAY)|(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*|(\d{1,3}|NUM)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|months?))|(daily|nightly|weekly|fortnightly|monthly|yearly|annually)|(?:on\s+)?(weekdays|WEEKDAYs(?:\s*(?:,|and|&)\s*WEEKDAYs)*))`), applyRepeat, []string{"every", "each", "daily", "nightly", "weekly", "monthly", "yearly", "annually", "days"}},
 	{rRangeAny, span(`(?:(from|between)\s+)?(` + reClockT + `)\s*(-|–|—|to|until|till|til|and|through)\s*(` + reClockT + `)`), applyRangeAny, []string{"-", "–", "—", " to ", "til", " and ", "through"}},
 	{rSlashAny, span(`(\d{1,2})[/\\](\d{1,2})(?:[/\\](\d{4}|\d{2}))?`), applySlashAny, []string{"#/", "#\\"}},
 	{rDayOfMonth, span(`(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)`), applyDayOfMonth, []string{"#st", "#nd", "#rd", "#th"}},
@@ -56,6 +58,8 @@ var chatRules = []ruleRow{
 	{rShiftOn, span(`(a|one|two|three|\d)\s+(weeks?|fortnights?)\s+(on|from|after)\s+(WEEKDAY|today|tomorrow|tonight)|(a|one|two|\d)\s+(weeks?|fortnights?)\s+(today|tomorrow|tonight)|(NUM)(days?|weeks?|fortnights?)\s+before\s+(WEEKDAY|today|tomorrow)`), applyShiftOn, []string{"week", "fortnight", "before"}},
 	{rTmrw, span(`(tmrw|tomoz|2moro|2morrow|tomorow|tommorow|tommorrow)`), applyTmrw, []string{"tm", "tom", "2mo"}},
 	{rHourBeforePart, span(`(\d{1,2}|` + reHourWord + `)`), applyBareHourWord, []string{"#", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "&", "tonight", "morning", "afternoon", "evening", "night", "arvo"}},
+	{rTonite, span(`(tonite|2nite|tonight's)`), applyTonite, []string{"nite", "tonight's"}},
+	{rTwelveNoon, span(`12\s*(noon|midday|midnight)`), applyTwelveNoon, []string{"12"}},
 	{rMonthYear, span(`(MONTH)\.?,?\s+(\d{4})`), applyMonthYear, []string{"#", "&", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
 }
 
@@ -441,4 +445,18 @@ func applyRangeAny(sp *timeSpec, x ruleCtx) {
 func applyTmrw(sp *timeSpec, x ruleCtx) {
 	sp.dayOffset++
 	sp.dayOffsetSet = true
+}
+
+// applyTonite: "tonite", "2nite": tonight.
+func applyTonite(sp *timeSpec, x ruleCtx) {
+	sp.dayOffsetSet, sp.explicitDay, sp.part = true, true, "tonight"
+}
+
+// applyTwelveNoon: "12 noon", "12 midnight".
+func applyTwelveNoon(sp *timeSpec, x ruleCtx) {
+	if strings.EqualFold(x.capt(0), "midnight") {
+		setTime(sp, 24, 0, 0)
+		return
+	}
+	setTime(sp, 12, 0, 0)
 }

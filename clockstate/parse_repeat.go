@@ -128,7 +128,19 @@ func repeatFreq(sp *timeSpec, unit string, interval *int) string {
 	case unit == "year":
 		return "YEARLY"
 	}
-	for _, m := range reWeekdayList.FindAllString(unit, -1) {
+	days := reWeekdayList.FindAllString(unit, -1)
+	if len(days) == 2 && reDayRangeWord.MatchString(unit) {
+		// "mon-fri", "monday to friday": every day from the first to the last.
+		a, b := int(weekdayIndex(days[0])), int(weekdayIndex(days[1]))
+		for d := a; ; d = (d + 1) % 7 {
+			sp.byDay = append(sp.byDay, d)
+			if d == b {
+				break
+			}
+		}
+		return "WEEKLY"
+	}
+	for _, m := range days {
 		sp.byDay = append(sp.byDay, int(weekdayIndex(m)))
 	}
 	if len(sp.byDay) == 0 {
@@ -152,4 +164,7 @@ func rruleString(freq string, interval int, byDay []int) string {
 	return rule
 }
 
-var reWeekdayList = regexp.MustCompile(`(?i)` + reWeekdayWord)
+var (
+	reWeekdayList  = regexp.MustCompile(`(?i)` + reWeekdayWord)
+	reDayRangeWord = regexp.MustCompile(`(?i)-|–|\bto\b|\bthrough\b|\bthru\b|\btill\b|\buntil\b`)
+)

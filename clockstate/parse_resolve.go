@@ -302,6 +302,17 @@ func combineWindow(sp *timeSpec, refL time.Time) string {
 		return "Which day of " + sp.mo.String() + " do you mean?"
 	case sp.endDaySet && timed:
 		return "Which of those days do you mean?"
+	case len(sp.byDay) > 0 && sp.weekdayNamed > 0 && !hasDay(sp.byDay, sp.weekdayNamed-1):
+		return "Which days do you mean: " + time.Weekday(sp.weekdayNamed-1).String() + " or the days of the repeat?"
 	}
 	return ""
+}
+
+func hasDay(days []int, d int) bool {
+	for _, x := range days {
+		if x == d {
+			return true
+		}
+	}
+	return false
 }

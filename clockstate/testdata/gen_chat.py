@@ -456,3 +456,43 @@ def day_twice(add):
             wd = WD[d.weekday()]
             A("%s the 17th at 6pm" % wd, local(tz, d, 18))
             Q("%s the 17th at 6pm" % WD[(d.weekday() + 1) % 7], "not a " + WD[(d.weekday() + 1) % 7])
+
+
+def extra_forms(add):
+    """Spellings and amounts of chat: tonite, 2moro, twenty minutes, 12
+    noon, weekday ranges in a repeat."""
+    for tz in ["America/New_York", "Europe/London", "Australia/Sydney", "Asia/Kolkata"]:
+        for ref in [dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC), dt.datetime(2027, 1, 9, 23, 0, tzinfo=UTC)]:
+            t0 = today(tz, ref)
+            tom = t0 + dt.timedelta(days=1)
+
+            def A(text, t, repeat=""):
+                add("chat", text, tz, ref, "absolute", iso(t), repeat=repeat)
+
+            def R(text, delta):
+                add("chat", text, tz, ref, "relative", iso(ref + delta))
+
+            def first(h, days):
+                t = next_at(tz, ref, h)
+                while t.date().weekday() not in days:
+                    t = local(tz, t.date() + dt.timedelta(days=1), h)
+                return t
+            A("every mon-fri at 9am", first(9, range(5)), "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")
+            A("every monday to friday at 9am", first(9, range(5)), "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")
+            A("every sat-sun at 10am", first(10, (5, 6)), "FREQ=WEEKLY;BYDAY=SA,SU")
+            A("mondays and thursdays at 6pm", first(18, (0, 3)), "FREQ=WEEKLY;BYDAY=MO,TH")
+            R("in twenty minutes", dt.timedelta(minutes=20))
+            R("in forty-five mins", dt.timedelta(minutes=45))
+            R("in twenty five minutes", dt.timedelta(minutes=25))
+            R("give me 5 mins", dt.timedelta(minutes=5))
+            add("chat", "every 15 mins", tz, ref, "relative", iso(ref + dt.timedelta(minutes=15)), repeat="FREQ=MINUTELY;INTERVAL=15")
+            A("tonite at 8", local(tz, t0, 20))
+            A("2nite at 9", local(tz, t0, 21))
+            A("2moro at 10am", local(tz, tom, 10))
+            A("12 noon tomorrow", local(tz, tom, 12))
+            A("lunch at 1", next_at(tz, ref, 13))
+            A("8 in the morning", next_at(tz, ref, 8))
+            A("at 7 in the morning tomorrow", local(tz, tom, 7))
+            A("quarter to 9 tonight", local(tz, t0, 20, 45))
+            A("half 7 tomorrow morning", local(tz, tom, 7, 30))
+            A("the 1st of next month at 9am", local(tz, dt.date(t0.year + t0.month // 12, t0.month % 12 + 1, 1), 9))
