@@ -134,7 +134,7 @@ func toolResponseBlock(name, content string) string {
 // text before anything that looks like the start of a call.
 func promptedVisible(s string) string {
 	cut := len(s)
-	for _, marker := range []string{"<tool_call", "<function", "```", "{\"name\"", "{'name'", "[{"} {
+	for _, marker := range []string{"<tool_call", "<function", "```", "{\"name\"", "{'name'", "[{", "[TOOL_CALLS", "<|python_tag"} {
 		if i := strings.Index(s, marker); i >= 0 && i < cut {
 			cut = i
 		}

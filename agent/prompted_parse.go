@@ -63,6 +63,8 @@ type callSource struct {
 var callSources = []callSource{
 	{regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|$)`), true},
 	{regexp.MustCompile(`(?s)<function_call>\s*(.*?)\s*(?:</function_call>|$)`), true},
+	{regexp.MustCompile(`(?s)\[TOOL_CALLS\]\s*(\[.*\])`), true},                        // Mistral
+	{regexp.MustCompile(`(?s)<\|python_tag\|>\s*(\{.*\})\s*(?:<\|eom_id\|>|$)`), true}, // Llama 3.1+
 	{regexp.MustCompile("(?s)```[a-zA-Z_]*\\s*\n?(.*?)```"), false},
 	{regexp.MustCompile(`(?s)^\s*([\[{].*[\]}])\s*$`), false},
 }

@@ -55,6 +55,10 @@ func TestParsePromptedCalls(t *testing.T) {
 			"", []call{{"search", `{"query":"x"}`}}},
 		{"openai shape", "```json\n{\"tool_calls\": [{\"function\": {\"name\": \"search\", \"arguments\": \"{\\\"query\\\":\\\"q\\\"}\"}}]}\n```",
 			"", []call{{"search", `{"query":"q"}`}}},
+		{"mistral", "[TOOL_CALLS][{\"name\": \"search\", \"arguments\": {\"query\": \"a\"}}, {\"name\": \"memory\", \"arguments\": {\"action\": \"list\"}}]",
+			"", []call{{"search", `{"query":"a"}`}, {"memory", `{"action":"list"}`}}},
+		{"llama python tag", "<|python_tag|>{\"name\": \"search\", \"parameters\": {\"query\": \"b\"}}<|eom_id|>",
+			"", []call{{"search", `{"query":"b"}`}}},
 		{"plain answer", "The capital of France is Paris.", "The capital of France is Paris.", nil},
 		{"json the user asked for", "Here it is:\n```json\n{\"name\": \"Alice\", \"age\": 30}\n```",
 			"Here it is:\n```json\n{\"name\": \"Alice\", \"age\": 30}\n```", nil},
@@ -167,6 +171,8 @@ func TestPromptedVisible(t *testing.T) {
 		"{\"name\": \"sea":              "",
 		"Sure. ```json\n{":              "Sure.",
 		"Plain answer so far":           "Plain answer so far",
+		"[TOOL_CALLS][":                 "",
+		"<|python_tag|>{":               "",
 	} {
 		if got := promptedVisible(in); got != want {
 			t.Errorf("promptedVisible(%q) = %q, want %q", in, got, want)
