@@ -1,0 +1,134 @@
+package clockstate
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/olebedev/when/rules"
+)
+
+// validMatch rejects the eager matches of the rules: lower-case weekday
+// abbreviations ("the sun"), bare month words ("I may"), greetings ("good
+// morning"), "a" / "p" suffixes after a space ("2 a day"), dash-separated
+// numbers ("10-20"), and undated day/month pairs ("1/2 cup").
+func validMatch(id ruleID, m *rules.Match, text string) bool {
+	capt := func(i int) string {
+		if i < len(m.Captures) {
+			return m.Captures[i]
+		}
+		return ""
+	}
+	before := text[:m.Left]
+	switch id {
+	case rWeekday:
+		day := capt(1)
+		if day == "" {
+			return false
+		}
+		if !fullWeekdays[strings.ToLower(day)] {
+			// "Sat", or a lower-case "sat" next to a time ("sat 10am").
+			r, _ := utf8.DecodeRuneInString(day)
+			return unicode.IsUpper(r) || reTimeAfter.MatchString(text[m.Right:]) || reAbbrDayCtx.MatchString(before)
+		}
+	case rMonthDate:
+		mon := capt(2)
+		if capt(0) == "" && capt(1) == "" && capt(3) == "" && capt(4) == "" {
+			if reYearAfter.MatchString(text[m.Right:]) {
+				return true // "June 2027"
+			}
+			r, _ := utf8.DecodeRuneInString(mon)
+			return len(mon) > 3 && unicode.IsUpper(r) && reMonthCtx.MatchString(before)
+		}
+		if capt(0) == "" && capt(1) == "" && len(mon) <= 4 && strings.ToLower(mon) != "may" {
+			// "mar 3" is fine; "sat 3" is not a month and never matches.
+			return true
+		}
+	case rCasualTime:
+		return !reGoodBefore.MatchString(before)
+	case rHour:
+		suf := capt(1)
+		if len(suf) == 1 && strings.ContainsAny(m.Text, " \t") {
+			return false
+		}
+	case rHourMinute:
+		if strings.Contains(m.Text, "-") {
+			return false
+		}
+	case rSlashDate:
+		return capt(2) != "" || reSlashCtx.MatchString(before)
+	case rDuration:
+		return capt(0) != "" || capt(2) != "" || reDurationAlone.MatchString(before)
+	case rBareHour:
+		if m.Right < len(text) && (text[m.Right] == ':' || text[m.Right] == '.') && m.Right+1 < len(text) && text[m.Right+1] >= '0' && text[m.Right+1] <= '9' {
+			return false
+		}
+		// Right may end after the boundary character; look back too.
+		tail := strings.TrimRight(m.Text, " \t")
+		if strings.HasSuffix(tail, ":") || strings.HasSuffix(tail, ".") {
+			rest := text[m.Left+len(tail):]
+			if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+				return false
+			}
+		}
+	default:
+		if id >= rDayOfMonth {
+			return validChat(id, capt, text, m.Left, m.Right)
+		}
+	}
+	return true
+}
+
+// reAbbrDayCtx: a lower-case weekday abbreviation after these is a day.
+var reAbbrDayCtx = regexp.MustCompile(`(?i)\b(?:on|next|this|last|from|till|until|by)\s+$`)
+
+// reDurationAlone: a duration with nothing before it but a request ("90
+// mins", "remind me 2 hours") is from now.
+var reDurationAlone = regexp.MustCompile(`(?i)^\s*(?:(?:please\s+|pls\s+)?(?:remind|ping|nudge|tell|text|message|buzz|give)\s+me\s*)?$`)
+
+// firstCluster keeps the first run of non-overlapping matches joined only
+// by connector words ("at", "on", "in the", ",").
+func firstCluster(ms []tmatch, text string) []tmatch {
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].left != ms[j].left {
+			return ms[i].left < ms[j].left
+		}
+		return ms[i].right-ms[i].left > ms[j].right-ms[j].left
+	})
+	kept := ms[:0:0]
+	for _, m := range ms {
+		overlap := false
+		for _, k := range kept {
+			if m.left < k.right && k.left < m.right {
+				overlap = true
+				break
+			}
+		}
+		if !overlap {
+			kept = append(kept, m)
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].left < kept[j].left })
+	out := kept[:1]
+	for _, m := range kept[1:] {
+		if !onlyConnectors(text[out[len(out)-1].right:m.left]) {
+			break
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var connectors = map[string]bool{"at": true, "on": true, "in": true, "the": true, "by": true, "of": true, "around": true,
+	"about": true, "from": true, "this": true, "and": true, "@": true, "~": true, "-": true, ",": true, "approx": true}
+
+func onlyConnectors(gap string) bool {
+	for _, f := range strings.FieldsFunc(gap, func(r rune) bool { return unicode.IsSpace(r) || r == ',' }) {
+		if !connectors[strings.ToLower(f)] {
+			return false
+		}
+	}
+	return true
+}
