@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
+	"github.com/kairos-agent/kairos/store"
 )
 
 // setFeatures writes the env's policy with the given features block
@@ -169,5 +171,49 @@ func TestFeaturesWithoutSurfaceAreErrors(t *testing.T) {
 	out := e.out.String() + e.logs.String()
 	if code != 1 || !strings.Contains(out, "policy.yaml:5:18: features.ui_automation") || !strings.Contains(out, "policy.yaml:6:14: features.peer_sync") {
 		t.Fatalf("policy check: exit %d: %s", code, out)
+	}
+}
+
+// TestFeatureCLIExecOffWatchingCells: with features.cli_exec false a
+// watching cell that comes due runs no code and says nothing, and its
+// firing is not retried as a failure.
+func TestFeatureCLIExecOffWatchingCells(t *testing.T) {
+	e := newEnv(t)
+	e.setFeatures("cli_exec: false")
+	const user = 2002
+	thread := kairos.ThreadKey(kairos.ChannelTelegram, kairos.ChatDM, user, user, 0)
+	due := time.Now().Add(-time.Second)
+	e.seedSchedules(t, &kairos.Schedule{UserID: user, ChatID: user, ThreadKey: thread, Kind: kairos.ScheduleCell,
+		Code: `output({notify: "cells are on"})`, TZ: "UTC", NextRun: due, Start: due.UTC().Format("2006-01-02T15:04:05")})
+	e.start()
+	db, err := store.Open(context.Background(), store.Config{DataDir: e.vars["KAIROS_DATA_DIR"],
+		DatabaseURL: e.vars["KAIROS_DATABASE_URL"], SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	waitFor(t, "the firing finished", func() bool {
+		return count(t, db, "schedule_firings", "status <> ?", "pending") > 0 && count(t, db, "schedule_firings", "status = ?", "pending") == 0
+	})
+	if n := count(t, db, "schedule_firings", "status = ?", kairos.FiringFailed); n != 0 {
+		t.Errorf("%d firings failed", n)
+	}
+	if n := count(t, db, "code_executions", "1 = 1"); n != 0 {
+		t.Errorf("%d cells ran", n)
+	}
+	for _, m := range e.tg.SentTo(user) {
+		if strings.Contains(m.LastText(), "cells are on") {
+			t.Fatalf("the watching cell spoke: %q", m.LastText())
+		}
+	}
+	// Nor can the model create one.
+	e.llm.Enqueue(testkit.ToolReply(testkit.ToolCall{Name: "schedule",
+		Arguments: `{"action":"create","when":"in 2 hours","code":"output({notify: 'x'})"}`}), testkit.TextReply("Noted."))
+	e.tg.PushText(user, user, "watch the price for me", time.Now())
+	waitReply(t, e.tg, user, 1, "Noted")
+	reqs := e.llm.Requests()
+	res := reqs[len(reqs)-1].ToolResults()
+	if len(res) != 1 || !strings.Contains(res[0].Content, "watching cells are off") {
+		t.Fatalf("schedule create with code: %+v", res)
 	}
 }

@@ -223,8 +223,9 @@ func (m *Main) runScheduledTask(ctx context.Context, c *core, s *kairos.Schedule
 // records it like every cell; it returns the notification, if any.
 func (m *Main) runWatchingCell(ctx context.Context, c *core, s *kairos.Schedule, f *kairos.Firing) (string, error) {
 	p := c.policy()
-	if !p.Features.CLIExec { // seed 004: with code cells off, watching cells do not run
-		return "", kairos.Errorf(kairos.EFORBIDDEN, "watching cells are off (features.cli_exec is false)")
+	if !p.Features.CLIExec { // seed 004: with code cells off, watching cells do not run (and are not retried)
+		c.log.Info("watching cell not run: features.cli_exec is false", "schedule", s.ID)
+		return "", nil
 	}
 	task := &kairos.CellTask{Code: s.Code, Verb: kairos.VerbMonitor, Budget: codetool.BudgetFor(p, kairos.VerbMonitor),
 		Network: codetool.GrantFor(p), Now: c.now()}

@@ -363,7 +363,7 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 	}
 	// Hook for features.cli_exec (seed 004): with code cells off, watching
 	// cells do not exist. TODO(schedules): drop `code` from the spec too.
-	if p := t.cfg.Policy; s.Kind == kairos.ScheduleCell && p != nil && !p().Features.CLIExec {
+	if s.Kind == kairos.ScheduleCell && !t.policy().Features.CLIExec {
 		return nil, "", kairos.Errorf(kairos.EINVALID, "watching cells are off here (features.cli_exec is false); a reminder or a task works")
 	}
 	if strings.TrimSpace(a.When) == "" && s.Repeat == "" {
