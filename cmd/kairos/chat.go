@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"flag"
 	"fmt"
-	"io"
 	"os"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -15,10 +14,23 @@ import (
 )
 
 func init() {
-	register(Command{Name: "chat", Short: "the same pipeline on this terminal (channel cli)",
-		Long: `Talk to the agent with no Telegram: you are the local user (your uid) and
-the operator. The slash commands of the bot work here; Ctrl-D or Ctrl-C ends.`,
-		Config: true, Run: func(ctx context.Context, m *Main, _ *Invocation) error { return m.runChat(ctx) }})
+	register(Command{Name: "chat", Usage: "[-v]", Short: "the same pipeline on this terminal (channel cli)",
+		Long: `Talk to the agent with no Telegram: you are the local user and the operator.
+Line editing and history (Ctrl-R searches) when stdin is a terminal. The bot's
+slash commands work here (/help lists them); approvals are asked as y/N;
+reminders you set arrive in this terminal while it runs. Ctrl-D or Ctrl-C ends.
+Logs below warnings are hidden unless -v.`,
+		Flags:  func(fs *flag.FlagSet) { fs.Bool("v", false, "show info logs (default: warnings and errors only)") },
+		Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			if !inv.Bool("v") && logRank(m.Config.LogLevel) < logRank("warn") {
+				m.Config.LogLevel = "warn"
+			}
+			return m.runChat(ctx)
+		}})
+}
+
+func logRank(level string) int {
+	return map[string]int{"debug": 0, "info": 1, "warn": 2, "error": 3}[level]
 }
 
 // runChat is `kairos chat`: the same pipeline on the terminal, channel cli.
@@ -28,116 +40,97 @@ func (m *Main) runChat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(m.Stdin)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	out := &terminal{w: m.Stdout, lines: lines}
+	in, err := m.openLines(ctx)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out := &terminal{w: in.Stdout(), lines: in.lines}
+	m.startChatSchedules(ctx, c, out)
 	cmds := m.commands(c)
-	fmt.Fprintln(m.Stdout, "Kairos: type a message, /help for commands, Ctrl-D to quit.")
+	help := chatHelp(cmds)
+	cmds["help"] = bot.Command{Description: "this list", Run: func(context.Context, *kairos.Inbound, string) (string, error) { return help, nil }}
+	cmds["start"] = cmds["help"]
+	fmt.Fprintln(out.w, "Kairos: type a message, /help for commands, Ctrl-D to quit.")
 	for {
-		fmt.Fprint(m.Stdout, "> ")
-		var line string
-		select {
-		case <-ctx.Done():
+		line, ok := in.next(ctx)
+		if !ok {
+			fmt.Fprintln(out.w)
 			return nil
-		case l, ok := <-lines:
-			if !ok {
-				fmt.Fprintln(m.Stdout)
-				return nil
-			}
-			line = strings.TrimSpace(l)
 		}
+		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
-		in := cliMessage(line, time.Now().UTC())
+		msg := cliMessage(line, c.now().UTC())
 		if strings.HasPrefix(line, "/") {
-			name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
-			cmd, ok := cmds[name]
-			if !ok {
-				fmt.Fprintf(m.Stdout, "Unknown command /%s. Known: %s\n", name, strings.Join(commandNames(cmds), ", "))
-				continue
-			}
-			text, err := cmd.Run(ctx, in, strings.TrimSpace(args))
-			if err != nil {
-				text = kairos.ErrorMessage(err)
-			}
-			out.Final(ctx, text)
+			m.chatCommand(ctx, cmds, msg, line, out)
 			continue
 		}
 		if len(line) > kairos.MaxInboundText {
-			fmt.Fprintf(m.Stdout, "That message is too long (%d bytes; the limit is %d).\n", len(line), kairos.MaxInboundText)
+			out.Final(ctx, fmt.Sprintf("That message is too long (%d bytes; the limit is %d). Please send it in smaller parts.", len(line), kairos.MaxInboundText))
 			continue
 		}
-		if err := c.agent.HandleMessage(ctx, in, out); err != nil {
+		if err := c.agent.HandleMessage(ctx, msg, out); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			c.log.Error("turn failed", "err", err)
-			fmt.Fprintln(m.Stdout, "Sorry, something went wrong with that message.")
+			out.Final(ctx, "Sorry, something went wrong with that message.")
 		}
 	}
 }
 
-func commandNames(cmds map[string]bot.Command) []string {
-	var ns []string
+// chatCommand answers a slash command as the bot would.
+func (m *Main) chatCommand(ctx context.Context, cmds map[string]bot.Command, in *kairos.Inbound, line string, out *terminal) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	cmd, ok := cmds[strings.ToLower(name)]
+	if !ok {
+		out.Final(ctx, fmt.Sprintf("I don't know the command /%s. Send /help for the list.", name))
+		return
+	}
+	text, err := cmd.Run(ctx, in, strings.TrimSpace(args))
+	if err != nil {
+		text = kairos.ErrorMessage(err)
+	}
+	if text != "" {
+		out.Final(ctx, text)
+	}
+}
+
+// chatHelp lists the commands in a stable (sorted) order, as /help does
+// on Telegram; operator commands are included: the local user is one.
+func chatHelp(cmds map[string]bot.Command) string {
+	var b strings.Builder
+	b.WriteString("I'm Kairos, your personal assistant. Just write to me. I can search the web, run code in a sandbox, remember things and remind you.\n\nCommands:\n/help: this list\n")
+	names := make([]string, 0, len(cmds))
 	for n := range cmds {
-		ns = append(ns, "/"+n)
+		names = append(names, n)
 	}
-	return ns
-}
-
-// terminal is the CLI Replier: the final text is printed as it is
-// (Markdown reads fine on a terminal); approvals are asked on stdin.
-type terminal struct {
-	mu    sync.Mutex
-	w     io.Writer
-	lines <-chan string
-}
-
-func (t *terminal) Typing(context.Context)          {}
-func (t *terminal) Partial(context.Context, string) {}
-
-func (t *terminal) Final(_ context.Context, text string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	_, err := fmt.Fprintln(t.w, text)
-	return err
-}
-
-func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
-	t.mu.Lock()
-	if req.Detail != "" {
-		fmt.Fprintf(t.w, "%s\n", req.Detail)
-	}
-	fmt.Fprintf(t.w, "Approval needed: %s\nWhy: %s\nApprove? [y/N] ", req.Summary, req.Reason)
-	t.mu.Unlock()
-	tm := time.NewTimer(time.Until(req.ExpiresAt))
-	defer tm.Stop()
-	select {
-	case l := <-t.lines:
-		if a := strings.ToLower(strings.TrimSpace(l)); a == "y" || a == "yes" {
-			return kairos.Decision{Outcome: kairos.DecisionApproved, At: time.Now()}, nil
+	slices.Sort(names)
+	for _, n := range names {
+		if n == "help" || n == "start" {
+			continue
 		}
-		return kairos.Decision{Outcome: kairos.DecisionDenied, At: time.Now()}, nil
-	case <-tm.C:
-		return kairos.Decision{Outcome: kairos.DecisionExpired, At: time.Now()}, nil
-	case <-ctx.Done():
-		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
+		fmt.Fprintf(&b, "/%s: %s\n", n, cmds[n].Description)
 	}
+	b.WriteString("\nSay `clock it: …` to have me remember what you're about to do.")
+	return b.String()
 }
 
 // cliMessage is a terminal line as an Inbound: channel cli, a DM with the
-// local user (their uid).
+// local user.
 func cliMessage(text string, at time.Time) *kairos.Inbound {
-	uid := int64(os.Getuid())
+	uid := cliUserID()
 	return &kairos.Inbound{Channel: kairos.ChannelCLI, ChatID: uid, ChatKind: kairos.ChatDM, UserID: uid,
 		UserName: os.Getenv("USER"), Text: text, Date: at}
+}
+
+// cliUserID is the local user's id: their uid, or 1 for root (uid 0 is
+// "no user" to the stores: reminders need a user).
+func cliUserID() int64 {
+	if uid := os.Getuid(); uid > 0 {
+		return int64(uid)
+	}
+	return 1
 }

@@ -79,7 +79,7 @@ var warmedDir string
 
 // maxWait bounds one wait of a test: far above what a loaded machine
 // needs (20-50 s were seen at load 13), so only a stuck test reaches it.
-const maxWait = 4 * time.Minute
+const maxWait = 2 * time.Minute
 
 // testCtx bounds a wait by maxWait and the test's own deadline (go test
 // -timeout): tests wait for events until then, not on short fixed

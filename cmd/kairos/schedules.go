@@ -85,7 +85,7 @@ func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 // startSchedules runs the schedule runner until ctx ends.
 func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 	r := schedules.NewRunner(schedules.Config{
-		Store: c.sched.store, Now: c.now, Logger: c.log.With("component", "schedules"),
+		Store: botSchedules{c.sched.store}, Now: c.now, Logger: c.log.With("component", "schedules"),
 		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
 		Deliver:       func(ctx context.Context, d schedules.Delivery) (int64, error) { return m.deliverSchedule(ctx, c, b, d) },
 		ZoneFor: func(ctx context.Context, s *kairos.Schedule) string {

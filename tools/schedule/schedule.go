@@ -346,6 +346,9 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 		return nil, "", err
 	}
 	chat, _, ok := ChatOf(inv.ThreadKey)
+	if !ok && strings.HasPrefix(inv.ThreadKey, "agent:") && strings.Contains(inv.ThreadKey, ":"+kairos.ChannelCLI+":dm:") {
+		chat, ok = uid, true // the terminal (kairos chat), which delivers its own
+	}
 	if !ok {
 		return nil, "", kairos.Errorf(kairos.EINVALID, "schedules are delivered on Telegram; this chat cannot receive them")
 	}

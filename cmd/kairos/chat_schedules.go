@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/schedules"
+	schedtool "github.com/kairos-agent/kairos/tools/schedule"
+)
+
+// cliSchedules is the schedule store as `kairos chat` sees it: only the
+// terminal's own schedules come due here (a bot sharing the database
+// keeps its Telegram ones), and only the firings this process claimed
+// are delivered here (never one another process leased).
+type cliSchedules struct {
+	kairos.ScheduleStore
+	mu      *sync.Mutex
+	claimed *[]*kairos.Firing
+}
+
+func (s cliSchedules) ClaimFiring(ctx context.Context, sc *kairos.Schedule, adv kairos.Advance, now time.Time) (*kairos.Firing, error) {
+	f, err := s.ScheduleStore.ClaimFiring(ctx, sc, adv, now)
+	if f != nil {
+		s.mu.Lock()
+		*s.claimed = append(*s.claimed, f)
+		s.mu.Unlock()
+	}
+	return f, err
+}
+
+func (s cliSchedules) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
+	all, err := s.ScheduleStore.DueSchedules(ctx, now, limit)
+	out := all[:0]
+	for _, sc := range all {
+		if strings.Contains(sc.ThreadKey, ":"+kairos.ChannelCLI+":") {
+			out = append(out, sc)
+		}
+	}
+	return out, err
+}
+
+func (s cliSchedules) LeaseFirings(context.Context, time.Time, time.Duration, int) ([]*kairos.Firing, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fs := *s.claimed
+	*s.claimed = nil
+	return fs, nil
+}
+
+// startChatSchedules delivers the terminal's reminders, tasks and
+// watching cells to the terminal while `kairos chat` runs.
+func (m *Main) startChatSchedules(ctx context.Context, c *core, out *terminal) {
+	r := schedules.NewRunner(schedules.Config{
+		Store: cliSchedules{ScheduleStore: c.sched.store, mu: &sync.Mutex{}, claimed: new([]*kairos.Firing)}, Now: c.now, Logger: c.log.With("component", "schedules"),
+		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
+		Deliver: func(ctx context.Context, d schedules.Delivery) (int64, error) {
+			return 0, m.deliverToTerminal(ctx, c, out, d)
+		},
+	})
+	c.sched.mu.Lock()
+	c.sched.runner = r
+	c.sched.mu.Unlock()
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if c.policy().Schedules.Enabled {
+			r.Run(rctx, schedules.TickInterval)
+		}
+	}()
+	m.onClose(func() error { cancel(); <-done; return nil })
+}
+
+func (m *Main) deliverToTerminal(ctx context.Context, c *core, out *terminal, d schedules.Delivery) error {
+	s, f := d.Schedule, d.Firing
+	due := schedtool.Label(f.DueAt, s.TZ)
+	late := ""
+	if d.Late >= schedules.LateNote {
+		late = fmt.Sprintf(" (late by %s: I was not running at %s)", roundLate(d.Late), due)
+	}
+	if d.Missed {
+		return out.Final(ctx, fmt.Sprintf("Missed %s (due %s, while I was not running): %s", s.Kind, due, schedtool.ViewOf(s).Text))
+	}
+	switch s.Kind {
+	case kairos.ScheduleTask:
+		in := cliMessage("(Scheduled task the user set earlier; answer it now.) "+s.Task, c.now())
+		tr := &taskReplier{}
+		if err := c.sched.taskAgent.HandleMessage(ctx, in, tr); err != nil {
+			return err
+		}
+		return out.Final(ctx, "Scheduled task ("+due+"):\n\n"+tr.text+late)
+	case kairos.ScheduleCell:
+		note, err := m.runWatchingCell(ctx, c, s, f)
+		if err != nil || note == "" {
+			return err
+		}
+		return out.Final(ctx, "🔔 "+note+late)
+	}
+	return out.Final(ctx, "⏰ "+s.Text+late)
+}
+
+// botSchedules is the schedule store as `kairos run` sees it: the
+// terminal's schedules wait for `kairos chat`, which delivers them.
+type botSchedules struct {
+	kairos.ScheduleStore
+}
+
+func (s botSchedules) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
+	all, err := s.ScheduleStore.DueSchedules(ctx, now, limit)
+	out := all[:0]
+	for _, sc := range all {
+		if !strings.Contains(sc.ThreadKey, ":"+kairos.ChannelCLI+":") {
+			out = append(out, sc)
+		}
+	}
+	return out, err
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chzyer/readline"
+	"github.com/kairos-agent/kairos"
+)
+
+// chatInput delivers the terminal's lines on a channel (the approval
+// prompt reads the same channel). On a terminal it is chzyer/readline:
+// line editing, history in KAIROS_DATA_DIR/chat_history (0600), Ctrl-C
+// and Ctrl-D end; otherwise (a pipe, tests) plain lines of any length.
+type chatInput struct {
+	lines chan string
+	rl    *readline.Instance
+	w     io.Writer
+}
+
+func (c *chatInput) Stdout() io.Writer { return c.w }
+
+// next returns the next line, or false at the end of input.
+func (c *chatInput) next(ctx context.Context) (string, bool) {
+	select {
+	case <-ctx.Done():
+		return "", false
+	case l, ok := <-c.lines:
+		return l, ok
+	}
+}
+
+func (c *chatInput) Close() {
+	if c.rl != nil {
+		c.rl.Close()
+	}
+}
+
+func (m *Main) openLines(ctx context.Context) (*chatInput, error) {
+	in := &chatInput{lines: make(chan string), w: m.Stdout}
+	if f, ok := m.Stdin.(*os.File); ok && readline.IsTerminal(int(f.Fd())) {
+		hist := ""
+		if err := os.MkdirAll(m.Config.DataDir, 0o700); err == nil {
+			hist = filepath.Join(m.Config.DataDir, "chat_history")
+			if hf, err := os.OpenFile(hist, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+				hf.Close()
+			}
+		}
+		rl, err := readline.NewEx(&readline.Config{Prompt: "> ", HistoryFile: hist, HistorySearchFold: true,
+			InterruptPrompt: "^C", EOFPrompt: "", Stdout: m.Stdout})
+		if err != nil {
+			return nil, fmt.Errorf("terminal: %w", err)
+		}
+		in.rl, in.w = rl, rl.Stdout()
+		go func() {
+			defer close(in.lines)
+			for {
+				l, err := rl.Readline()
+				if err != nil { // io.EOF (Ctrl-D) or readline.ErrInterrupt (Ctrl-C)
+					return
+				}
+				if !send(ctx, in.lines, l) {
+					return
+				}
+			}
+		}()
+		return in, nil
+	}
+	go func() {
+		defer close(in.lines)
+		r := bufio.NewReader(m.Stdin)
+		for {
+			l, err := r.ReadString('\n') // no length limit: a long paste is never cut
+			if l != "" && !send(ctx, in.lines, strings.TrimRight(l, "\r\n")) {
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return in, nil
+}
+
+func send(ctx context.Context, ch chan<- string, l string) bool {
+	select {
+	case ch <- l:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// terminal is the CLI Replier: Markdown stripped to plain text; approvals
+// asked on the same input as y/N.
+type terminal struct {
+	mu    sync.Mutex
+	w     io.Writer
+	lines <-chan string
+}
+
+func (t *terminal) Typing(context.Context)          {}
+func (t *terminal) Partial(context.Context, string) {}
+
+func (t *terminal) Final(_ context.Context, text string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, err := fmt.Fprintln(t.w, plainText(text))
+	return err
+}
+
+func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
+	t.mu.Lock()
+	fmt.Fprintf(t.w, "Approval needed: %s\nWhy: %s\nApprove? [y/N] ", plainText(req.Summary), plainText(req.Reason))
+	t.mu.Unlock()
+	tm := time.NewTimer(time.Until(req.ExpiresAt))
+	defer tm.Stop()
+	by := kairos.UserKey(kairos.ChannelCLI, cliUserID())
+	select {
+	case l, ok := <-t.lines:
+		if a := strings.ToLower(strings.TrimSpace(l)); ok && (a == "y" || a == "yes") {
+			return kairos.Decision{Outcome: kairos.DecisionApproved, By: by, At: time.Now()}, nil
+		}
+		return kairos.Decision{Outcome: kairos.DecisionDenied, By: by, At: time.Now()}, nil
+	case <-tm.C:
+		return kairos.Decision{Outcome: kairos.DecisionExpired, At: time.Now()}, nil
+	case <-ctx.Done():
+		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
+	}
+}
+
+var (
+	mdFence  = regexp.MustCompile("(?m)^```[a-zA-Z0-9_-]*\\s*$\\n?")
+	mdLink   = regexp.MustCompile(`\[([^\]\n]+)\]\((https?://[^)\s]+)\)`)
+	mdHeader = regexp.MustCompile(`(?m)^#{1,6}\s+`)
+	mdBold   = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
+	mdItal   = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s][^*_\n]*?)[*_]([\s).,!?:;]|$)`)
+	mdCode   = regexp.MustCompile("`([^`\n]+)`")
+	mdEscape = regexp.MustCompile(`\\([\\*_\x60\[\]~])`)
+)
+
+// plainText strips the model's Markdown for a terminal: fences, headers,
+// bold, italics and inline code marks go; links become "text (url)";
+// bullets and line breaks stay.
+func plainText(s string) string {
+	s = mdFence.ReplaceAllString(s, "")
+	s = mdLink.ReplaceAllString(s, "$1 ($2)")
+	s = mdHeader.ReplaceAllString(s, "")
+	s = mdBold.ReplaceAllString(s, "$1$2")
+	s = mdItal.ReplaceAllString(s, "$1$2$3")
+	s = mdCode.ReplaceAllString(s, "$1")
+	s = mdEscape.ReplaceAllString(s, "$1")
+	return strings.TrimRight(s, "\n")
+}
