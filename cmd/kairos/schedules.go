@@ -60,14 +60,15 @@ func (p *scheduleParts) wake() {
 // newSchedules builds the schedule store and tool of c.
 func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 	p := &scheduleParts{store: store.NewScheduleStore(c.db), provider: provider}
+	clocks := store.NewClockStore(c.db)
 	p.tool = schedtool.New(schedtool.Config{
 		Store: p.store, Policy: c.policy, Logger: c.log, Wake: p.wake,
-		Zone: func(ctx context.Context, thread string) (string, error) {
-			return provider.SessionTimezone(ctx, thread)
+		Zone: func(ctx context.Context, inv *kairos.ToolInvocation) (string, error) {
+			return p.knownZone(ctx, clocks, inv)
 		},
 		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
 			r := clockstate.ParseAnchoredTime(text, tz, ref)
-			return schedtool.Parsed{Start: r.Start, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat}
+			return schedtool.Parsed{Start: r.Start, Floating: r.Kind == clockstate.KindFloating, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat}
 		},
 		ParseRepeat: func(s string) (schedtool.Repeat, error) {
 			r, err := schedules.ParseRepeat(s)
@@ -80,6 +81,33 @@ func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 		},
 	})
 	return p
+}
+
+// knownZone is the zone a schedule of inv's user is set in: the thread's
+// or the user's stored zone, else one the turn's message states (the
+// answer to ZoneQuestion), which is then kept as their zone; "" when
+// only the UTC fallback is left.
+func (p *scheduleParts) knownZone(ctx context.Context, clocks *store.ClockStore, inv *kairos.ToolInvocation) (string, error) {
+	st, err := clocks.LoadClockState(ctx, inv.UserKey, inv.ThreadKey)
+	if err != nil {
+		return "", err
+	}
+	if res := clockstate.ResolveSessionTZ("", st.Thread.SessionTZ, st.User.DefaultTZ, nil, inv.Now); res.Source != clockstate.TZFromFallback {
+		return res.TZ, nil
+	}
+	res := clockstate.ResolveSessionTZ(inv.TriggerMessage, "", "", nil, inv.Now)
+	if res.Source != clockstate.TZFromMessage && res.Source != clockstate.TZFromLocation || !clockstate.ValidTZ(res.TZ) {
+		return "", nil
+	}
+	tz := res.TZ
+	patch := kairos.ClockPatch{DefaultTZ: &tz}
+	if inv.ChatKind == kairos.ChatDM {
+		patch.SessionTZ = &tz
+	}
+	if err := clocks.SaveClockState(ctx, inv.UserKey, inv.ThreadKey, patch); err != nil {
+		return "", err
+	}
+	return tz, nil
 }
 
 // startSchedules runs the schedule runner until ctx ends.

@@ -21,10 +21,10 @@ func countingTool(t testing.TB, zone string, expansions *int, pol *kairos.Policy
 		pol = kairos.DefaultPolicy()
 	}
 	return schedtool.New(schedtool.Config{Store: st, Policy: func() *kairos.Policy { return pol },
-		Zone: func(context.Context, string) (string, error) { return zone, nil },
+		Zone: func(context.Context, *kairos.ToolInvocation) (string, error) { return zone, nil },
 		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
 			r := clockstate.ParseAnchoredTime(text, tz, ref)
-			return schedtool.Parsed{Start: r.Start, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion}
+			return schedtool.Parsed{Start: r.Start, Floating: r.Kind == clockstate.KindFloating, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion}
 		},
 		ParseRepeat: func(s string) (schedtool.Repeat, error) {
 			r, err := schedules.ParseRepeat(s)

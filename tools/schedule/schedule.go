@@ -15,7 +15,10 @@ import (
 
 // Parsed is a time expression resolved against a zone and an instant.
 type Parsed struct {
-	Start                 *time.Time
+	Start *time.Time
+	// Floating says the text named a wall-clock time ("tomorrow at 9")
+	// that means nothing without the user's zone.
+	Floating              bool
 	NeedsClarification    bool
 	ClarificationQuestion string
 	// Repeat is the RRULE the expression itself states ("every weekday
@@ -41,8 +44,9 @@ type Shape struct {
 type Config struct {
 	Store  kairos.ScheduleStore
 	Policy func() *kairos.Policy
-	// Zone returns the thread's Session TZ ("" when unknown).
-	Zone func(ctx context.Context, threadKey string) (string, error)
+	// Zone returns the zone of the call's user in its thread ("" when
+	// unknown: no thread, user or stated zone, only the UTC fallback).
+	Zone func(ctx context.Context, inv *kairos.ToolInvocation) (string, error)
 	// Parse resolves a time expression anchored to tz at ref.
 	Parse func(text, tz string, ref time.Time) Parsed
 	// ParseRepeat reads an RRULE or a plain repeat form (EINVALID).
@@ -74,6 +78,10 @@ func New(cfg Config) *Tool {
 	}
 	return &Tool{cfg: cfg}
 }
+
+// ZoneQuestion is asked when a schedule needs the user's zone and none
+// is known; the answer (a city or an IANA zone) is kept as their zone.
+const ZoneQuestion = "Where are you? Tell me your city or time zone (for example Lisbon or Europe/Lisbon) so that I set this at the right local time."
 
 // WallLayout is how a schedule's Start is written.
 const WallLayout = "2006-01-02T15:04:05"
@@ -372,12 +380,18 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 	if strings.TrimSpace(a.When) == "" && s.Repeat == "" {
 		return nil, "", kairos.Errorf(kairos.EINVALID, "create needs when (e.g. \"tomorrow at 9\") or repeat (e.g. \"every weekday at 8am\")")
 	}
-	tz, err := t.cfg.Zone(ctx, inv.ThreadKey)
+	tz, err := t.cfg.Zone(ctx, inv)
 	if err != nil {
 		return nil, "", err
 	}
 	if tz == "" {
-		return nil, "Which time zone are you in (for example Europe/Lisbon)? I need it to set this at the right time.", nil
+		// Only an instant ("in 20 minutes", RFC 3339 with an offset) means
+		// the same everywhere; a wall-clock time or a repeat needs the
+		// user's zone, and UTC would be a guess (CLOCK.md §4.2-4.3).
+		if w := strings.TrimSpace(a.When); s.Repeat != "" || w == "" || t.cfg.Parse(w, "", inv.Now).Floating {
+			return nil, ZoneQuestion, nil
+		}
+		tz = "UTC"
 	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {

@@ -18,10 +18,10 @@ import (
 func newTool(t *testing.T, zone string) (*schedtool.Tool, *store.ScheduleStore) {
 	st := store.NewScheduleStore(storetest.MustOpenDB(t))
 	return schedtool.New(schedtool.Config{Store: st,
-		Zone: func(context.Context, string) (string, error) { return zone, nil },
+		Zone: func(context.Context, *kairos.ToolInvocation) (string, error) { return zone, nil },
 		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
 			r := clockstate.ParseAnchoredTime(text, tz, ref)
-			return schedtool.Parsed{Start: r.Start, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat}
+			return schedtool.Parsed{Start: r.Start, Floating: r.Kind == clockstate.KindFloating, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat}
 		},
 		ParseRepeat: func(s string) (schedtool.Repeat, error) {
 			r, err := schedules.ParseRepeat(s)
