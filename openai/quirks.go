@@ -141,6 +141,8 @@ var (
 		regexp.MustCompile(`(?i)'loc': \('body', '([a-z_]+)'\)[^}]*extra inputs are not permitted`),
 		regexp.MustCompile(`(?i)"loc":\s*\["body",\s*"([a-z_]+)"\][^}]*extra inputs are not permitted`),
 		regexp.MustCompile(`(?i)unknown (?:parameter|field|argument):?\s*'?"?([a-z_.]+)`),
+		// Google's APIs (Gemini's OpenAI endpoint): Unknown name "x": Cannot find field.
+		regexp.MustCompile(`(?i)unknown name \\?"([a-z_.]+)\\?"`),
 	}
 	noToolsRe  = regexp.MustCompile(`(?i)(does not support tools|tools? (?:are|is) not supported|tool calling is not supported|tool use is not supported|requires --jinja|enable-auto-tool-choice|does not support function calling)`)
 	contextRe  = regexp.MustCompile(`(?i)(maximum context length|context length|context window|context_length_exceeded|exceeds the available context size|too many tokens|prompt is too long|reduce the length)`)

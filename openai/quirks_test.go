@@ -323,3 +323,19 @@ func TestModelsListContextWindow(t *testing.T) {
 		t.Errorf("401 not reported: %v", err)
 	}
 }
+
+// TestQuirkGoogleUnknownField: Google's error shape (an array holding the
+// error, "Unknown name" for a field it does not take) is read as a refused
+// parameter too.
+func TestQuirkGoogleUnknownField(t *testing.T) {
+	f := testkit.NewFakeOpenAI(t)
+	c, _ := newClient(t, f)
+	f.Enqueue(testkit.Reply{Status: 400, Body: `[{"error": {"code": 400, "message": "Invalid JSON payload received. Unknown name \"stream_options\": Cannot find field.", "status": "INVALID_ARGUMENT"}}]`})
+	if _, err := c.Chat(ctxT(t), userReq("gemini-2.0-flash", "hi"), func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.Requests()
+	if len(reqs) != 2 || !reqs[0].IncludeUsage || reqs[1].IncludeUsage || reqs[1].Status != 200 {
+		t.Fatalf("%d requests; stream_options not dropped after Google's refusal", len(reqs))
+	}
+}
