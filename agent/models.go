@@ -87,8 +87,17 @@ func (a *Agent) send(ctx context.Context, t *turn, req kairos.ChatRequest, mode 
 			t.out.Partial(ctx, v)
 		}
 	})
-	if err != nil || len(tools) == 0 {
+	if err != nil {
 		return resp, err
+	}
+	if len(tools) == 0 {
+		// No tools on this step (the budget is spent), but the history
+		// shows calls and a small model may write one anyway: it is not
+		// run, and the user does not see it.
+		if visible, calls := parsePromptedCalls(resp.Message.Content, nil); len(calls) > 0 {
+			resp.Message.Content = visible
+		}
+		return resp, nil
 	}
 	known := func(name string) bool {
 		for _, s := range tools {

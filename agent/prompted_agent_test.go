@@ -206,3 +206,21 @@ func TestPromptedCallFromUntrustedContentNeedsApproval(t *testing.T) {
 		t.Fatalf("approvals = %+v", out.Approvals())
 	}
 }
+
+// TestPromptedCallPastTheBudgetIsNotShown: on the last step no tools are
+// offered; a call the model writes anyway is neither run nor shown.
+func TestPromptedCallPastTheBudgetIsNotShown(t *testing.T) {
+	echo := &echoTool{name: "echo"}
+	h := newHarness(t, []string{"small"}, false, echo)
+	h.pol.Models = map[string]kairos.ModelSpec{"small": {ToolCalling: kairos.ToolCallingPrompted}}
+	h.pol.Agent.MaxSteps = 2
+	call := `<tool_call>{"name": "echo", "arguments": {"text": "again"}}</tool_call>`
+	h.llm.Enqueue(testkit.TextReply(call), testkit.TextReply("Here is what I found. "+call))
+	out := &mock.Replier{}
+	if err := h.agent.HandleMessage(context.Background(), dm("go"), out); err != nil {
+		t.Fatal(err)
+	}
+	if echo.calls.Load() != 1 || out.Text() != "Here is what I found." {
+		t.Fatalf("echo ran %d times; final %q", echo.calls.Load(), out.Text())
+	}
+}
