@@ -160,6 +160,7 @@ type timeSpec struct {
 	// checked against a date given too ("Friday 14 March").
 	weekdayNamed int
 	sameTime     bool       // "same time", "this time": the reference's time of day
+	clockBare    bool       // "7:30" with no am/pm: a part of day may move it past noon
 	repeat       string     // an RRULE ("every weekday")
 	byDay        []int      // the repeat's weekdays (time.Weekday), for the first occurrence
 	used         []byteSpan // text an apply function read outside its match (a year after a date)

@@ -35,6 +35,7 @@ const (
 	rHourBeforePart
 	rTonite
 	rTwelveNoon
+	rDayWeek
 )
 
 const reClockT = `(?:\d{1,2}(?:[:.]\d{2}(?::\d{2})?)?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|noon|midday|midnight)`
@@ -60,6 +61,7 @@ var chatRules = []ruleRow{
 	{rHourBeforePart, span(`(\d{1,2}|` + reHourWord + `)`), applyBareHourWord, []string{"#", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "&", "tonight", "morning", "afternoon", "evening", "night", "arvo"}},
 	{rTonite, span(`(tonite|2nite|tonight's)`), applyTonite, []string{"nite", "tonight's"}},
 	{rTwelveNoon, span(`12\s*(noon|midday|midnight)`), applyTwelveNoon, []string{"12"}},
+	{rDayWeek, span(`(WEEKDAY)\s+(week|fortnight)`), applyDayWeek, []string{"week", "fortnight"}},
 	{rMonthYear, span(`(MONTH)\.?,?\s+(\d{4})`), applyMonthYear, []string{"#", "&", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
 }
 
@@ -72,18 +74,19 @@ type ruleRow = struct {
 }
 
 var (
-	reDayWordBefore = regexp.MustCompile(`(?i)(?:` + reWeekdayWord + `|today|tomorrow|tonight|tmrw?|\d(?:st|nd|rd|th)|` + reMonthWord + `\s+\d{1,2})\.?,?\s*(?:from\s+|between\s+)?$`)
-	reUnitAfter     = regexp.MustCompile(`(?i)^\s*(?:%|percent|people|kg|km|cm|mm|miles?|pounds?|lbs?|years?\s+old|` + reUnitWord + `\b)`)
-	reMonthAfter    = regexp.MustCompile(`(?i)^\s*(?:of\s+)?` + reMonthWord + `\b`)
-	reMonthBefore   = regexp.MustCompile(`(?i)` + reMonthWord + `\.?\s*$`)
-	reTimeCtxBefore = regexp.MustCompile(`(?i)(?:\bat|@|\bby|\bfrom|\btill|\buntil|\bto|\baround|\babout|-|–)\s*$`)
-	reTimeAfter     = regexp.MustCompile(`(?i)^\s*(?:,|at|@|-|from|\|)?\s*(?:\d{1,2}(?::\d{2}|\s*[ap]\.?m|\b)|noon|midday|midnight)`)
-	reOrdinalNoun   = regexp.MustCompile(`(?i)^\s*(?:floor|place|time|times|row|grade|century|anniversary|birthday|edition|round|attempt|person|in\s+line|gear|level|year|week|day|month|hour|minute|street|avenue)\b`)
-	reHourPartAfter = regexp.MustCompile(`(?i)^\s*(?:tonight|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
-	reInBefore      = regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`)
-	reAmPmAfter     = regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`)
-	reDayWordAfter  = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw|yesterday|next|on|` + reWeekdayWord + `)\b`)
-	reCurrency      = regexp.MustCompile(`[$£€¥₹]\s*$`)
+	reDayWordBefore     = regexp.MustCompile(`(?i)(?:` + reWeekdayWord + `|today|tomorrow|tonight|tmrw?|\d(?:st|nd|rd|th)|` + reMonthWord + `\s+\d{1,2})\.?,?\s*(?:from\s+|between\s+)?$`)
+	reUnitAfter         = regexp.MustCompile(`(?i)^\s*(?:%|percent|people|kg|km|cm|mm|miles?|pounds?|lbs?|years?\s+old|` + reUnitWord + `\b)`)
+	reMonthAfter        = regexp.MustCompile(`(?i)^\s*(?:of\s+)?` + reMonthWord + `\b`)
+	reMonthBefore       = regexp.MustCompile(`(?i)` + reMonthWord + `\.?\s*$`)
+	reTimeCtxBefore     = regexp.MustCompile(`(?i)(?:\bat|@|\bby|\bfrom|\btill|\buntil|\bto|\baround|\babout|-|–)\s*$`)
+	reTimeAfter         = regexp.MustCompile(`(?i)^\s*(?:,|at|@|-|from|\|)?\s*(?:\d{1,2}(?::\d{2}|\s*[ap]\.?m|\b)|noon|midday|midnight|half\b|quarter\b)`)
+	reDayWordAfterRange = regexp.MustCompile(`(?i)^\s*(?:on\s+)?(?:tomorrow|tmrw|today|tonight|` + reWeekdayWord + `\b|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|this\s+(?:morning|afternoon|evening))`)
+	reOrdinalNoun       = regexp.MustCompile(`(?i)^\s*(?:floor|place|time|times|row|grade|century|anniversary|birthday|edition|round|attempt|person|in\s+line|gear|level|year|week|day|month|hour|minute|street|avenue)\b`)
+	reHourPartAfter     = regexp.MustCompile(`(?i)^\s*(?:tonight|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
+	reInBefore          = regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`)
+	reAmPmAfter         = regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`)
+	reDayWordAfter      = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw|yesterday|next|on|` + reWeekdayWord + `)\b`)
+	reCurrency          = regexp.MustCompile(`[$£€¥₹]\s*$`)
 )
 
 // validChat rejects the eager matches of the chat rules ("10-20 people",
@@ -100,7 +103,7 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 			return false
 		}
 		plain := func(s string) bool { return strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0 }
-		if plain(a) && plain(b) && capt(0) == "" && !reDayWordBefore.MatchString(before) {
+		if plain(a) && plain(b) && capt(0) == "" && !reDayWordBefore.MatchString(before) && !reDayWordAfterRange.MatchString(after) {
 			return false
 		}
 		if strings.Contains(a, ".") && !strings.ContainsAny(strings.ToLower(a+b), "apm") && capt(0) == "" {
@@ -117,7 +120,7 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 			return false
 		}
 		h, _ := strconv.Atoi(capt(0))
-		return capt(2) != "" || reTimeCtxBefore.MatchString(before) || h >= 13
+		return capt(2) != "" || reTimeCtxBefore.MatchString(before) || h >= 13 || reHourPartAfter.MatchString(after)
 	case rHourH:
 		return !strings.HasPrefix(strings.ToLower(after), "m") && !reInBefore.MatchString(before)
 	case rSameTime:
@@ -459,4 +462,14 @@ func applyTwelveNoon(sp *timeSpec, x ruleCtx) {
 		return
 	}
 	setTime(sp, 12, 0, 0)
+}
+
+// applyDayWeek: British "Friday week" (a week after the coming Friday),
+// "Tuesday fortnight".
+func applyDayWeek(sp *timeSpec, x ruleCtx) {
+	applyDayWord(sp, x.capt(0), x.refL)
+	sp.dayShift += 7
+	if strings.EqualFold(x.capt(1), "fortnight") {
+		sp.dayShift += 7
+	}
 }

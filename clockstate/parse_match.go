@@ -31,7 +31,8 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 		if !fullWeekdays[strings.ToLower(day)] {
 			// "Sat", or a lower-case "sat" next to a time ("sat 10am").
 			r, _ := utf8.DecodeRuneInString(day)
-			return unicode.IsUpper(r) || reTimeAfter.MatchString(text[m.Right:]) || reAbbrDayCtx.MatchString(before)
+			return unicode.IsUpper(r) || capt(0) != "" || reTimeAfter.MatchString(text[m.Right:]) ||
+				reAbbrDayCtx.MatchString(before) || rePartAfter.MatchString(text[m.Right:])
 		}
 	case rMonthDate:
 		mon := capt(2)
@@ -83,6 +84,9 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 
 // reAbbrDayCtx: a lower-case weekday abbreviation after these is a day.
 var reAbbrDayCtx = regexp.MustCompile(`(?i)\b(?:on|next|this|last|from|till|until|by)\s+$`)
+
+// rePartAfter: a part of day follows ("sat morning").
+var rePartAfter = regexp.MustCompile(`(?i)^\s*(?:morning|afternoon|evening|night|arvo)\b`)
 
 // reDurationAlone: a duration with nothing before it but a request ("90
 // mins", "remind me 2 hours") is from now.

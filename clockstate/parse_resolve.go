@@ -152,6 +152,12 @@ func (r *resolver) settleHours() string {
 	if sp.rangeBare {
 		return r.settleRange()
 	}
+	if sp.clockBare && !sp.endSet {
+		// "7:30 this evening": the part of day says which half.
+		if h, ok := partHour(sp.part, sp.hour); ok && sp.part != "morning" {
+			sp.hour, sp.part = h, ""
+		}
+	}
 	if sp.bareHour < 0 || sp.timeSet {
 		return ""
 	}

@@ -94,7 +94,7 @@ const (
 // English forms; the span rules cover what it lacks.
 var allRules = append(chatRules, []ruleRow{
 	{rTimeSec, span(`(\d{1,2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:\s*(AMPM))?`), applyTimeSec, []string{":"}},
-	{rQuarter, span(`((?:a\s+)?quarter|half|five|ten|twenty|twenty[\s-]five|\d{1,2}\s+minutes?|\d{1,2})\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight)(?:\s*(AMPM))?`), applyQuarter, []string{"past", "after", " to ", "before", "till", " of "}},
+	{rQuarter, span(`((?:a\s+)?quarter|half|five|ten|twenty|twenty[\s-]five|\d{1,2}\s+minutes?|\d{1,2})\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*(AMPM))?`), applyQuarter, []string{"past", "after", " to ", "before", "till", " of "}},
 	{rRelDay2, span(`(?:the\s+)?day\s+(after|before)\s+(tomorrow|yesterday)`), applyRelDay2, []string{"day"}},
 	{rWeekdayOfWeek, span(`(WEEKDAY)\s+(?:of\s+|in\s+)?(next|this|last)\s+week|(next|this|last)\s+week(?:'s)?\s+(?:on\s+)?(WEEKDAY)`), applyWeekdayOfWeek, []string{"week"}},
 	{rDayRange, span(`(?:from|between)\s+(WEEKDAY)\s+(?:and|to|till|until|through|-)\s+(WEEKDAY)`), applyDayRange, []string{"from", "between"}},
@@ -116,7 +116,7 @@ var allRules = append(chatRules, []ruleRow{
 	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}, applyAmount, []string{"from", "later", "hence"}},
 	{rCompactIn, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`)}, applyCompactIn, []string{"in"}},
 	{rMidnight, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(midnight|midday)(?:\W|$)`)}, applyMidnight, []string{"mid"}},
-	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last)\s+(week|weekend|month|year)(?:\W|$)`)}, applyWindow, []string{"week", "month", "year"}},
+	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last|the)\s+(week|weekend|month|year)(?:\W|$)`)}, applyWindow, []string{"week", "month", "year"}},
 }...)
 
 // ---- durations ----
@@ -506,6 +506,7 @@ func applyHourMinute(sp *timeSpec, x ruleCtx) {
 		return
 	}
 	setTime(sp, h, x.atoi(1), 0)
+	sp.clockBare = x.capt(2) == "" && h >= 1 && h <= 11
 }
 
 // applyTimeSec: "07:05:59", "18:00:00", "1:02:03 pm".
@@ -524,6 +525,7 @@ func applyTimeSec(sp *timeSpec, x ruleCtx) {
 		return
 	}
 	setTime(sp, h, x.atoi(1), x.atoi(2))
+	sp.clockBare = x.capt(3) == "" && h >= 1 && h <= 11
 }
 
 var minuteWords = map[string]int{"quarter": 15, "a quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty five": 25, "twenty-five": 25}
@@ -554,7 +556,7 @@ func applyQuarter(sp *timeSpec, x ruleCtx) {
 			h = 0
 		}
 	default:
-		h = x.atoi(2)
+		h = wordHour(x.capt(2))
 	}
 	if suf != "" {
 		hh, ok := hour12(h, suf)

@@ -496,3 +496,44 @@ def extra_forms(add):
             A("quarter to 9 tonight", local(tz, t0, 20, 45))
             A("half 7 tomorrow morning", local(tz, tom, 7, 30))
             A("the 1st of next month at 9am", local(tz, dt.date(t0.year + t0.month // 12, t0.month % 12 + 1, 1), 9))
+
+
+def more_forms(add):
+    """A part of day that moves a written 7:30, lower-case day
+    abbreviations, Friday week, hour words after past/to, ranges with a
+    day after them."""
+    for tz in ["Europe/London", "America/Los_Angeles", "Australia/Sydney", "Asia/Kolkata"]:
+        for ref in [dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC), dt.datetime(2026, 12, 3, 1, 30, tzinfo=UTC)]:
+            t0 = today(tz, ref)
+            tom = t0 + dt.timedelta(days=1)
+
+            def A(text, t, end=None):
+                add("chat", text, tz, ref, "absolute", iso(t), iso(end) if end else "-")
+
+            def D(text, d, days=1):
+                add("chat", text, tz, ref, "absolute", iso(local(tz, d)), iso(local(tz, d + dt.timedelta(days=days))))
+
+            def Q(text, ask):
+                add("chat", text, tz, ref, "question", ask=ask)
+            A("7:30 this evening", local(tz, t0, 19, 30))
+            A("7.30 this evening", local(tz, t0, 19, 30))
+            A("tomorrow evening 7:30", local(tz, tom, 19, 30))
+            A("tonight at 11:30", local(tz, t0, 23, 30))
+            A("tomorrow afternoon at 2:15", local(tz, tom, 14, 15))
+            D("next fri", coming(tz, ref, 4))
+            D("this thu", t0 if t0.weekday() == 3 else coming(tz, ref, 3))  # "this" on the day itself: today
+            wd = t0.weekday()
+            sat = t0 + dt.timedelta(days=5 - wd)
+            D("at the weekend", sat, days=2)
+            D("friday week", coming(tz, ref, 4) + dt.timedelta(days=7))
+            D("tuesday fortnight", coming(tz, ref, 1) + dt.timedelta(days=14))
+            s = coming(tz, ref, 5)
+            A("sat morning", local(tz, s, 6), local(tz, s, 12))
+            Q("wed at half 3", "3am or 3pm")
+            Q("half past four tmrw", "4am or 4pm")
+            A("half past four tmrw afternoon", local(tz, tom, 16, 30))
+            n = next_at(tz, ref, 17)
+            A("5 to 6 in the evening", n, local(tz, n.date(), 18))
+            A("ten to ten tonight", local(tz, t0, 21, 50))
+            A("9 to 5 tomorrow", local(tz, tom, 9), local(tz, tom, 17))
+            Q("the week after next", "after")
