@@ -78,7 +78,18 @@ func (a *Agent) send(ctx context.Context, t *turn, req kairos.ChatRequest, mode 
 		req.Tools = nil
 	}
 	if mode == kairos.ToolCallingNative {
-		return a.cfg.Model.Chat(ctx, req, onDelta)
+		resp, err := a.cfg.Model.Chat(ctx, req, func(text string) {
+			if len(req.Tools) == 0 || !startsLikeCall(text) {
+				onDelta(text)
+			}
+		})
+		if err == nil && len(resp.Message.ToolCalls) == 0 && len(req.Tools) > 0 {
+			// Small models behind servers with native tools often write
+			// the call as text instead (Ollama's llama3.2 does): a call
+			// to a tool on offer is taken as the call it meant to be.
+			readTextCalls(resp, req.Tools)
+		}
+		return resp, err
 	}
 	tools := req.Tools
 	sent := promptedRequest(req)
@@ -99,6 +110,13 @@ func (a *Agent) send(ctx context.Context, t *turn, req kairos.ChatRequest, mode 
 		}
 		return resp, nil
 	}
+	readTextCalls(resp, tools)
+	return resp, nil
+}
+
+// readTextCalls turns the calls written in an answer's text into tool
+// calls; outside <tool_call> tags only tools on offer count.
+func readTextCalls(resp *kairos.ChatResponse, tools []kairos.ToolSpec) {
 	known := func(name string) bool {
 		for _, s := range tools {
 			if s.Name == name {
@@ -112,7 +130,6 @@ func (a *Agent) send(ctx context.Context, t *turn, req kairos.ChatRequest, mode 
 		resp.Message.Content, resp.Message.ToolCalls = visible, calls
 		resp.FinishReason = "tool_calls"
 	}
-	return resp, nil
 }
 
 func contextWindowOf(err error) int {
@@ -177,4 +194,16 @@ func messagesTokens(msgs []kairos.ChatMessage) int {
 		n += EstimateTokens(m.Content) + EstimateTokens(toolCallsText(m.ToolCalls)) + 4
 	}
 	return n
+}
+
+// startsLikeCall reports whether a streamed answer begins the way a call
+// written as text does (then it is not shown while it streams).
+func startsLikeCall(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, p := range []string{"{", "[{", "<tool_call", "[TOOL_CALLS", "<|python_tag", "```json\n{\"name\""} {
+		if strings.HasPrefix(t, p) || strings.HasPrefix(p, t) && t != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -224,3 +224,26 @@ func TestPromptedCallPastTheBudgetIsNotShown(t *testing.T) {
 		t.Fatalf("echo ran %d times; final %q", echo.calls.Load(), out.Text())
 	}
 }
+
+// TestNativeModelWritingItsCallAsText: with native tools offered, a small
+// model that writes the call as JSON text instead still gets its call run.
+func TestNativeModelWritingItsCallAsText(t *testing.T) {
+	echo := &echoTool{name: "echo"}
+	h := newHarness(t, []string{"llama3.2:3b"}, false, echo)
+	h.llm.Enqueue(testkit.TextReply(`{"name": "echo", "parameters": {"text": "hi"}}`), testkit.TextReply("done"))
+	out := &mock.Replier{}
+	if err := h.agent.HandleMessage(context.Background(), dm("echo hi"), out); err != nil {
+		t.Fatal(err)
+	}
+	if echo.calls.Load() != 1 || out.Text() != "done" {
+		t.Fatalf("echo ran %d times; final %q", echo.calls.Load(), out.Text())
+	}
+	if res := h.llm.LastRequest().ToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, `"echo":"hi"`) {
+		t.Fatalf("the result went back as %+v", res)
+	}
+	for _, p := range out.Partials() {
+		if strings.Contains(p, "parameters") {
+			t.Errorf("the call was streamed: %q", p)
+		}
+	}
+}
