@@ -3,6 +3,8 @@ package skill
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -85,16 +87,27 @@ func verb(v *kairos.SkillVersion) string {
 	return kairos.VerbBuild
 }
 
-// runCode is a skill's code followed by one call of run(input).
+// runCode is a skill's code followed by one call of run(input). It uses
+// no top-level await (a top-level await on a promise that never settles
+// keeps the engine waiting past its budget): the call is chained, and a
+// run that never settles leaves no output. A thrown error is output as
+// {errorKey: message} and turned back into a failure on the host.
 func runCode(code string, input json.RawMessage) string {
-	return code + "\n;{ const __kairos_result = await run(" + string(input) + ");\n" +
-		"output(__kairos_result === undefined ? null : __kairos_result); }\n"
+	return code + "\n;Promise.resolve().then(() => run(" + string(input) + ")).then(\n" +
+		"  (r) => output(r === undefined ? null : r),\n" +
+		"  (e) => output({" + errorKey + ": String(e && e.message !== undefined ? e.message : e)}));\n"
 }
 
+// errorKey marks a run's thrown error in its output.
+const errorKey = "__kairos_skill_error"
+
 // testCode is a skill's code followed by a harness that runs every test
-// and outputs [{got} | {got, pass} | {error}] in order.
-func testCode(code string, tests []kairos.SkillTest) string {
+// and outputs {nonce, results: [{got} | {got, pass} | {error}]} in order,
+// through the output function captured before the skill's code runs. The
+// nonce tells the harness's output from one the skill's code made itself.
+func testCode(code, nonce string, tests []kairos.SkillTest) string {
 	var b strings.Builder
+	b.WriteString("const __kairos_output = output;\n")
 	b.WriteString(code)
 	b.WriteString("\n;{ const __kairos_tests = [\n")
 	for _, t := range tests {
@@ -105,6 +118,7 @@ func testCode(code string, tests []kairos.SkillTest) string {
 		fmt.Fprintf(&b, "  {input: %s, pred: %s},\n", t.Input, pred)
 	}
 	b.WriteString(`];
+  (async () => {
   const __kairos_out = [];
   for (const t of __kairos_tests) {
     try {
@@ -117,7 +131,8 @@ func testCode(code string, tests []kairos.SkillTest) string {
       __kairos_out.push({error: String(err && err.message !== undefined ? err.message : err)});
     }
   }
-  output(__kairos_out);
+  __kairos_output({nonce: "` + nonce + `", results: __kairos_out});
+  })();
 }
 `)
 	return b.String()
@@ -155,24 +170,38 @@ func (s *Skills) runTests(ctx context.Context, v *kairos.SkillVersion) (*testRun
 	p := s.pol()
 	g, _ := s.grant(p, v, true)
 	b := codetool.BudgetFor(p, kairos.VerbBuild)
-	task := &kairos.CellTask{Code: testCode(v.Code, v.Tests), Verb: kairos.VerbBuild, Budget: b, Network: g, Now: s.cfg.Now()}
-	res, err := s.cfg.Runner.Run(ctx, task)
+	tok := make([]byte, 12)
+	rand.Read(tok)
+	nonce := hex.EncodeToString(tok)
+	task := &kairos.CellTask{Code: testCode(v.Code, nonce, v.Tests), Verb: kairos.VerbBuild, Budget: b, Network: g, Now: s.cfg.Now()}
+	res, err := s.guardedRun(ctx, task)
 	if err != nil {
 		return nil, fmt.Errorf("run the skill's tests: %w", err)
 	}
 	tr := &testRun{cell: s.scrub(res), budget: b, passed: true}
-	var outs []struct {
-		Got   json.RawMessage `json:"got"`
-		Pass  *bool           `json:"pass"`
-		Error string          `json:"error"`
+	var out struct {
+		Nonce   string `json:"nonce"`
+		Results []struct {
+			Got   json.RawMessage `json:"got"`
+			Pass  *bool           `json:"pass"`
+			Error string          `json:"error"`
+		} `json:"results"`
 	}
 	if res.Success {
-		_ = json.Unmarshal(res.Output, &outs)
+		_ = json.Unmarshal(res.Output, &out)
+		if len(res.Output) == 0 {
+			tr.cell.Success, tr.cell.ErrorCategory = false, kairos.CatRuntime
+			tr.cell.Error = "the tests did not finish: a promise never settled (run must return or resolve)"
+		} else if out.Nonce != nonce {
+			tr.cell.Success, tr.cell.ErrorCategory = false, kairos.CatRuntime
+			tr.cell.Error = "the test results did not come from the test harness (return the result from run; do not call output)"
+		}
 	}
+	outs := out.Results
 	for i, t := range v.Tests {
 		r := kairos.SkillTestResult{Name: t.Name}
 		switch {
-		case !res.Success:
+		case !tr.cell.Success:
 			r.Error = cellError(tr.cell)
 		case i >= len(outs):
 			r.Error = "the test produced no result"

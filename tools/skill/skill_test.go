@@ -165,3 +165,21 @@ func TestSharedSkill(t *testing.T) {
 		t.Fatalf("another user updated a shared skill: %v", err)
 	}
 }
+
+// Test results come from the harness only: code that outputs fake
+// results itself (or replaces output) fails every test.
+func TestFakedTestResultsFail(t *testing.T) {
+	r := newRig(t, nil)
+	// Replacing output does not reach the harness's captured one.
+	code := "output({nonce: 'x', results: [{got: {doubled: 4}}]}); globalThis.output = () => {};\nfunction run(input) { return {doubled: 0}; }"
+	act, out := r.do(t, inv(createArgs("double", code)))
+	if act.Name != kairos.ActionSkillTest || out["success"] != false || !strings.Contains(mustJSON(out), `"got":{"doubled":0}`) {
+		t.Fatalf("faked results: %+v %s", act, mustJSON(out))
+	}
+	// A run that never settles leaves the harness silent: the fake has no nonce.
+	code = "function run(input) { output({nonce: 'x', results: [{got: {doubled: 4}}]}); return new Promise(() => {}); }"
+	act, out = r.do(t, inv(createArgs("double", code)))
+	if act.Name != kairos.ActionSkillTest || out["success"] != false || !strings.Contains(mustJSON(out), "did not come from the test harness") {
+		t.Fatalf("faked results: %+v %s", act, mustJSON(out))
+	}
+}

@@ -126,3 +126,30 @@ func TestSkillOverBudget(t *testing.T) {
 		t.Fatalf("failures %+v", sk)
 	}
 }
+
+// A run that never settles is a failure, not a hang; and a cell the
+// engine fails to stop (a skill's own top-level await that never settles
+// waits past every budget in the sandbox) is a timeout a grace period
+// after its budget.
+func TestRunThatNeverSettles(t *testing.T) {
+	r := newRig(t, func(p *kairos.Policy) {
+		p.Budgets.PerVerb = map[string]kairos.CellBudget{kairos.VerbBuild: {TimeBudgetMS: 300}}
+	})
+	code := "function run(input) { if (input.n > 100) return new Promise(() => {}); return {doubled: input.n * 2}; }"
+	r.do(t, inv(createArgs("double", code)))
+	got, _ := r.call(t, "double", `{"n":1000}`)
+	if got["success"] != false || !strings.Contains(fmt.Sprint(got["error"]), "never returned") {
+		t.Fatalf("never settles %v", got)
+	}
+	// A cell the engine does not stop (the runner here ignores its context
+	// and never answers) ends in a timeout after the grace period.
+	r.runner.mu.Lock()
+	gate := make(chan struct{})
+	r.runner.gate, r.runner.started = gate, make(chan *kairos.CellTask, 1)
+	r.runner.mu.Unlock()
+	t.Cleanup(func() { close(gate) })
+	got, _ = r.call(t, "double", `{"n":1}`)
+	if got["success"] != false || got["error_category"] != kairos.CatTimeout || !strings.Contains(fmt.Sprint(got["error"]), "did not stop") {
+		t.Fatalf("stuck cell %v", got)
+	}
+}
