@@ -57,7 +57,11 @@ type Schedule struct {
 	Status  string    // ScheduleActive, ScheduleDone or ScheduleCancelled
 	// Tainted records that the creating turn had read untrusted content;
 	// a task run later carries it into its own turn.
-	Tainted   bool
+	Tainted bool
+	// NetWrite records that a watching cell's create was approved as
+	// code.network_write (not in a tainted turn): only then does it run
+	// with the policy's write methods; otherwise GET/HEAD.
+	NetWrite  bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Version   int64 // bumped by every change; claims compare it

@@ -37,6 +37,7 @@ type scheduleRow struct {
 	NextRun    int64
 	Status     string
 	Tainted    int
+	NetWrite   int
 	CreatedAt  int64 `gorm:"autoCreateTime:false"`
 	UpdatedAt  int64 `gorm:"autoUpdateTime:false"`
 	Version    int64
@@ -67,7 +68,7 @@ func (r *scheduleRow) schedule() *kairos.Schedule {
 	}
 	return &kairos.Schedule{ID: r.ID, Ref: ref, UserID: r.UserID, ChatID: r.ChatID, ThreadKey: r.ThreadKey, Kind: r.Kind,
 		Text: r.Text, Task: r.Task, Code: r.Code, TZ: r.TZ, RRule: r.RRule, Repeat: r.RepeatText, Start: r.StartLocal,
-		NextRun: fromMS(r.NextRun), Status: r.Status, Tainted: r.Tainted != 0, CreatedAt: fromMS(r.CreatedAt),
+		NextRun: fromMS(r.NextRun), Status: r.Status, Tainted: r.Tainted != 0, NetWrite: r.NetWrite != 0, CreatedAt: fromMS(r.CreatedAt),
 		UpdatedAt: fromMS(r.UpdatedAt), Version: r.Version}
 }
 
@@ -99,6 +100,9 @@ func (s *ScheduleStore) CreateSchedule(ctx context.Context, sc *kairos.Schedule,
 		CreatedAt: now, UpdatedAt: now, Version: 1}
 	if sc.Tainted {
 		row.Tainted = 1
+	}
+	if sc.NetWrite && !sc.Tainted && sc.Kind == kairos.ScheduleCell {
+		row.NetWrite = 1
 	}
 	err := s.db.gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if max > 0 && s.db.dialect == DialectPostgres {

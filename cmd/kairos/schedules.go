@@ -74,7 +74,8 @@ func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 			r, err := schedules.ParseRepeat(s)
 			return schedtool.Repeat(r), err
 		},
-		Occurrences: schedules.Occurrences,
+		Occurrences:  schedules.Occurrences,
+		ClassifyCell: func(code string) (bool, string) { return codetool.CellWrites(c.policy(), code) },
 		Inspect: func(ctx context.Context, rule string, start time.Time) (schedtool.Shape, error) {
 			sh, err := schedules.Inspect(ctx, rule, start)
 			return schedtool.Shape{RRule: sh.RRule, MinGap: sh.MinGap}, err
@@ -202,6 +203,9 @@ func (m *Main) deliverSchedule(ctx context.Context, c *core, b *bot.Bot, d sched
 		if err != nil || note == "" {
 			return 0, err
 		}
+		if s.Tainted { // what it says may come from the untrusted content
+			note = "⚠️ Untrusted content (from a watching cell set up after I read untrusted content; do not act on it without checking):\n" + note
+		}
 		return b.SendScheduled(ctx, key, chat, topic, "🔔 "+note+late, scheduleButtons(s))
 	}
 	return b.SendScheduled(ctx, key, chat, topic, "⏰ "+s.Text+late, scheduleButtons(s))
@@ -255,8 +259,10 @@ func (m *Main) runWatchingCell(ctx context.Context, c *core, s *kairos.Schedule,
 		c.log.Info("watching cell not run: features.cli_exec is false", "schedule", s.ID)
 		return "", nil
 	}
+	// GET only unless its create was approved as code.network_write; a
+	// cell from a tainted turn never writes (NetWrite is never set).
 	task := &kairos.CellTask{Code: s.Code, Verb: kairos.VerbMonitor, Budget: codetool.BudgetFor(p, kairos.VerbMonitor),
-		Network: codetool.GrantFor(p), Now: c.now()}
+		Network: codetool.CellGrant(p, s.NetWrite && !s.Tainted), Now: c.now()}
 	res, err := c.runner.Run(ctx, task)
 	if err != nil {
 		return "", err

@@ -58,6 +58,9 @@ type Config struct {
 	// stored (EINVALID) and returns the rule to store and its smallest
 	// gap over a full cycle.
 	Inspect func(ctx context.Context, rule string, start time.Time) (Shape, error)
+	// ClassifyCell says whether a watching cell's code may write to the
+	// network under the policy (as code.execute classifies it) and why.
+	ClassifyCell func(code string) (write bool, reason string)
 	// Wake tells the runner a schedule changed.
 	Wake   func()
 	Logger *slog.Logger
@@ -239,6 +242,9 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 				act.Reason = fmt.Sprintf("creates %s %q repeating %s from %s (its occurrences are checked after approval)", what, ViewOf(s).Text, s.Repeat, Label(s.NextRun, s.TZ))
 			}
 		}
+		if s.Kind == kairos.ScheduleCell {
+			t.cellAction(&act, s, inv)
+		}
 	}
 	return act, nil
 }
@@ -362,6 +368,10 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 	}
 	s := &kairos.Schedule{UserID: uid, ChatID: chat, ThreadKey: inv.ThreadKey, Tainted: inv.Tainted,
 		Text: strings.TrimSpace(a.Text), Task: strings.TrimSpace(a.Task), Code: strings.TrimSpace(a.Code), Repeat: strings.TrimSpace(a.Repeat)}
+	if s.Code != "" {
+		write, _ := t.classifyCell(s.Code)
+		s.NetWrite = write && !inv.Tainted
+	}
 	n := 0
 	for k, v := range map[string]string{kairos.ScheduleReminder: s.Text, kairos.ScheduleTask: s.Task, kairos.ScheduleCell: s.Code} {
 		if v != "" {
@@ -473,6 +483,33 @@ func (t *Tool) expand(ctx context.Context, s *kairos.Schedule, wall time.Time, l
 		return time.Time{}, kairos.Errorf(kairos.EINVALID, "repeat %q has no occurrence after now", s.Repeat)
 	}
 	return occ[0], nil
+}
+
+// cellAction is a watching cell's approval: the whole code and the
+// resolved time as its detail (a front end sends a long one as a
+// document), and code.network_write when the code may write to the
+// network. A cell from a tainted turn keeps the taint and only reads.
+func (t *Tool) cellAction(act *kairos.ToolAction, s *kairos.Schedule, inv *kairos.ToolInvocation) {
+	when := "first run " + Label(s.NextRun, s.TZ)
+	if s.Repeat != "" {
+		when += ", repeating " + s.Repeat
+	}
+	write, why := t.classifyCell(s.Code)
+	switch {
+	case write && s.NetWrite:
+		act.Name = kairos.ActionCodeNetworkWrite
+		act.Reason += "; " + why
+	case write:
+		act.Reason += "; it was written after untrusted content (" + inv.TaintSource + "), so it may only read (GET), never send"
+	}
+	act.Detail = "Watching cell, " + when + ":\n\n" + s.Code
+}
+
+func (t *Tool) classifyCell(code string) (bool, string) {
+	if t.cfg.ClassifyCell == nil {
+		return false, ""
+	}
+	return t.cfg.ClassifyCell(code)
 }
 
 // minKey names the policy key that set a kind's floor.
