@@ -160,6 +160,7 @@ type timeSpec struct {
 	// checked against a date given too ("Friday 14 March").
 	weekdayNamed int
 	sameTime     bool       // "same time", "this time": the reference's time of day
+	twoTimes     bool       // two different times of day were given
 	clockBare    bool       // "7:30" with no am/pm: a part of day may move it past noon
 	repeat       string     // an RRULE ("every weekday")
 	byDay        []int      // the repeat's weekdays (time.Weekday), for the first occurrence
@@ -421,6 +422,10 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 			q = "Which timezone do you mean for " + strconv.Quote(phrase) + "? Please give a city or an IANA name such as Europe/Berlin."
 		}
 		return ParseResult{Kind: KindFloating, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase, Repeat: sp.repeat}
+	}
+	if sp.twoTimes {
+		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, Phrase: phrase,
+			ClarificationQuestion: "I read two times in " + strconv.Quote(phrase) + ": which one do you mean?"}
 	}
 	if q := combineWindow(&sp, refL); q != "" {
 		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase}

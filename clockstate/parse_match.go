@@ -61,7 +61,8 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 	case rSlashDate:
 		return capt(2) != "" || reSlashCtx.MatchString(before)
 	case rDuration:
-		return capt(0) != "" || capt(2) != "" || reDurationAlone.MatchString(before)
+		// Alone ("90 mins"), not a four-digit clock ("1930 hrs").
+		return capt(0) != "" || capt(2) != "" || reDurationAlone.MatchString(before) && !reFourDigits.MatchString(capt(1))
 	case rBareHour:
 		if m.Right < len(text) && (text[m.Right] == ':' || text[m.Right] == '.') && m.Right+1 < len(text) && text[m.Right+1] >= '0' && text[m.Right+1] <= '9' {
 			return false
@@ -84,6 +85,8 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 
 // reAbbrDayCtx: a lower-case weekday abbreviation after these is a day.
 var reAbbrDayCtx = regexp.MustCompile(`(?i)\b(?:on|next|this|last|from|till|until|by)\s+$`)
+
+var reFourDigits = regexp.MustCompile(`^\s*\d{4}`)
 
 // rePartAfter: a part of day follows ("sat morning").
 var rePartAfter = regexp.MustCompile(`(?i)^\s*(?:morning|afternoon|evening|night|arvo)\b`)

@@ -174,7 +174,12 @@ func partHour(part string, h int) (int, bool) {
 	switch part {
 	case "morning":
 		return h % 12, true
-	case "afternoon", "evening", "tonight", "lunch":
+	case "afternoon", "lunch":
+		return h%12 + 12, true
+	case "evening", "tonight":
+		if h == 12 {
+			return 24, true // "tonight at 12": midnight, not noon
+		}
 		return h%12 + 12, true
 	case "night":
 		if h >= 5 && h <= 11 {
@@ -232,6 +237,11 @@ func (r *resolver) clock() ParseResult {
 	sp := r.sp
 	r.sec = sp.sec
 	start := r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	if (sp.part == "tonight" || sp.part == "night") && sp.hour < 5 && r.dateGiven {
+		// "1am tonight": the small hours after the evening named.
+		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+1, 0, 0, 0, 0, time.UTC).Date()
+		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	}
 	if !r.dateGiven && start.Before(r.refL) {
 		r.res.Local = LocalExact
 		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+1, 0, 0, 0, 0, time.UTC).Date()

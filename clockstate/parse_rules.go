@@ -56,6 +56,7 @@ const (
 	rDotDate
 	rYMDSlash
 	rWeekdayAbbr
+	rDashDate
 )
 
 // spanRule is a rule whose regexp's group 1 is the phrase; the groups
@@ -112,6 +113,7 @@ var allRules = append(chatRules, []ruleRow{
 	{rDotDate, span(`(\d{1,2})\.(\d{1,2})\.(\d{4})`), applyDotDate, []string{"#."}},
 	{rYMDSlash, span(`(\d{4})/(\d{1,2})/(\d{1,2})`), applyYMDSlash, []string{"#/"}},
 	{rWeekdayAbbr, span(`(tues|thurs|weds)\.?`), applyWeekdayAbbr, []string{"tues", "thurs", "weds"}},
+	{rDashDate, span(`(\d{1,2})-(\d{1,2})-(\d{4})`), applySlashDate, []string{"#-"}},
 	{rSlashYear, span(`(\d{1,2})/(\d{1,2})/(\d{4})`), applySlashDate, []string{"#/"}},
 	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}, applyAmount, []string{"from", "later", "hence"}},
 	{rCompactIn, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`)}, applyCompactIn, []string{"in"}},
@@ -275,7 +277,11 @@ func applyWeekday(sp *timeSpec, x ruleCtx) {
 		sp.invalid = true
 		return
 	}
-	sp.dayOffset += int(c.Duration / (24 * time.Hour))
+	off := int(c.Duration / (24 * time.Hour))
+	if off < 0 && strings.EqualFold(strings.TrimSpace(x.capt(0)), "this") {
+		off += 7 // "this sunday" said on a Wednesday: the coming one, not the past one
+	}
+	sp.dayOffset += off
 	sp.dayOffsetSet = true
 	if len(x.tm.m.Captures) > 1 && x.tm.m.Captures[1] != "" {
 		sp.weekdayNamed = int(weekdayIndex(x.tm.m.Captures[1])) + 1
@@ -478,6 +484,9 @@ func setTime(sp *timeSpec, h, m, s int) {
 	if h > 24 || m > 59 || s > 59 || (h == 24 && (m > 0 || s > 0)) {
 		sp.invalid = true
 		return
+	}
+	if sp.timeSet && (sp.hour != h || sp.min != m || sp.sec != s) {
+		sp.twoTimes = true // "15.08 at 10 am": which one?
 	}
 	sp.timeSet, sp.hour, sp.min, sp.sec = true, h, m, s
 }

@@ -537,3 +537,39 @@ def more_forms(add):
             A("ten to ten tonight", local(tz, t0, 21, 50))
             A("9 to 5 tomorrow", local(tz, tom, 9), local(tz, tom, 17))
             Q("the week after next", "after")
+
+
+def night_and_this(add):
+    """The small hours of tonight, "this <weekday>", midnight as 12
+    tonight, two times at once, dashed dates, four-digit clocks."""
+    for tz in ["Asia/Kolkata", "Europe/London", "America/Chicago", "Australia/Perth"]:
+        for ref in [dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC), dt.datetime(2027, 3, 20, 4, 0, tzinfo=UTC)]:
+            t0 = today(tz, ref)
+            tom = t0 + dt.timedelta(days=1)
+
+            def A(text, t):
+                add("chat", text, tz, ref, "absolute", iso(t))
+
+            def D(text, d):
+                add("chat", text, tz, ref, "absolute", iso(local(tz, d)), iso(local(tz, d + dt.timedelta(days=1))))
+
+            def this(wd):
+                return t0 if t0.weekday() == wd else coming(tz, ref, wd)
+            A("1 am tonight", local(tz, tom, 1))
+            A("tonight at 2:30am", local(tz, tom, 2, 30))
+            A("tonight at 12", local(tz, tom, 0))
+            A("12 tonight", local(tz, tom, 0))
+            A("tomorrow afternoon at 12", local(tz, tom, 12))
+            A("this sunday 11 am", local(tz, this(6), 11))
+            D("this monday", this(0))
+            D("this saturday", this(5))
+            add("chat", "15.08 at 10 am", tz, ref, "question", ask="two times")
+            add("chat", "at 9am and 11am", tz, ref, "question", ask="and")
+            add("chat", "1930 hrs", tz, ref, "invalid")
+    for tz, want in [("Asia/Kolkata", dt.date(2027, 8, 15)), ("Europe/Berlin", dt.date(2027, 8, 15))]:
+        ref = dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC)
+        add("chat", "15-08-2027", tz, ref, "absolute", iso(local(tz, want)), iso(local(tz, want + dt.timedelta(days=1))))
+        add("chat", "05-08-2027 at 9am", tz, ref, "absolute", iso(local(tz, dt.date(2027, 8, 5), 9)))
+    ref = dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC)
+    add("chat", "05-08-2027 at 9am", "America/Chicago", ref, "absolute", iso(local("America/Chicago", dt.date(2027, 5, 8), 9)))
+    add("chat", "05-08-2027 at 9am", "UTC", ref, "question", ask="August")
