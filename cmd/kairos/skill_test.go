@@ -353,3 +353,23 @@ func TestSkillLongCodeApprovalDocument(t *testing.T) {
 		t.Fatalf("documents %d", len(docs))
 	}
 }
+
+// skills.max_failures runs failing in a row disable the skill and its
+// owner gets a message from the bot.
+func TestSkillFailuresDisableAndTellOwner(t *testing.T) {
+	e := skillEnv(t, "skills:\n  max_failures: 1\n")
+	code := "function run(input) { if (input.n < 0) throw new Error('negative input'); return {doubled: input.n * 2}; }"
+	e.llm.SetHandler(skillModel(createCall("double", code, `{"doubled":4}`), ""))
+	e.startWithCells()
+	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
+	approve(t, e, 2002, 1)
+	waitReply(t, e.tg, 2002, 2, `"version":1`)
+	e.tg.PushText(2002, 2002, "double -1", time.Now())
+	notice := waitReply(t, e.tg, 2002, 3, "is now disabled")
+	if !strings.Contains(notice, "negative input") || !strings.Contains(notice, "/skills") {
+		t.Fatalf("notice %q", notice)
+	}
+	waitReply(t, e.tg, 2002, 4, "now disabled; its owner was told")
+	e.tg.PushText(2002, 2002, "double 2", time.Now())
+	waitReply(t, e.tg, 2002, 5, "no skill__double offered")
+}
