@@ -317,7 +317,13 @@ func (p *parser) readISO() (ParseResult, bool) {
 // readZone finds a zone stated in the text (§4.2 step 1) and blanks it.
 func (p *parser) readZone(knownIn []string) {
 	known := knownZones(knownIn...)
-	hit, found, q := findExplicitTZ(upperAbbrevAfterTime(string(p.masked)), known, p.ref)
+	norm, regions := upperAbbrevAfterTime(string(p.masked))
+	hit, found, q := findExplicitTZ(norm, known, p.ref)
+	for _, r := range regions {
+		if hit.Start == r.a {
+			hit.End = r.b // "noon eastern time": the whole region phrase
+		}
+	}
 	if !found && q == "" {
 		hit, found = findZoneAfterTime(string(p.masked))
 	}

@@ -27,7 +27,8 @@ morning mornings afternoon afternoons evening evenings night nights tonight toni
 today tomorrow tmr tmrw tomoz yesterday weekend weekends weekday weekdays fortnight fortnights eod eow cob
 seconds secs minute minutes min mins hour hours hr hrs day days week weeks wk wks month months year years yr yrs decade decades
 ago later earlier hence till until til between through thru every each daily weekly monthly yearly annually fortnightly
-o'clock oclock utc gmt zulu`)
+o'clock oclock utc gmt zulu eastern pacific central mountain
+christmas xmas easter thanksgiving halloween diwali holi eid hanukkah ramadan valentine valentines`)
 
 // weakWords carry time meaning only next to a number or a strong word
 // ("from 10", "next friday", "the end of the month"), or right before the
@@ -95,7 +96,7 @@ func strongRun(r string) bool {
 			return true
 		}
 	}
-	lo := asciiLower(r)
+	lo := strings.TrimSuffix(asciiLower(r), "'s")
 	if strongWords[lo] {
 		return true
 	}

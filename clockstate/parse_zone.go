@@ -83,12 +83,19 @@ func maskRepeats(masked []byte, hit tzHit) []byteSpan {
 // ("9am est", "16:00 cet").
 var reLowerAbbrev = regexp.MustCompile(`(?:\d|[ap]\.?m\.?)\s*\b(est|edt|cst|cdt|mst|mdt|pst|pdt|akst|akdt|hst|cet|cest|eet|eest|bst|ist|jst|kst|aest|aedt|acst|acdt|awst|nzst|nzdt|sgt|hkt|et|ct|mt|pt)\b`)
 
+// reRegionAfterTime is a US region word after a time ("noon eastern",
+// "3pm central time"), read as ET, CT, MT, PT.
+var reRegionAfterTime = regexp.MustCompile(`(?i)(?:\d|[ap]\.?m\.?|noon|midnight)\s*\b(eastern|central|mountain|pacific)((?:\s+(?:standard|daylight))?(?:\s+time)?)\b`)
+
 // upperAbbrevAfterTime upper-cases such an abbreviation (same length, so
-// the indexes hold) for the zone finder, which reads upper case only.
-func upperAbbrevAfterTime(s string) string {
+// the indexes hold) for the zone finder, which reads upper case only, and
+// writes a region word as its abbreviation padded with spaces; regions
+// are the spans of those region phrases.
+func upperAbbrevAfterTime(s string) (out string, regions []byteSpan) {
 	ms := reLowerAbbrev.FindAllStringSubmatchIndex(s, 4)
-	if ms == nil {
-		return s
+	rs := reRegionAfterTime.FindAllStringSubmatchIndex(s, 2)
+	if ms == nil && rs == nil {
+		return s, nil
 	}
 	b := []byte(s)
 	for _, m := range ms {
@@ -98,7 +105,24 @@ func upperAbbrevAfterTime(s string) string {
 			}
 		}
 	}
-	return string(b)
+	for _, m := range rs {
+		if strings.HasPrefix(strings.ToLower(s[m[3]:]), " europe") {
+			continue // "central european time" is CET, asked about as such
+		}
+		ab := strings.ToUpper(s[m[2]:m[2]+1]) + "T" // ET, CT, MT, PT
+		switch tail := strings.ToLower(s[m[4]:m[5]]); {
+		case strings.Contains(tail, "standard"):
+			ab = ab[:1] + "ST" // EST: checked against the season like the abbreviation
+		case strings.Contains(tail, "daylight"):
+			ab = ab[:1] + "DT"
+		}
+		for i := m[2]; i < m[5]; i++ {
+			b[i] = ' '
+		}
+		copy(b[m[2]:], ab)
+		regions = append(regions, byteSpan{m[2], m[5]})
+	}
+	return string(b), regions
 }
 
 // fullSpan is the whole phrase a rule matched, boundary characters

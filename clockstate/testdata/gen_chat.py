@@ -573,3 +573,25 @@ def night_and_this(add):
     ref = dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC)
     add("chat", "05-08-2027 at 9am", "America/Chicago", ref, "absolute", iso(local("America/Chicago", dt.date(2027, 5, 8), 9)))
     add("chat", "05-08-2027 at 9am", "UTC", ref, "question", ask="August")
+
+
+def regions_and_holidays(add):
+    """US region words after a time (read as ET/CT/MT/PT, or EST when
+    "standard"), holidays (not parsed: a question, never a guess)."""
+    jul, jan = dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC), dt.datetime(2027, 1, 13, 10, 0, tzinfo=UTC)
+    for ref in [jul, jan]:
+        ny, la, chi = "America/New_York", "America/Los_Angeles", "America/Chicago"
+        add("chat", "noon eastern", ny, ref, "absolute", iso(next_at(ny, ref, 12)))
+        add("chat", "3pm central", chi, ref, "absolute", iso(next_at(chi, ref, 15)))
+        add("chat", "9 am pacific time", la, ref, "absolute", iso(next_at(la, ref, 9)))
+        add("chat", "noon eastern", la, ref, "floating", ask="ET")
+        if ref is jul:
+            add("chat", "9am eastern standard time", ny, ref, "floating", ask="EST")
+            add("chat", "9am eastern daylight time", ny, ref, "absolute", iso(next_at(ny, ref, 9)))
+        else:
+            add("chat", "9am eastern standard time", ny, ref, "absolute", iso(next_at(ny, ref, 9)))
+        for tz in [ny, "Europe/London", "Asia/Kolkata"]:
+            add("chat", "new year's eve at 11pm", tz, ref, "question", ask="year's")
+            add("chat", "three days after christmas", tz, ref, "question", ask="after")
+            add("chat", "christmas day at noon", tz, ref, "question", ask="christmas")
+            add("chat", "in an hr", tz, ref, "relative", iso(ref + dt.timedelta(hours=1)))
