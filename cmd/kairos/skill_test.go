@@ -149,6 +149,20 @@ func TestSkillCreateApproveThenCall(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, list[0]["created_at"].(string)); err != nil {
 		t.Fatal(err)
 	}
+	// Another user is not offered it until an operator shares it.
+	e.tg.PushText(operatorID, operatorID, "double 4", time.Now())
+	waitReply(t, e.tg, operatorID, 1, "no skill__double offered")
+	runSkillCmd(t, e, "skill", "share", "double")
+	deadline := time.Now().Add(30 * time.Second)
+	for n := 2; ; n++ {
+		e.tg.PushText(operatorID, operatorID, "double 4", time.Now())
+		if reply := waitReply(t, e.tg, operatorID, n, "o"); strings.Contains(reply, `"doubled":8`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the shared skill was never offered to another user")
+		}
+	}
 }
 
 // runSkillCmd runs a `kairos …` command against the env and returns stdout.
