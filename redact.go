@@ -41,6 +41,18 @@ const (
 type Redactor struct {
 	needles []string            // whole forms, longest first
 	grams   map[string]struct{} // ChunkLen-byte windows of raw secrets
+	whole   bool                // whole forms only (NewLogRedactor)
+}
+
+// NewLogRedactor is NewRedactor for log lines: a secret is masked where
+// its whole value, or a whole encoding of it, appears; not where eight of
+// its bytes happen to (a run of digits like the bot id's, an id, a
+// version list). Logs hold the host's own error texts, not the
+// adversarial splits a cell's output may.
+func NewLogRedactor(secrets []string) *Redactor {
+	r := NewRedactor(secrets)
+	r.grams, r.whole = nil, true
+	return r
 }
 
 // NewRedactor returns a Redactor for the given secret values.
@@ -110,7 +122,7 @@ func (r *Redactor) Scrub(s string) string {
 	any := r.mark(s, nil, marks)
 	// The same search on the text without separators, mapped back.
 	compact, index := compactText(s)
-	if len(compact) != len(s) && r.mark(compact, index, marks) {
+	if !r.whole && len(compact) != len(s) && r.mark(compact, index, marks) {
 		any = true
 	}
 	if !any {

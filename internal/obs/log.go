@@ -36,7 +36,7 @@ func NewRedactingHandler(next slog.Handler, secrets []string) *RedactingHandler 
 			long = append(long, s)
 		}
 	}
-	return &RedactingHandler{next: next, red: kairos.NewRedactor(long), short: short}
+	return &RedactingHandler{next: next, red: kairos.NewLogRedactor(long), short: short}
 }
 
 // scrub masks the long secrets anywhere and the short ones where they

@@ -45,3 +45,18 @@ func TestShortSecretsMaskedAsWholeValues(t *testing.T) {
 		}
 	}
 }
+
+// TestLogRedactionIsOfWholeValues: eight bytes of a secret inside other
+// text (the bot id's digits in a list of numbers) are not masked.
+func TestLogRedactionIsOfWholeValues(t *testing.T) {
+	const token = "123456789:TEST-fake-bot-token"
+	var buf bytes.Buffer
+	log := obs.NewLogger(&buf, "text", slog.LevelDebug, []string{token})
+	log.Info("migrations applied", "versions", "[1 2 3 4 5 6 7 8 10]", "chat", 12345678, "url", "https://x/bot"+token+"/getMe")
+	out := buf.String()
+	for _, want := range []string{"[1 2 3 4 5 6 7 8 10]", "chat=12345678", "bot[REDACTED]/getMe"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("log lacks %q:\n%s", want, out)
+		}
+	}
+}
