@@ -443,6 +443,9 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 	res.Phrase, res.TZ = phrase, p.anchorName
 	if res.Start != nil && sp.repeat != "" {
 		res.Repeat = sp.repeat
+		if sp.dom > 0 && strings.HasPrefix(sp.repeat, "FREQ=MONTHLY") {
+			res.Repeat += ";BYMONTHDAY=" + strconv.Itoa(sp.dom)
+		}
 		firstOccurrence(&res, &sp, p.anchor)
 	}
 	if res.NeedsClarification {

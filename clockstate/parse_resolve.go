@@ -242,6 +242,11 @@ func (r *resolver) clock() ParseResult {
 		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+1, 0, 0, 0, 0, time.UTC).Date()
 		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
 	}
+	for i := 0; sp.dom > 0 && sp.weekdayNamed == 0 && start.Before(r.refL) && i < 4; i++ {
+		// "on the 15th at 9am" said on the 15th at ten: next month's 15th.
+		r.y, r.mo, r.d = nextMonthWith(r.y, r.mo, sp.dom)
+		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	}
 	if !r.dateGiven && start.Before(r.refL) {
 		r.res.Local = LocalExact
 		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+1, 0, 0, 0, 0, time.UTC).Date()
@@ -331,4 +336,15 @@ func hasDay(days []int, d int) bool {
 		}
 	}
 	return false
+}
+
+// nextMonthWith is day d of the first month after (y, mo) that has it.
+func nextMonthWith(y int, mo time.Month, d int) (int, time.Month, int) {
+	for i := 1; i <= 12; i++ {
+		t := time.Date(y, mo+time.Month(i), 1, 0, 0, 0, 0, time.UTC)
+		if d <= daysIn(t.Year(), t.Month()) {
+			return t.Year(), t.Month(), d
+		}
+	}
+	return y, mo, d
 }

@@ -71,6 +71,18 @@ def next_dom(tz, ref, n):
         m += 1
 
 
+def next_dom_at(tz, ref, n, h, mi=0):
+    """A day of the month alone with a time: the next time it comes, so a
+    time already past today moves to the next month that has the day."""
+    d = next_dom(tz, ref, n)
+    while local(tz, d, h, mi) < ref:
+        y, m = d.year + d.month // 12, d.month % 12 + 1
+        while n > days_in(y, m):
+            y, m = y + m // 12, m % 12 + 1
+        d = dt.date(y, m, n)
+    return d
+
+
 def next_date(tz, ref, m, d):
     t = today(tz, ref)
     y = t.year
@@ -112,7 +124,7 @@ def generate(add):
             tom = t0 + dt.timedelta(days=1)
             # a day of the month alone
             for n, h in [(21, 16), (3, 9), (1, 10), (28, 14), (30, 18)]:
-                d = next_dom(tz, ref, n)
+                d = next_dom_at(tz, ref, n, h)
                 A("on the %s at %dpm" % (ordn(n), h - 12) if h > 12 else "on the %s at %dam" % (ordn(n), h), tz, ref, local(tz, d, h))
             D("the %s" % ordn(17), tz, ref, next_dom(tz, ref, 17))
             D("the 15th", tz, ref, next_dom(tz, ref, 15))
@@ -297,7 +309,7 @@ def chat_free(add):
             emit("relative", lead + (form % (amount, unit)) + tail, tz, ref, iso(ref + delta))
         elif fam == 3:  # a day of the month with a time
             n = rnd.randint(1, 28)
-            d = next_dom(tz, ref, n)
+            d = next_dom_at(tz, ref, n, h, mi)
             emit("absolute", "%son the %s at %s%s" % (lead, ordn(n), hm12(h, mi, style), tail), tz, ref, iso(local(tz, d, h, mi)))
         elif fam == 4:  # a written date with a month
             m, n = rnd.randint(1, 12), rnd.randint(1, 28)
@@ -362,7 +374,7 @@ def issue_examples(add):
         for r in [ref, winter]:
             t0 = today(tz, r)
             tom = t0 + dt.timedelta(days=1)
-            A("on the 21st at 4pm", tz, r, local(tz, next_dom(tz, r, 21), 16))
+            A("on the 21st at 4pm", tz, r, local(tz, next_dom_at(tz, r, 21, 16), 16))
             add("issue", "the 3rd at 9", tz, r, "question", ask="9am or 9pm", src="issue21")
             add("issue", "half nine", tz, r, "question", ask="9am or 9pm", src="issue21")
             A("9.45am", tz, r, next_at(tz, r, 9, 45))
@@ -595,3 +607,16 @@ def regions_and_holidays(add):
             add("chat", "three days after christmas", tz, ref, "question", ask="after")
             add("chat", "christmas day at noon", tz, ref, "question", ask="christmas")
             add("chat", "in an hr", tz, ref, "relative", iso(ref + dt.timedelta(hours=1)))
+
+
+def monthly(add):
+    """A monthly repeat on a day of the month, first occurrence next."""
+    for tz in ["Australia/Sydney", "Europe/London", "America/New_York"]:
+        for ref in [dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC), dt.datetime(2026, 1, 31, 12, 0, tzinfo=UTC)]:
+            d = next_dom_at(tz, ref, 15, 9)
+            add("chat", "every month on the 15th at 9am", tz, ref, "absolute", iso(local(tz, d, 9)), repeat="FREQ=MONTHLY;BYMONTHDAY=15")
+            d = next_dom(tz, ref, 1)
+            add("chat", "monthly on the 1st", tz, ref, "absolute", iso(local(tz, d)), iso(local(tz, d + dt.timedelta(days=1))),
+                repeat="FREQ=MONTHLY;BYMONTHDAY=1")
+            d = next_dom_at(tz, ref, 30, 18)
+            add("chat", "on the 30th at 6pm", tz, ref, "absolute", iso(local(tz, d, 18)))
