@@ -183,3 +183,34 @@ func TestFakedTestResultsFail(t *testing.T) {
 		t.Fatalf("faked results: %+v %s", act, mustJSON(out))
 	}
 }
+
+// Risk: a skill that posts with a secret is classified so, its runs are
+// impactful, and its cell gets POST and exactly the declared secret; its
+// tests got neither.
+func TestRiskWritesAndSecrets(t *testing.T) {
+	r := newRig(t, func(p *kairos.Policy) {
+		p.Network.Methods = []string{"GET", "POST"}
+		p.Features.CredentialsAccess = true
+	})
+	code := "async function run(input) { if (input.dry) return {sent: false}; return await postJSON('https://api.example.org/x', input, 'WEATHER_KEY'); }"
+	args := withCaps(createArgs("notify", code, map[string]any{"input": map[string]any{"dry": true}, "expect": map[string]any{"sent": false}}),
+		[]string{"api.example.org"}, []string{"WEATHER_KEY"})
+	act, out := r.do(t, inv(args))
+	if !strings.Contains(act.Reason, "network_write") || !strings.Contains(act.Reason, "secrets") || out["success"] != true {
+		t.Fatalf("action %+v out %v", act, out)
+	}
+	test := r.runner.last()
+	if test.Secrets != nil || mustJSON(test.Network.Methods) != `["GET"]` {
+		t.Fatalf("the tests got %v secrets and methods %v", test.Secrets, test.Network.Methods)
+	}
+	tool := r.s.ToolsFor(r.pol, kairos.ToolScope{UserKey: owner, All: true})[0]
+	ra, err := tool.Action(context.Background(), &kairos.ToolInvocation{Arguments: []byte(`{"dry":true,"n":1}`), UserKey: owner})
+	if err != nil || !ra.Impactful || ra.Name != kairos.ActionSkillRun || !strings.Contains(ra.Reason, "WEATHER_KEY") {
+		t.Fatalf("run action %+v %v", ra, err)
+	}
+	r.call(t, "notify", `{"dry":true,"n":1}`)
+	run := r.runner.last()
+	if len(run.Secrets) != 1 || run.Secrets["WEATHER_KEY"] == "" || mustJSON(run.Network.Methods) != `["GET","POST"]` {
+		t.Fatalf("run grant: secrets %d, methods %v", len(run.Secrets), run.Network.Methods)
+	}
+}
