@@ -129,8 +129,6 @@ type UsageStore interface {
 	// UsageBuckets returns userKey's usage ("" for everyone) in [from, to)
 	// by user, model and quarter hour, ordered by user, model and time.
 	UsageBuckets(ctx context.Context, userKey string, from, to time.Time) ([]UsageBucket, error)
-	// UsageUsers lists the users with usage in [from, to).
-	UsageUsers(ctx context.Context, from, to time.Time) ([]string, error)
 	// MarkSpendNotice records that notice key went out to userKey; false
 	// when it already had (a notice is given once, by one replica).
 	MarkSpendNotice(ctx context.Context, userKey, key string, at time.Time) (bool, error)

@@ -61,6 +61,23 @@ func (s *UsageStore) SpendSince(ctx context.Context, userKey string, since, spli
 	if err := s.db.queryRow(ctx, q, args...).Scan(&at, &an, &st, &sn); err != nil {
 		return all, fromSplit, fmt.Errorf("sum usage: %w", err)
 	}
+	// Days rolled up by the maintenance job (token_usage_daily) count
+	// from their UTC noon: whole UTC days, placed on the calendar day they
+	// share with every zone within twelve hours of UTC.
+	d := `SELECT CAST(COALESCE(SUM(prompt_tokens + completion_tokens), 0) AS BIGINT), CAST(COALESCE(SUM(cost_nusd), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN day_start >= ? THEN prompt_tokens + completion_tokens ELSE 0 END), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN day_start >= ? THEN cost_nusd ELSE 0 END), 0) AS BIGINT)
+		FROM token_usage_daily WHERE day_start >= ?`
+	dargs := []any{ms(split) - noonMS, ms(split) - noonMS, ms(since) - noonMS}
+	if userKey != "" {
+		d += ` AND user_key = ?`
+		dargs = append(dargs, userKey)
+	}
+	var dt, dn, dst, dsn int64
+	if err := s.db.queryRow(ctx, d, dargs...).Scan(&dt, &dn, &dst, &dsn); err != nil {
+		return all, fromSplit, fmt.Errorf("sum rolled-up usage: %w", err)
+	}
+	at, an, st, sn = at+dt, an+dn, st+dst, sn+dsn
 	return kairos.SpendAmount{Tokens: at, CostUSD: float64(an) / 1e9}, kairos.SpendAmount{Tokens: st, CostUSD: float64(sn) / 1e9}, nil
 }
 
@@ -96,24 +113,45 @@ func (s *UsageStore) UsageBuckets(ctx context.Context, userKey string, from, to 
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("usage by quarter hour: %w", err)
 	}
-	return out, nil
+	daily, err := s.dailyBuckets(ctx, userKey, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, daily...), nil
 }
 
-// UsageUsers lists the users with usage in [from, to).
-func (s *UsageStore) UsageUsers(ctx context.Context, from, to time.Time) ([]string, error) {
-	rows, err := s.db.sqlDB.QueryContext(ctx, s.db.rebind(`SELECT DISTINCT user_key FROM token_usage
-		WHERE created_at >= ? AND created_at < ? ORDER BY user_key`), ms(from), ms(to))
+// noonMS places a rolled-up UTC day at its noon.
+const noonMS = 12 * 60 * 60 * 1000
+
+// dailyBuckets reads the days the maintenance job rolled up
+// (token_usage_daily), each as one bucket at its UTC noon.
+func (s *UsageStore) dailyBuckets(ctx context.Context, userKey string, from, to time.Time) ([]kairos.UsageBucket, error) {
+	q := `SELECT user_key, model, day_start, CAST(SUM(calls) AS BIGINT), CAST(SUM(prompt_tokens) AS BIGINT),
+		CAST(SUM(cached_tokens) AS BIGINT), CAST(SUM(completion_tokens) AS BIGINT), CAST(SUM(audio_ms) AS BIGINT),
+		CAST(SUM(images) AS BIGINT), CAST(SUM(cost_nusd) AS BIGINT), CAST(SUM(unpriced_calls) AS BIGINT)
+		FROM token_usage_daily WHERE day_start >= ? AND day_start < ?`
+	args := []any{ms(from) - noonMS, ms(to) - noonMS}
+	if userKey != "" {
+		q += ` AND user_key = ?`
+		args = append(args, userKey)
+	}
+	rows, err := s.db.sqlDB.QueryContext(ctx, s.db.rebind(q+` GROUP BY user_key, model, day_start ORDER BY user_key, model, day_start`), args...)
 	if err != nil {
-		return nil, fmt.Errorf("usage users: %w", err)
+		return nil, fmt.Errorf("rolled-up usage: %w", err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []kairos.UsageBucket
 	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return nil, fmt.Errorf("usage users: %w", err)
+		var b kairos.UsageBucket
+		var day, audioMS, cost int64
+		if err := rows.Scan(&b.UserKey, &b.Model, &day, &b.Calls, &b.PromptTokens, &b.CachedTokens, &b.CompletionTokens,
+			&audioMS, &b.Images, &cost, &b.UnpricedCalls); err != nil {
+			return nil, fmt.Errorf("rolled-up usage: %w", err)
 		}
-		out = append(out, u)
+		b.Start = fromMS(day + noonMS)
+		b.AudioSeconds = float64(audioMS) / 1000
+		b.CostUSD = float64(cost) / 1e9
+		out = append(out, b)
 	}
 	return out, rows.Err()
 }

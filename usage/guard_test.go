@@ -308,3 +308,44 @@ func seed(b *testing.B, f *fixture, users int) {
 		}
 	}
 }
+
+// Days the maintenance job rolled up (token_usage_daily) are read beside
+// the detail rows: the report and the sums do not change by the roll-up.
+func TestRolledUpDaysAreRead(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.pol.Models = map[string]kairos.ModelSpec{"m": {Price: &kairos.ModelPrice{Input: 1000, Output: 2000}}}
+	for _, at := range []time.Time{
+		time.Date(2026, 10, 3, 9, 0, 0, 0, time.UTC), time.Date(2026, 10, 3, 21, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC),
+	} {
+		f.set(at)
+		if err := f.call(ctx, "telegram:7"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := store.NewUsageStore(f.db)
+	read := func() ([]kairos.UsageDay, kairos.SpendAmount) {
+		days, err := usage.Days(ctx, st, nil, "telegram:7", "2026-10-01", f.clock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, _, err := st.SpendSince(ctx, "telegram:7", time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return days, all
+	}
+	beforeDays, beforeSum := read()
+	n, err := store.NewMaintenance(f.db).PruneFinished(ctx, kairos.PruneCutoffs{TokenUsage: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || n.TokenUsage != 2 {
+		t.Fatalf("roll-up: %+v, %v", n, err)
+	}
+	afterDays, afterSum := read()
+	if fmt.Sprint(beforeDays) != fmt.Sprint(afterDays) || beforeSum != afterSum {
+		t.Fatalf("before the roll-up %v %+v, after %v %+v", beforeDays, beforeSum, afterDays, afterSum)
+	}
+	if len(afterDays) != 2 || afterDays[0].Day != "2026-10-03" || afterDays[0].Calls != 2 || afterSum.Tokens != 90 {
+		t.Fatalf("days = %+v, sum = %+v", afterDays, afterSum)
+	}
+}
