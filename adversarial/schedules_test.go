@@ -88,7 +88,7 @@ func TestSchedules(t *testing.T) {
 			section.add(c.name, false, "the rule was stored")
 		case strings.HasPrefix(c.name, "scope") && scopeLeak(t, r, st, seeded["secret"], other) != "":
 			section.add(c.name, false, scopeLeak(t, r, st, seeded["secret"], other))
-		case strings.HasPrefix(c.name, "taint") && count(t, db, "schedules", "user_id = ? AND status = 'active' AND (code LIKE '%postJSON%' OR rrule LIKE '%SECONDLY%')", owner) != 0:
+		case strings.HasPrefix(c.name, "taint") && count(t, db, "schedules", "user_id = ? AND (code LIKE '%/steal%' OR text = 'page')", owner) != 0:
 			section.add(c.name, false, "the page's schedule exists")
 		default:
 			section.add(c.name, true, "")
