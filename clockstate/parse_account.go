@@ -139,21 +139,16 @@ func (p *parser) unreadWord(lo, hi int) string {
 // time word or nothing ("[Thursday] after next"; not "[3pm] after school").
 func weakNear(runs []run, i, lo, hi int) bool {
 	r := runs[i]
-	if k := skipFillers(runs, i, 1); k < len(runs) && strongRun(runs[k].text) {
-		return true
+	next, prev := skipFillers(runs, i, 1), skipFillers(runs, i, -1)
+	switch {
+	case r.end <= lo && (next >= len(runs) || runs[next].start >= hi):
+		// Right before the phrase: "from [10am]" counts, "move it to [5pm]" does not.
+		return leadWords[asciiLower(r.text)]
+	case r.start >= hi && (prev < 0 || runs[prev].end <= lo):
+		// Right after it: "[3pm] to 5", "[Thursday] after next"; not "[3pm] after school".
+		return next >= len(runs) || strongRun(runs[next].text) || weakWords[asciiLower(runs[next].text)]
 	}
-	if k := skipFillers(runs, i, -1); k >= 0 && strongRun(runs[k].text) {
-		return true
-	}
-	if r.end <= lo && leadWords[asciiLower(r.text)] {
-		k := skipFillers(runs, i, 1)
-		return k >= len(runs) || runs[k].start >= hi
-	}
-	if r.start >= hi {
-		k := skipFillers(runs, i, 1)
-		return k >= len(runs) || weakWords[asciiLower(runs[k].text)]
-	}
-	return false
+	return next < len(runs) && strongRun(runs[next].text) || prev >= 0 && strongRun(runs[prev].text)
 }
 
 // skipFillers is the index of the first non-filler run from i in

@@ -47,6 +47,11 @@ func TestAccounting_EnvelopeChecksNeighbours(t *testing.T) {
 	if r.NeedsClarification || r.Start == nil {
 		t.Errorf("far number: %+v", r)
 	}
+	// A preposition before the phrase is not a connector: "to [tomorrow at 3pm]".
+	r = parseAnchored("can we move our 1:1 to tomorrow at 3pm? I have 2 meetings before", "Europe/London", nil, at)
+	if r.NeedsClarification || r.Start == nil || r.Start.UTC().Format(time.RFC3339) != "2026-07-16T14:00:00Z" {
+		t.Errorf("1:1 to tomorrow: %+v", r)
+	}
 	r = parseAnchored("see you at 4pm, 9 of us", "Europe/London", nil, at)
 	if !r.NeedsClarification || r.Start != nil {
 		t.Errorf("neighbouring number: %+v", r)

@@ -154,9 +154,14 @@ func (r *resolver) settleHours() string {
 	}
 	if sp.clockBare && !sp.endSet {
 		// "7:30 this evening": the part of day says which half.
-		if h, ok := partHour(sp.part, sp.hour); ok && sp.part != "morning" {
-			sp.hour, sp.part = h, ""
+		if h, ok := partHour(sp.part, sp.hour); ok && sp.part != "" {
+			sp.hour, sp.part, sp.clockBare = h, "", false
 		}
+	}
+	if sp.clockBare && !sp.endSet && sp.part == "" && !sp.yearSet && !sp.sameTime && dayFirstZone(r.loc.String()) == -1 {
+		// "4:15 on wed" from a 12-hour clock country: am or pm is not said.
+		hm := strconv.Itoa(sp.hour) + ":" + twoDigits(sp.min)
+		return "Do you mean " + hm + "am or " + hm + "pm?"
 	}
 	if sp.bareHour < 0 || sp.timeSet {
 		return ""
@@ -347,4 +352,11 @@ func nextMonthWith(y int, mo time.Month, d int) (int, time.Month, int) {
 		}
 	}
 	return y, mo, d
+}
+
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
 }

@@ -515,7 +515,7 @@ func applyHourMinute(sp *timeSpec, x ruleCtx) {
 		return
 	}
 	setTime(sp, h, x.atoi(1), 0)
-	sp.clockBare = x.capt(2) == "" && h >= 1 && h <= 11
+	sp.clockBare = x.capt(2) == "" && h >= 1 && h <= 11 && !strings.HasPrefix(x.capt(0), "0")
 }
 
 // applyTimeSec: "07:05:59", "18:00:00", "1:02:03 pm".
@@ -534,7 +534,7 @@ func applyTimeSec(sp *timeSpec, x ruleCtx) {
 		return
 	}
 	setTime(sp, h, x.atoi(1), x.atoi(2))
-	sp.clockBare = x.capt(3) == "" && h >= 1 && h <= 11
+	sp.clockBare = x.capt(3) == "" && h >= 1 && h <= 11 && !strings.HasPrefix(x.capt(0), "0")
 }
 
 var minuteWords = map[string]int{"quarter": 15, "a quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty five": 25, "twenty-five": 25}

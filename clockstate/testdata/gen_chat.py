@@ -620,3 +620,17 @@ def monthly(add):
                 repeat="FREQ=MONTHLY;BYMONTHDAY=1")
             d = next_dom_at(tz, ref, 30, 18)
             add("chat", "on the 30th at 6pm", tz, ref, "absolute", iso(local(tz, d, 18)))
+
+
+def twelve_hour(add):
+    """A written time without am/pm: the 24-hour clock where that is the
+    habit, a question in the United States (12-hour clock), unless a part
+    of day, a leading zero or a full date says which."""
+    ref = dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC)
+    for tz in ["America/New_York", "America/Los_Angeles"]:
+        add("chat", "how about 4:15 on wed", tz, ref, "question", ask="4:15am or 4:15pm")
+        add("chat", "tomorrow at 10:30", tz, ref, "question", ask="10:30am or 10:30pm")
+        add("chat", "tomorrow at 07:30", tz, ref, "absolute", iso(local(tz, today(tz, ref) + dt.timedelta(days=1), 7, 30)))
+        add("chat", "tomorrow at 4:15 in the afternoon", tz, ref, "absolute", iso(local(tz, today(tz, ref) + dt.timedelta(days=1), 16, 15)))
+    for tz in ["Europe/London", "Asia/Kolkata", "Australia/Sydney"]:
+        add("chat", "tomorrow at 10:30", tz, ref, "absolute", iso(local(tz, today(tz, ref) + dt.timedelta(days=1), 10, 30)))

@@ -311,6 +311,7 @@ gen_chat.more_forms(add)
 gen_chat.night_and_this(add)
 gen_chat.regions_and_holidays(add)
 gen_chat.monthly(add)
+gen_chat.twelve_hour(add)
 
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
 print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")
