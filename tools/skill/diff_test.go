@@ -1,9 +1,12 @@
 package skill
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kairos-agent/kairos"
 )
 
 // apply applies a unified diff to a (the hunks in order) and returns the
@@ -72,6 +75,28 @@ func FuzzUnifiedDiff(f *testing.F) {
 		got, ok := apply(a, d)
 		if !ok || strings.Join(got, "\n") != strings.Join(b, "\n") {
 			t.Fatalf("diff does not turn a into b (ok=%v):\na=%q\nb=%q\n%s\ngot=%q", ok, a, b, d, got)
+		}
+	})
+}
+
+// FuzzCheckInput: any input and schema give an input or an EINVALID
+// error, never a panic; an accepted input is a JSON object.
+func FuzzCheckInput(f *testing.F) {
+	f.Add(`{"n":1}`, `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	f.Add(`[1]`, `{}`)
+	f.Add(`{"n":"x"}`, `{"properties":{"n":{"type":["string","null"]}}}`)
+	f.Add(``, `{"required":["a"]}`)
+	f.Fuzz(func(t *testing.T, raw, schema string) {
+		in, err := checkInput(json.RawMessage(raw), json.RawMessage(schema))
+		if err != nil {
+			if kairos.ErrorCode(err) != kairos.EINVALID {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(in, &m) != nil {
+			t.Fatalf("accepted %q", in)
 		}
 	})
 }

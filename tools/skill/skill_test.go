@@ -214,3 +214,23 @@ func TestRiskWritesAndSecrets(t *testing.T) {
 		t.Fatalf("run grant: secrets %d, methods %v", len(run.Secrets), run.Network.Methods)
 	}
 }
+
+// The grant is the policy's at run time: a host taken off the allow-list
+// after the approval is gone from the skill's cell.
+func TestGrantFollowsThePolicyNow(t *testing.T) {
+	r := newRig(t, nil)
+	code := "async function run(input) { return typeof getJSON; }"
+	args := withCaps(createArgs("probe", code, map[string]any{"input": map[string]any{"n": 1}, "expect": "function"}), []string{"api.example.org"}, nil)
+	if _, out := r.do(t, inv(args)); out["success"] != true {
+		t.Fatalf("create %v", out)
+	}
+	got, res := r.call(t, "probe", `{"n":1}`)
+	if got["result"] != "function" || !res.Tainted || mustJSON(r.runner.last().Network.AllowHosts) != `["api.example.org"]` {
+		t.Fatalf("run %v tainted=%v", got, res.Tainted)
+	}
+	r.pol.Network.AllowList = []string{"*.weather.test"}
+	got, _ = r.call(t, "probe", `{"n":1}`)
+	if got["result"] != "undefined" || r.runner.last().Network.Enabled {
+		t.Fatalf("after the policy change %v, grant %+v", got, r.runner.last().Network)
+	}
+}
