@@ -46,6 +46,7 @@ func (m *Main) runChat(ctx context.Context) error {
 	}
 	defer in.Close()
 	out := &terminal{w: in.Stdout(), lines: in.lines}
+	c.attachUsageTerminal(out.w)
 	m.startChatSchedules(ctx, c, out)
 	cmds := m.commands(c)
 	help := chatHelp(cmds)

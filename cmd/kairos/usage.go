@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -83,6 +85,18 @@ func (c *core) attachUsageNotices(b *bot.Bot) {
 			}
 		}
 	})
+}
+
+// attachUsageTerminal prints the guard's notices on the terminal of
+// `kairos chat` (its one user is the operator too).
+func (c *core) attachUsageTerminal(w io.Writer) {
+	var mu sync.Mutex
+	say := func(text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(w, "[usage] "+text)
+	}
+	c.usage.Attach(func(_ context.Context, _ string, text string) { say(text) }, func(_ context.Context, text string) { say(text) })
 }
 
 // addUsageCommands adds /usage.

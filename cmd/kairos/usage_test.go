@@ -326,3 +326,25 @@ func TestCodeStatsChart(t *testing.T) {
 		t.Fatalf("bars = %d, want 3 (succeeded, timeout, syntax)", n)
 	}
 }
+
+// kairos chat: the notices are printed on the terminal, a capped turn
+// gets the sentence, /usage answers in words.
+func TestUsageInTerminalChat(t *testing.T) {
+	e := usageEnv(t, "access:\n  operators: [1001]\nbudgets:\n  spend:\n    daily_tokens: 100\n")
+	delete(e.vars, "TELEGRAM_BOT_TOKEN")
+	m := e.main()
+	m.Stdin = strings.NewReader("one\ntwo\nthree\nfour\n/usage\n")
+	if code := m.Main(context.Background(), []string{"chat"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.logs.String())
+	}
+	out := e.out.String()
+	for _, want := range []string{"[usage] Heads-up: you have used 80% of your daily token limit", "ok three",
+		"You have reached your daily token limit of 100 tokens", "Today: 135 tokens", "(On Telegram this comes with a chart"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, out)
+		}
+	}
+	if n := len(e.llm.Requests()); n != 3 {
+		t.Fatalf("model requests = %d, want 3", n)
+	}
+}
