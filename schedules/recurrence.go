@@ -219,7 +219,10 @@ func NextRun(ctx context.Context, s *kairos.Schedule, after time.Time) (time.Tim
 	}
 	skipped := 0
 	if s.NextRun.Before(after) {
-		if skipped, err = r.Passed(ctx, loc, s.NextRun, after, MaxSkipped); err != nil {
+		// A count cut short by the budget is still a count: the note says
+		// "at least" as many, and the next run matters more.
+		skipped, _ = r.Passed(ctx, loc, s.NextRun, after, MaxSkipped)
+		if err := ctx.Err(); err != nil {
 			return time.Time{}, 0, err
 		}
 	}

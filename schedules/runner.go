@@ -111,6 +111,7 @@ func (r *Runner) Claim(ctx context.Context) (int, error) {
 		if err != nil {
 			return claimed, err
 		}
+		before := claimed
 		for _, s := range due {
 			adv := kairos.Advance{Status: kairos.ScheduleDone}
 			exp := s
@@ -126,6 +127,9 @@ func (r *Runner) Claim(ctx context.Context) (int, error) {
 			next, skipped, err := NextRun(ctx, exp, now)
 			if err != nil {
 				r.cfg.Logger.Error("schedule recurrence", "schedule", s.ID, "err", err)
+				if kairos.ErrorCode(err) != kairos.EINVALID {
+					continue // out of budget or cancelled: the next tick tries again; only a bad rule ends it
+				}
 			}
 			if !next.IsZero() {
 				adv = kairos.Advance{NextRun: next, Status: kairos.ScheduleActive, Skipped: skipped}
@@ -141,7 +145,7 @@ func (r *Runner) Claim(ctx context.Context) (int, error) {
 				claimed++
 			}
 		}
-		if len(due) < r.cfg.Batch {
+		if len(due) < r.cfg.Batch || claimed == before { // a whole batch left for the next tick: no spinning
 			return claimed, nil
 		}
 	}
