@@ -96,7 +96,7 @@ const (
 var allRules = append(chatRules, []ruleRow{
 	{rTimeSec, span(`(\d{1,2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:\s*(AMPM))?`), applyTimeSec, []string{":"}},
 	{rQuarter, span(`((?:a\s+)?quarter|half|five|ten|twenty|twenty[\s-]five|\d{1,2}\s+minutes?|\d{1,2})\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*(AMPM))?`), applyQuarter, []string{"past", "after", " to ", "before", "till", " of "}},
-	{rRelDay2, span(`(?:the\s+)?day\s+(after|before)\s+(tomorrow|yesterday)`), applyRelDay2, []string{"day"}},
+	{rRelDay2, span(`(?:the\s+)?day\s+(after|before)\s+(tomorrow|tmrw|tmr|yesterday)`), applyRelDay2, []string{"day"}},
 	{rWeekdayOfWeek, span(`(WEEKDAY)\s+(?:of\s+|in\s+)?(next|this|last)\s+week|(next|this|last)\s+week(?:'s)?\s+(?:on\s+)?(WEEKDAY)`), applyWeekdayOfWeek, []string{"week"}},
 	{rDayRange, span(`(?:from|between)\s+(WEEKDAY)\s+(?:and|to|till|until|through|-)\s+(WEEKDAY)`), applyDayRange, []string{"from", "between"}},
 	{rDateYear, span(`(?:WEEKDAY,?\s+)?(MONTH)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})|(?:WEEKDAY,?\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(MONTH)\.?,?\s+(\d{4})`), applyDateYear, []string{"#", "&", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
@@ -319,7 +319,7 @@ func applyDayRange(sp *timeSpec, x ruleCtx) {
 }
 
 func applyRelDay2(sp *timeSpec, x ruleCtx) {
-	if strings.EqualFold(x.capt(0), "after") == strings.EqualFold(x.capt(1), "tomorrow") {
+	if strings.EqualFold(x.capt(0), "after") == !strings.EqualFold(x.capt(1), "yesterday") {
 		n := 2
 		if !strings.EqualFold(x.capt(0), "after") {
 			n = -2

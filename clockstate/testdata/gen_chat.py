@@ -501,6 +501,7 @@ def extra_forms(add):
             A("tonite at 8", local(tz, t0, 20))
             A("2nite at 9", local(tz, t0, 21))
             A("2moro at 10am", local(tz, tom, 10))
+            A("day after tmrw at 9am", local(tz, t0 + dt.timedelta(days=2), 9))
             A("12 noon tomorrow", local(tz, tom, 12))
             A("lunch at 1", next_at(tz, ref, 13))
             A("8 in the morning", next_at(tz, ref, 8))
