@@ -258,6 +258,14 @@ func TestApprovalExpiredDuringDowntime(t *testing.T) {
 	kb, data := rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
 	first.stop(t, syscall.SIGKILL, 10*time.Second)
 	before := len(rig.llm.Requests())
+	// The request must expire while no process runs: wait for its
+	// expiry before the restart (a quick restart would find it still
+	// open and wait for it like the first process did).
+	var expires int64
+	if err := db.Gorm().Raw("SELECT expires_at FROM approvals WHERE status = 'pending'").Scan(&expires).Error; err != nil || expires == 0 {
+		t.Fatalf("pending approval's expiry: %d, %v", expires, err)
+	}
+	waitFor(t, "the request's expiry", func() bool { return time.Now().UnixMilli() > expires+200 })
 
 	second := startProc(t, bin, rig.vars)
 	waitReply(t, rig.tg, approvalChat, 3, "expired before anyone answered")
