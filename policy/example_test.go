@@ -28,6 +28,7 @@ func ExampleSummary() {
 	// Features on: cli_exec, self_update; off: network, ui_automation, credentials_access, peer_sync
 	// Network: off for code cells
 	// Cell budget: 30s, 64 tool calls, 16 network calls, 64 MB memory, risk low (+0 per-verb, 0 per-tier overrides)
+	// Spending caps: none
 	// Agent: model from KAIROS_MODEL, 8 steps and 16 tool calls per turn, mode timeout PT30M
 	// Sessions: new session daily at 00:00; code executions kept P30D; no scheduled backup
 	// Approvals needed for: memory.forget, code.network_write, code.secrets, mcp.write (expire after PT10M)

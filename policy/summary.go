@@ -72,6 +72,8 @@ func Summary(p *kairos.Policy) string {
 		msText(d.TimeBudgetMS), d.MaxToolCalls, d.MaxNetworkCalls, d.MemoryLimitMB, d.RiskTier,
 		len(p.Budgets.PerVerb), len(p.Budgets.PerRiskTier))
 
+	line("Spending caps: %s", spendSummary(&p.Budgets.Spend))
+
 	a := p.Agent
 	model := a.Model
 	if model == "" {

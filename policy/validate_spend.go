@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -47,4 +49,39 @@ func spendUSD(c *checker, path string, v *float64) {
 	if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0) {
 		c.add(path, "a cap in US dollars is ≥ 0 (0: no model use at all; leave it out for no cap), got %v", *v)
 	}
+}
+
+// spendSummary is the caps of budgets.spend in one line for /policy.
+func spendSummary(s *kairos.SpendPolicy) string {
+	var parts []string
+	tok := func(name string, v *int64) {
+		if v != nil {
+			parts = append(parts, fmt.Sprintf("%s %d tokens", name, *v))
+		}
+	}
+	usd := func(name string, v *float64) {
+		if v != nil {
+			parts = append(parts, fmt.Sprintf("%s $%.2f", name, *v))
+		}
+	}
+	tok("daily", s.DailyTokens)
+	tok("monthly", s.MonthlyTokens)
+	usd("daily", s.DailyUSD)
+	usd("monthly", s.MonthlyUSD)
+	tok("bot monthly", s.BotMonthlyTokens)
+	usd("bot monthly", s.BotMonthlyUSD)
+	if len(parts) == 0 && len(s.PerUser) == 0 {
+		return "none"
+	}
+	out := strings.Join(parts, ", ")
+	if out == "" {
+		out = "none by default"
+	}
+	if n := len(s.PerUser); n > 0 {
+		out += fmt.Sprintf(" (+%d per-user overrides)", n)
+	}
+	if b := s.Background(); b < 1 {
+		out += fmt.Sprintf("; scheduled tasks %.0f%% of each", b*100)
+	}
+	return out
 }
