@@ -376,34 +376,7 @@ func (p *parser) findMatches() {
 
 // resolveCluster merges what the cluster's matches say and resolves it.
 func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
-	ms := string(p.masked)
-	a, b := cluster[0].left, cluster[len(cluster)-1].right
-	for _, z := range p.zones {
-		if z.a >= b && onlyGap(p.text[b:z.a]) {
-			b = z.b // "14:00 UTC - 16:30 UTC": the repeat of the zone ends the phrase
-		}
-	}
-	phrase := strings.TrimSpace(p.text[a:b])
-	refLoc := p.ref.Location()
-	if p.anchor != nil {
-		refLoc = p.anchor
-	}
-	refL := p.ref.In(refLoc)
-	sp := timeSpec{bareHour: -1}
-	if iso := p.iso; iso != nil {
-		sp.dateSet, sp.yearSet = true, true
-		sp.y, sp.mo, sp.d = iso.y, iso.mo, iso.d
-		if iso.hasTime {
-			sp.timeSet, sp.hour, sp.min, sp.sec = true, iso.h, iso.mi, iso.s
-		}
-	}
-	for _, tm := range cluster {
-		p.use(tm.fullL, tm.fullR)
-		if tm.apply != nil {
-			tm.apply(&sp, ruleCtx{tm: tm, text: ms, refL: refL})
-		}
-	}
-	p.used = append(p.used, sp.used...)
+	sp, phrase, refL := p.readCluster(cluster)
 	if sp.invalid {
 		return ParseResult{Kind: KindInvalid, Phrase: phrase}
 	}
@@ -411,7 +384,7 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 	if (sp.rel || sp.now) && !sp.timeSet && sp.part == "" && !sp.dateSet && !sp.dayOffsetSet && sp.window == "" && sp.bareHour < 0 {
 		start := refL
 		if sp.relYears != 0 || sp.relMonths != 0 || sp.relDays != 0 {
-			start = AddCalendar(start, refLoc, sp.relYears, sp.relMonths, sp.relDays)
+			start = AddCalendar(start, refL.Location(), sp.relYears, sp.relMonths, sp.relDays)
 		}
 		start = start.Add(sp.relDur)
 		return ParseResult{Kind: KindRelative, Start: &start, Phrase: phrase, TZ: p.anchorName, Repeat: sp.repeat}
@@ -429,24 +402,63 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 		}
 		return ParseResult{Kind: KindFloating, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase, Repeat: sp.repeat}
 	}
+	return p.resolveAnchored(&sp, phrase, refL)
+}
+
+// readCluster merges what the cluster's matches say into one spec; the
+// phrase runs from the first match to the last (and a repeated zone).
+func (p *parser) readCluster(cluster []tmatch) (timeSpec, string, time.Time) {
+	a, b := cluster[0].left, cluster[len(cluster)-1].right
+	for _, z := range p.zones {
+		if z.a >= b && onlyGap(p.text[b:z.a]) {
+			b = z.b // "14:00 UTC - 16:30 UTC": the repeat of the zone ends the phrase
+		}
+	}
+	refLoc := p.ref.Location()
+	if p.anchor != nil {
+		refLoc = p.anchor
+	}
+	refL := p.ref.In(refLoc)
+	sp := timeSpec{bareHour: -1}
+	if iso := p.iso; iso != nil {
+		sp.dateSet, sp.yearSet = true, true
+		sp.y, sp.mo, sp.d = iso.y, iso.mo, iso.d
+		if iso.hasTime {
+			sp.timeSet, sp.hour, sp.min, sp.sec = true, iso.h, iso.mi, iso.s
+		}
+	}
+	ms := string(p.masked)
+	for _, tm := range cluster {
+		p.use(tm.fullL, tm.fullR)
+		if tm.apply != nil {
+			tm.apply(&sp, ruleCtx{tm: tm, text: ms, refL: refL})
+		}
+	}
+	p.used = append(p.used, sp.used...)
+	return sp, strings.TrimSpace(p.text[a:b]), refL
+}
+
+// resolveAnchored resolves a spec in the anchor zone: pieces that would
+// drop one another ask; a repeat gets its first occurrence.
+func (p *parser) resolveAnchored(sp *timeSpec, phrase string, refL time.Time) ParseResult {
 	if sp.twoTimes {
 		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, Phrase: phrase,
 			ClarificationQuestion: "I read two times in " + strconv.Quote(phrase) + ": which one do you mean?"}
 	}
-	if q := combineWindow(&sp, refL); q != "" {
+	if q := combineWindow(sp, refL); q != "" {
 		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase}
 	}
 	if sp.repeat != "" && !sp.timeSet && sp.bareHour < 0 && !sp.dateSet && !sp.dayOffsetSet && sp.part == "" && sp.endOf == "" {
 		sp.dayOffsetSet = true // "every monday": from today
 	}
-	res := resolveSpec(&sp, refL, p.anchor)
+	res := resolveSpec(sp, refL, p.anchor)
 	res.Phrase, res.TZ = phrase, p.anchorName
 	if res.Start != nil && sp.repeat != "" {
 		res.Repeat = sp.repeat
 		if sp.dom > 0 && strings.HasPrefix(sp.repeat, "FREQ=MONTHLY") {
 			res.Repeat += ";BYMONTHDAY=" + strconv.Itoa(sp.dom)
 		}
-		firstOccurrence(&res, &sp, p.anchor)
+		firstOccurrence(&res, sp, p.anchor)
 	}
 	if res.NeedsClarification {
 		// Ambiguous (11/3, "at 9"): no concrete time is claimed (§4.3).
