@@ -2,6 +2,7 @@ package schedules
 
 import (
 	"context"
+	"github.com/kairos-agent/kairos"
 	"testing"
 	"time"
 )
@@ -36,5 +37,22 @@ func benchNext(b *testing.B, rule string, start time.Time, loc *time.Location, n
 	occ, err := Occurrences(context.Background(), rule, start, loc, now, 1)
 	if err != nil || len(occ) != 1 {
 		b.Fatal(occ, err)
+	}
+}
+
+// BenchmarkNextRunAged is what a runner tick does for a due recurring
+// schedule: its next run after now and the occurrences passed over,
+// for a secondly rule started a year ago and one second late.
+func BenchmarkNextRunAged(b *testing.B) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, rule := range []string{"FREQ=SECONDLY", "FREQ=MINUTELY", "FREQ=DAILY"} {
+		b.Run(rule, func(b *testing.B) {
+			s := &kairos.Schedule{TZ: "Europe/Berlin", RRule: rule, Start: now.AddDate(-1, 0, 0).Format(WallLayout), NextRun: now.Add(-time.Second)}
+			for b.Loop() {
+				if next, _, err := NextRun(context.Background(), s, now); err != nil || next.IsZero() {
+					b.Fatal(next, err)
+				}
+			}
+		})
 	}
 }
