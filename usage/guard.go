@@ -113,6 +113,16 @@ func (g *Guard) account(key string) *account {
 	return a
 }
 
+// known returns the account of key when there is one.
+func (g *Guard) known(key string) *account {
+	if key == "" {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.accts[key]
+}
+
 // periods returns the day and month keys of now in loc and when each
 // started.
 func periods(now time.Time, loc *time.Location) (day, month string, dayStart, monthStart time.Time) {

@@ -349,3 +349,24 @@ func TestRolledUpDaysAreRead(t *testing.T) {
 		t.Fatalf("days = %+v, sum = %+v", afterDays, afterSum)
 	}
 }
+
+// Caps taken away and given back by reloads start from the right totals:
+// calls made while the user had no cap still count.
+func TestCapsBackAfterAReloadCountCallsMadeWithout(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.pol.Budgets.Spend.DailyTokens = ptr(int64(100))
+	if err := f.call(ctx, "telegram:7"); err != nil { // 30
+		t.Fatal(err)
+	}
+	f.pol.Budgets.Spend.DailyTokens = nil
+	for range 3 { // 120
+		if err := f.call(ctx, "telegram:7"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.pol.Budgets.Spend.DailyTokens = ptr(int64(100))
+	if _, ok := kairos.AsSpendRefusal(f.call(ctx, "telegram:7")); !ok {
+		t.Fatal("a call at 120 of 100 tokens was made")
+	}
+}

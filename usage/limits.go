@@ -104,10 +104,12 @@ func (g *Guard) Record(ctx context.Context, rec *kairos.UsageRecord) error {
 	caps, bot := capped(sp, rec.UserKey)
 	amt := kairos.SpendAmount{Tokens: int64(rec.PromptTokens + rec.CompletionTokens), CostUSD: rec.CostUSD}
 	var crossed []crossing
-	if caps.Any() {
+	// An account kept from earlier caps is kept up to date too, so caps
+	// that come back with a reload start from the right totals.
+	if a := g.known(rec.UserKey); caps.Any() || a != nil {
 		crossed = append(crossed, g.add(ctx, g.account(rec.UserKey), userLimits(caps), amt, sp.Notice(), now)...)
 	}
-	if bot {
+	if a := g.known(BotKey); bot || a != nil {
 		crossed = append(crossed, g.add(ctx, g.account(BotKey), botLimits(sp), amt, sp.Notice(), now)...)
 	}
 	if g.cfg.Metrics != nil {
