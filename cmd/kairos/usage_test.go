@@ -110,6 +110,10 @@ func TestUsageCapReachedMidDayRefusesWithoutModelRequest(t *testing.T) {
 	if n := chart.CountBars(img); n != 1 {
 		t.Fatalf("chart bars = %d, want 1 (today)", n)
 	}
+	// An operator sees everyone and the bot's total.
+	e.tg.PushText(operatorID, operatorID, "/usage", time.Now())
+	waitCount(t, e.tg, operatorID, "Everyone (the bot's total) (UTC):\nToday: 180 tokens", 1)
+	waitCount(t, e.tg, operatorID, "telegram:2002: 180 tokens", 1)
 }
 
 // Caps and prices hot-reload: a price added to the policy prices the calls
