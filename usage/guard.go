@@ -100,6 +100,7 @@ type account struct {
 	dayUsed    kairos.SpendAmount
 	monthUsed  kairos.SpendAmount
 	lifted     map[string]bool
+	lastTask   kairos.SpendAmount // the latest scheduled-task call: what the next is likely to cost
 }
 
 func (g *Guard) account(key string) *account {
@@ -242,14 +243,14 @@ func (g *Guard) Admit(ctx context.Context, sc kairos.SpendContext) error {
 		if err != nil {
 			return err
 		}
-		hit = firstReached(ls, share)
+		hit = firstReached(ls, share, sc.Kind == kairos.SpendTask)
 	}
 	if hit == nil && bot {
 		ls, err := g.limitsOf(ctx, g.account(BotKey), botLimits(sp), now)
 		if err != nil {
 			return err
 		}
-		hit = firstReached(ls, 1)
+		hit = firstReached(ls, 1, false)
 	}
 	if hit == nil {
 		return nil
@@ -271,10 +272,17 @@ func (g *Guard) limitsOf(ctx context.Context, a *account, ls []limit, now time.T
 	return ls, nil
 }
 
-func firstReached(ls []limit, share float64) *limit {
+// firstReached is the first limit of ls reached at share of it; for a
+// scheduled task also the first its call would go past, judged by what
+// the user's last task call cost (a task that would exceed is skipped).
+func firstReached(ls []limit, share float64, task bool) *limit {
 	for i := range ls {
-		if !ls[i].lifted && ls[i].used() >= ls[i].cap*share {
-			return &ls[i]
+		l := &ls[i]
+		if l.lifted {
+			continue
+		}
+		if l.used() >= l.cap*share || (task && l.ahead > 0 && l.used()+l.ahead > l.cap*share) {
+			return l
 		}
 	}
 	return nil

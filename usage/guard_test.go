@@ -370,3 +370,31 @@ func TestCapsBackAfterAReloadCountCallsMadeWithout(t *testing.T) {
 		t.Fatal("a call at 120 of 100 tokens was made")
 	}
 }
+
+// A scheduled task that would go past a cap is skipped: its last call's
+// cost is what the next is judged by. The user's own turns still run.
+func TestTaskThatWouldExceedIsSkipped(t *testing.T) {
+	f := newFixture(t)
+	f.pol.Budgets.Spend.DailyTokens = ptr(int64(100))
+	ctx := context.Background()
+	task := func() error {
+		_, err := f.model.Chat(kairos.WithSpend(ctx, kairos.SpendContext{UserKey: "telegram:7", Kind: kairos.SpendTask}), kairos.ChatRequest{Model: "m"}, nil)
+		return err
+	}
+	if err := task(); err != nil { // 30
+		t.Fatal(err)
+	}
+	if err := f.call(ctx, "telegram:7"); err != nil { // 60
+		t.Fatal(err)
+	}
+	if err := f.call(ctx, "telegram:7"); err != nil { // 90: a 30-token task would end at 120
+		t.Fatal(err)
+	}
+	r, ok := kairos.AsSpendRefusal(task())
+	if !ok || !strings.Contains(r.Message, "Skipped this scheduled task: it would go past your daily token limit of 100 tokens: its last run used 30 tokens and 10 tokens is left") {
+		t.Fatalf("task at 90 of 100: %+v", r)
+	}
+	if err := f.call(ctx, "telegram:7"); err != nil {
+		t.Fatalf("the user's own turn at 90 of 100: %v", err)
+	}
+}

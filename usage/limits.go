@@ -16,7 +16,8 @@ type limit struct {
 	cap    float64
 
 	amount kairos.SpendAmount
-	period string // the day or month key it counts in
+	ahead  float64 // what the user's last scheduled-task call cost, in the limit's unit
+	period string  // the day or month key it counts in
 	lifted bool
 	zone   *time.Location
 }
@@ -29,6 +30,10 @@ func (l *limit) fill(a *account) {
 		l.amount, l.period = a.monthUsed, a.month
 	}
 	l.lifted = a.lifted[l.period]
+	l.ahead = a.lastTask.CostUSD
+	if l.tokens {
+		l.ahead = float64(a.lastTask.Tokens)
+	}
 }
 
 func (l *limit) used() float64 {
@@ -107,10 +112,10 @@ func (g *Guard) Record(ctx context.Context, rec *kairos.UsageRecord) error {
 	// An account kept from earlier caps is kept up to date too, so caps
 	// that come back with a reload start from the right totals.
 	if a := g.known(rec.UserKey); caps.Any() || a != nil {
-		crossed = append(crossed, g.add(ctx, g.account(rec.UserKey), userLimits(caps), amt, sp.Notice(), now)...)
+		crossed = append(crossed, g.add(ctx, g.account(rec.UserKey), userLimits(caps), amt, rec.Kind, sp.Notice(), now)...)
 	}
 	if a := g.known(BotKey); bot || a != nil {
-		crossed = append(crossed, g.add(ctx, g.account(BotKey), botLimits(sp), amt, sp.Notice(), now)...)
+		crossed = append(crossed, g.add(ctx, g.account(BotKey), botLimits(sp), amt, rec.Kind, sp.Notice(), now)...)
 	}
 	if g.cfg.Metrics != nil {
 		g.cfg.Metrics.Spend(rec.Model, rec.PromptTokens, rec.CachedTokens, rec.CompletionTokens, rec.CostUSD)
@@ -138,7 +143,7 @@ type crossing struct {
 
 // add adds amt to a's totals (fresh first, so the stored row is never
 // counted twice) and returns the thresholds of ls it crossed.
-func (g *Guard) add(ctx context.Context, a *account, ls []limit, amt kairos.SpendAmount, share float64, now time.Time) []crossing {
+func (g *Guard) add(ctx context.Context, a *account, ls []limit, amt kairos.SpendAmount, kind string, share float64, now time.Time) []crossing {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := g.fresh(ctx, a, now); err != nil {
@@ -156,6 +161,9 @@ func (g *Guard) add(ctx context.Context, a *account, ls []limit, amt kairos.Spen
 		return kairos.SpendAmount{Tokens: x.Tokens + amt.Tokens, CostUSD: x.CostUSD + amt.CostUSD}
 	}
 	a.dayUsed, a.monthUsed = add(a.dayUsed), add(a.monthUsed)
+	if kind == kairos.SpendTask {
+		a.lastTask = amt
+	}
 	var out []crossing
 	for i := range ls {
 		l := &ls[i]

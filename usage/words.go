@@ -59,6 +59,10 @@ func refusal(l *limit, share float64, kind string, now time.Time) string {
 			capName(l), Amount(l.tokens, l.cap), resetText(l, now))
 	case l.cap == 0:
 		return prefix + fmt.Sprintf("You cannot use the model: your %s is 0. An operator can change that in the policy.", capName(l))
+	case kind == kairos.SpendTask && l.used() < l.cap*share:
+		left := max(l.cap*share-l.used(), 0)
+		return prefix + fmt.Sprintf("it would go past your %s of %s: its last run used %s and %s is left; it resets %s.",
+			capName(l), Amount(l.tokens, l.cap), Amount(l.tokens, l.ahead), Amount(l.tokens, left), resetText(l, now))
 	case share < 1:
 		return prefix + fmt.Sprintf("scheduled tasks may use %d%% of your %s of %s, and that is used up; it resets %s.",
 			int(math.Round(share*100)), capName(l), Amount(l.tokens, l.cap), resetText(l, now))
