@@ -36,6 +36,11 @@ const (
 	approvalPoll  = 500 * time.Millisecond
 	approvalStale = 3 * time.Second
 	approvalSweep = time.Second
+	// approvalReshow is how long a pending request may go without its
+	// keyboard's message id and without a heartbeat before the sweeper
+	// shows the keyboard again (the asker died before recording it; a
+	// slow send under the rate limits is not a death).
+	approvalReshow = 30 * time.Second
 )
 
 // Claimers recorded in claimed_by.
@@ -109,12 +114,15 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 	st := b.cfg.Approvals
 	persist := st != nil && req.State != nil
 	if persist {
-		// The row is committed before the keyboard leaves: a press that
-		// reaches another replica at once must find it (issue 20).
+		// The row is committed before the keyboard leaves, with the
+		// update marked done: a press that reaches another replica at
+		// once finds it (issue 20), and from here on the row is the
+		// turn's continuation (a crash before the send: the sweeper shows
+		// the keyboard again, see reshowApproval).
 		row := &kairos.PendingApproval{ID: id, UpdateID: r.upd, ChatID: r.in.ChatID, ChatKind: r.in.ChatKind, TopicID: r.in.TopicID,
 			UserID: r.in.UserID, ThreadKey: req.ThreadKey, Action: req.Action, Text: text, State: req.State,
 			ExpiresAt: req.ExpiresAt}
-		if err := st.CreateApproval(ctx, row, false); err != nil {
+		if err := st.CreateApproval(ctx, row, r.upd != 0); err != nil {
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
 		}
 	}
@@ -128,7 +136,7 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 	kbm := keyboardMsg{in: r.in, msgID: msgID, text: text}
 	pa.kb.Store(&kbm)
 	if persist {
-		open, err := st.SetApprovalMessage(ctx, id, msgID, r.upd != 0)
+		open, err := st.SetApprovalMessage(ctx, id, msgID, false)
 		if err != nil {
 			b.closeKeyboard(context.WithoutCancel(ctx), kbm, kairos.DecisionDenied)
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
@@ -325,6 +333,11 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		answer("This request is no longer open.")
 		return
 	}
+	if m := cq.Message.Message; row != nil && row.MessageID == 0 && m != nil && m.Chat.ID == row.ChatID {
+		// The asker died (or is slow) before recording its keyboard's
+		// message id: the press names the message.
+		row.MessageID = int64(m.ID)
+	}
 	var asked int64
 	if row != nil {
 		asked = row.UserID
@@ -367,7 +380,7 @@ func (b *Bot) decidePersisted(ctx context.Context, id, outcome string, dec kairo
 			// Read before the asking replica recorded its keyboard: read
 			// again (that write precedes this decision or fails on it,
 			// and then the asker closes the keyboard).
-			if fresh, err := st.FindApproval(ctx, id); err == nil {
+			if fresh, err := st.FindApproval(ctx, id); err == nil && fresh.MessageID != 0 {
 				row = fresh
 			}
 		}
@@ -382,9 +395,13 @@ func (b *Bot) decidePersisted(ctx context.Context, id, outcome string, dec kairo
 		}
 		b.closeKeyboard(ctx, rowKeyboard(row), outcome)
 	} else {
+		known := row.MessageID // perhaps learnt from the press
 		if row, err = st.FindApproval(ctx, id); err != nil {
 			answer("This request is no longer open.")
 			return
+		}
+		if row.MessageID == 0 {
+			row.MessageID = known
 		}
 		if row.Status == kairos.ApprovalPending { // past its expiry, not yet swept
 			answer("This request has expired.")
@@ -457,9 +474,6 @@ func (b *Bot) expireOrphan(ctx context.Context, row *kairos.PendingApproval) {
 	if ok, err := st.ClaimApproval(ctx, row.ID, claimExpiry); err != nil || !ok {
 		return
 	}
-	if row.MessageID == 0 {
-		return // its keyboard never went out (a crash before the send): nothing to tell
-	}
 	b.closeKeyboard(ctx, rowKeyboard(row), kairos.DecisionExpired)
 	action := row.Action
 	if action == "" {
@@ -503,8 +517,37 @@ func (b *Bot) sweepApprovals(ctx context.Context) {
 		switch {
 		case row.Status == kairos.ApprovalPending && !row.ExpiresAt.After(now):
 			b.expireOrphan(ctx, row)
+		case row.Status == kairos.ApprovalPending && row.MessageID == 0 && now.Sub(row.HeartbeatAt) > approvalReshow:
+			b.reshowApproval(ctx, row)
 		case row.Status != kairos.ApprovalPending && row.ClaimedBy == "":
 			b.resumeOrphan(ctx, row, rowDecision(row))
+		}
+	}
+}
+
+// reshowApproval sends the keyboard of a pending request whose asker died
+// between storing it and recording its keyboard (it may or may not have
+// gone out: a second keyboard is harmless, both decide the one row). The
+// heartbeat is refreshed first, so one sweep on one replica sends it.
+func (b *Bot) reshowApproval(ctx context.Context, row *kairos.PendingApproval) {
+	st := b.cfg.Approvals
+	if _, err := st.HeartbeatApproval(ctx, row.ID, b.cfg.Now()); err != nil {
+		b.log.Warn("reshow approval", "err", err)
+		return
+	}
+	kb := inlineKeyboard{InlineKeyboard: [][]inlineButton{{
+		{Text: "Approve", CallbackData: "ap:" + row.ID + ":y"},
+		{Text: "Deny", CallbackData: "ap:" + row.ID + ":n"},
+	}}}
+	msgID, err := b.send(ctx, rowInbound(row), row.Text, kb)
+	if err != nil {
+		b.log.Warn("reshow approval", "err", err)
+		return
+	}
+	open, err := st.SetApprovalMessage(ctx, row.ID, msgID, false)
+	if err == nil && !open {
+		if fresh, err := st.FindApproval(ctx, row.ID); err == nil {
+			b.closeKeyboard(ctx, keyboardMsg{in: rowInbound(row), msgID: msgID, text: row.Text}, fresh.Status)
 		}
 	}
 }

@@ -130,7 +130,7 @@ func (rig *approvalRig) pauseForApproval(t *testing.T, db func() *store.DB) (tes
 	}
 	d := db()
 	waitFor(t, "the paused turn in the database", func() bool {
-		return count(t, d, "approvals", "status = ? AND state <> ?", "pending", "") == 1
+		return count(t, d, "approvals", "status = ? AND state <> ? AND message_id <> 0", "pending", "") == 1
 	})
 	return kb, m[1]
 }
