@@ -101,3 +101,50 @@ func TestPersistedApprovalHandedOff(t *testing.T) {
 		t.Fatalf("%d messages; the handed-off turn must not answer", n)
 	}
 }
+
+// TestApprovalKeyboardResentAfterAskerDied: a process stored a request
+// and died before its keyboard went out (no message id, no heartbeat for
+// 30 s): the sweeper sends the keyboard, and an Approve resumes the turn
+// from the row once.
+func TestApprovalKeyboardResentAfterAskerDied(t *testing.T) {
+	resumed := make(chan kairos.Decision, 2)
+	f := start(t, echo(), func(c *bot.Config) {
+		c.Approvals = c.Updates.(kairos.ApprovalStore)
+		c.Resume = func(ctx context.Context, state []byte, dec kairos.Decision, out kairos.Replier) error {
+			resumed <- dec
+			return out.Final(ctx, "resumed: "+string(state))
+		}
+	})
+	ctx := context.Background()
+	row := &kairos.PendingApproval{ID: "0123456789abcdef", ChatID: 1, ChatKind: kairos.ChatDM, UserID: 1, Action: "memory.forget",
+		Text: "<b>Approval needed</b>\nforget", State: []byte(`{"v":1}`), ExpiresAt: time.Now().Add(time.Hour)}
+	if err := f.updates.CreateApproval(ctx, row, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.updates.HeartbeatApproval(ctx, row.ID, time.Now().Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	kb := f.tg.MustWaitSentTo(1, 1)[0]
+	if b := kb.Buttons(); len(b) != 2 || b[0] != "Approve" {
+		t.Fatalf("resent keyboard %q", b)
+	}
+	if _, err := f.tg.PressButton(1, 1, "Approve"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-resumed:
+		if d.Outcome != kairos.DecisionApproved {
+			t.Fatalf("resumed with %+v", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the turn was not resumed")
+	}
+	f.tg.MustWaitSentTo(1, 2)
+	got, err := f.updates.FindApproval(ctx, row.ID)
+	if err != nil || got.MessageID != int64(kb.MessageID) || got.ClaimedBy != "resumer" {
+		t.Fatalf("row %+v %v", got, err)
+	}
+	if n := len(f.tg.SentTo(1)); n != 2 {
+		t.Fatalf("%d messages, want the keyboard and the resumed answer", n)
+	}
+}
