@@ -352,19 +352,41 @@ func ChatOf(threadKey string) (chatID, topicID int64, ok bool) {
 // Without expand a repeat rule is parsed but not expanded: NextRun is its
 // start.
 func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, expand bool) (*kairos.Schedule, string, error) {
+	s, err := t.draft(inv, a)
+	if err != nil {
+		return nil, "", err
+	}
+	loc, q, err := t.location(ctx, inv, a, s)
+	if err != nil || q != "" {
+		return nil, q, err
+	}
+	start, q, err := t.when(a, s, loc, inv.Now)
+	if err != nil || q != "" {
+		return nil, q, err
+	}
+	if err := t.timing(ctx, s, start, loc, inv.Now, expand); err != nil {
+		return nil, "", err
+	}
+	return s, "", nil
+}
+
+// draft is plan's first step: whose schedule it is, where it is
+// delivered, and its one kind (reminder, task or watching cell), with no
+// time resolved yet.
+func (t *Tool) draft(inv *kairos.ToolInvocation, a args) (*kairos.Schedule, error) {
 	if a.Action != "create" {
-		return nil, "", kairos.Errorf(kairos.EINVALID, "not a create call")
+		return nil, kairos.Errorf(kairos.EINVALID, "not a create call")
 	}
 	uid, err := userID(inv.UserKey)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	chat, _, ok := ChatOf(inv.ThreadKey)
 	if !ok && strings.HasPrefix(inv.ThreadKey, "agent:") && strings.Contains(inv.ThreadKey, ":"+kairos.ChannelCLI+":dm:") {
 		chat, ok = uid, true // the terminal (kairos chat), which delivers its own
 	}
 	if !ok {
-		return nil, "", kairos.Errorf(kairos.EINVALID, "schedules are delivered on Telegram; this chat cannot receive them")
+		return nil, kairos.Errorf(kairos.EINVALID, "schedules are delivered on Telegram; this chat cannot receive them")
 	}
 	s := &kairos.Schedule{UserID: uid, ChatID: chat, ThreadKey: inv.ThreadKey, Tainted: inv.Tainted,
 		Text: strings.TrimSpace(a.Text), Task: strings.TrimSpace(a.Task), Code: strings.TrimSpace(a.Code), Repeat: strings.TrimSpace(a.Repeat)}
@@ -380,16 +402,23 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 		}
 	}
 	if n != 1 {
-		return nil, "", kairos.Errorf(kairos.EINVALID, "create needs exactly one of text (a reminder), task (a prompt) or code (a watching cell)")
+		return nil, kairos.Errorf(kairos.EINVALID, "create needs exactly one of text (a reminder), task (a prompt) or code (a watching cell)")
 	}
 	// Hook for features.cli_exec (seed 004): with code cells off, watching
 	// cells do not exist. TODO(schedules): drop `code` from the spec too.
 	if s.Kind == kairos.ScheduleCell && !t.policy().Features.CLIExec {
-		return nil, "", kairos.Errorf(kairos.EINVALID, "watching cells are off here (features.cli_exec is false); a reminder or a task works")
+		return nil, kairos.Errorf(kairos.EINVALID, "watching cells are off here (features.cli_exec is false); a reminder or a task works")
 	}
 	if strings.TrimSpace(a.When) == "" && s.Repeat == "" {
-		return nil, "", kairos.Errorf(kairos.EINVALID, "create needs when (e.g. \"tomorrow at 9\") or repeat (e.g. \"every weekday at 8am\")")
+		return nil, kairos.Errorf(kairos.EINVALID, "create needs when (e.g. \"tomorrow at 9\") or repeat (e.g. \"every weekday at 8am\")")
 	}
+	return s, nil
+}
+
+// location is the zone the schedule's wall-clock times are read in: the
+// user's, or UTC for an instant; without a known zone anything else is a
+// question (ZoneQuestion). It sets s's TZ.
+func (t *Tool) location(ctx context.Context, inv *kairos.ToolInvocation, a args, s *kairos.Schedule) (*time.Location, string, error) {
 	tz, err := t.cfg.Zone(ctx, inv)
 	if err != nil {
 		return nil, "", err
@@ -408,41 +437,54 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 		return nil, "", kairos.Errorf(kairos.EINVALID, "zone %q: %v", tz, err)
 	}
 	s.TZ = tz
-	now := inv.Now
-	var start time.Time
-	if w := strings.TrimSpace(a.When); w != "" {
-		p := t.cfg.Parse(w, tz, now)
-		if p.NeedsClarification {
-			q := p.ClarificationQuestion
-			if q == "" {
-				q = fmt.Sprintf("When exactly do you mean by %q?", w)
-			}
-			return nil, q, nil
+	return loc, "", nil
+}
+
+// when reads the call's when in loc: its start (zero without a when), or
+// a clarification question. A repeat the reading carries ("every day at
+// 9") becomes s's repeat when the call gave none.
+func (t *Tool) when(a args, s *kairos.Schedule, loc *time.Location, now time.Time) (time.Time, string, error) {
+	w := strings.TrimSpace(a.When)
+	if w == "" {
+		return time.Time{}, "", nil
+	}
+	p := t.cfg.Parse(w, s.TZ, now)
+	if p.NeedsClarification {
+		q := p.ClarificationQuestion
+		if q == "" {
+			q = fmt.Sprintf("When exactly do you mean by %q?", w)
 		}
-		if p.Start == nil {
-			return nil, "", kairos.Errorf(kairos.EINVALID, "I cannot read a time in %q; say e.g. \"tomorrow at 9\", \"in 20 minutes\" or give RFC 3339", w)
-		}
-		start = p.Start.In(loc)
-		if s.Repeat == "" {
-			s.Repeat = p.Repeat // the same reading as `kairos clock parse`
-		}
+		return time.Time{}, q, nil
+	}
+	if p.Start == nil {
+		return time.Time{}, "", kairos.Errorf(kairos.EINVALID, "I cannot read a time in %q; say e.g. \"tomorrow at 9\", \"in 20 minutes\" or give RFC 3339", w)
 	}
 	if s.Repeat == "" {
+		s.Repeat = p.Repeat // the same reading as `kairos clock parse`
+	}
+	return p.Start.In(loc), "", nil
+}
+
+// timing sets s's start and next run: a one-off at start (which must be in
+// the future), a repeat from its rule (start, or today at the rule's time
+// of day), expanded to its first occurrence when expand is set.
+func (t *Tool) timing(ctx context.Context, s *kairos.Schedule, start time.Time, loc *time.Location, now time.Time, expand bool) error {
+	if s.Repeat == "" {
 		if !start.After(now) {
-			return nil, "", kairos.Errorf(kairos.EINVALID, "%s is in the past", Label(start, tz))
+			return kairos.Errorf(kairos.EINVALID, "%s is in the past", Label(start, s.TZ))
 		}
 		s.Start, s.NextRun = start.Format(WallLayout), start
-		return s, "", nil
+		return nil
 	}
 	rr, err := t.cfg.ParseRepeat(s.Repeat)
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	s.RRule = rr.RRule
 	if start.IsZero() {
 		start = now.In(loc)
 		if !rr.HasTime {
-			return nil, "", kairos.Errorf(kairos.EINVALID, "repeat %q needs a time of day (e.g. \"at 8am\") or a when", s.Repeat)
+			return kairos.Errorf(kairos.EINVALID, "repeat %q needs a time of day (e.g. \"at 8am\") or a when", s.Repeat)
 		}
 	}
 	if rr.HasTime {
@@ -452,14 +494,14 @@ func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, exp
 	s.Start = wall.Format(WallLayout)
 	if !expand {
 		s.NextRun, _ = kairos.ResolveLocal(loc, wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second())
-		return s, "", nil
+		return nil
 	}
 	next, err := t.expand(ctx, s, wall, loc, now)
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	s.NextRun = next
-	return s, "", nil
+	return nil
 }
 
 // expand checks s's rule (its whole cycle against the kind's floor) and
