@@ -70,7 +70,7 @@ func TestDefaultPolicyPathMayBeAbsent(t *testing.T) {
 	e.llm.Enqueue(testkit.TextReply("hi"))
 	m := e.main()
 	m.Stdin = strings.NewReader("hello\n")
-	if code := m.Main(context.Background(), []string{"chat"}); code != 0 {
+	if code := m.Main(context.Background(), []string{"chat", "-v"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, e.logs.String())
 	}
 	if n := strings.Count(e.logs.String(), "no policy file"); n != 1 {
