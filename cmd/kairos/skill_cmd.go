@@ -64,15 +64,26 @@ func init() {
 }
 
 // skillStore opens the database: read-only (no folder, no migration)
-// for the commands that only read.
+// for the commands that only read. For a read, a database without skills
+// (none yet, or one from before the skills tables) is a nil store: no
+// skills, as `kairos usage` says [] of a database without its data.
 func (m *Main) skillStore(ctx context.Context, write bool) (*store.SkillStore, error) {
-	open := m.openStoreRO
 	if write {
-		open = m.openStore
+		db, err := m.openStore(ctx, m.logger())
+		if err != nil {
+			return nil, err
+		}
+		return store.NewSkillStore(db), nil
 	}
-	db, err := open(ctx, m.logger())
+	db, err := m.openStoreRO(ctx, m.logger())
+	if kairos.ErrorCode(err) == kairos.ENOTFOUND {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
+	}
+	if !db.Gorm().WithContext(ctx).Migrator().HasTable("skills") {
+		return nil, nil
 	}
 	return store.NewSkillStore(db), nil
 }
@@ -80,6 +91,9 @@ func (m *Main) skillStore(ctx context.Context, write bool) (*store.SkillStore, e
 // findSkill finds a skill by name (and owner when user is set).
 func findSkill(ctx context.Context, st *store.SkillStore, name string, user int64) (*kairos.Skill, error) {
 	name = strings.TrimPrefix(name, kairos.SkillToolPrefix)
+	if st == nil {
+		return nil, kairos.Errorf(kairos.ENOTFOUND, "no skill named %q", name)
+	}
 	if user != 0 {
 		return st.FindSkill(ctx, kairos.UserKey(kairos.ChannelTelegram, user), name)
 	}
@@ -105,6 +119,10 @@ func findSkill(ctx context.Context, st *store.SkillStore, name string, user int6
 func (m *Main) skillList(ctx context.Context, user int64) error {
 	st, err := m.skillStore(ctx, false)
 	if err != nil {
+		return err
+	}
+	if st == nil {
+		_, err := fmt.Fprintln(m.Stdout, "[]")
 		return err
 	}
 	f := kairos.SkillFilter{}
