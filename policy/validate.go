@@ -95,26 +95,47 @@ var (
 func validate(p *kairos.Policy) []fieldErr {
 	c := &checker{}
 	validateClock(c, &p.Clock)
+	validateAccess(c, &p.Access, &p.Features)
+	validateNetwork(c, &p.Network)
+	validateBudgets(c, &p.Budgets)
+	validateAgent(c, &p.Agent)
+	validateSessions(c, &p.Sessions)
+	validateApprovals(c, &p.Approvals)
+	validateMedia(c, &p.Media)
+	validateSchedules(c, &p.Schedules)
+	validateSkills(c, &p.Skills)
+	validateMCP(c, &p.MCP)
+	validateModels(c, p.Models)
+	validateSpend(c, &p.Budgets.Spend)
+	return c.errs
+}
 
-	for i, id := range p.Access.Operators {
+// validateAccess checks access (user ids, group replies) and the feature
+// flags Kairos cannot honour.
+func validateAccess(c *checker, ap *kairos.AccessPolicy, fp *kairos.Features) {
+	for i, id := range ap.Operators {
 		if id <= 0 {
 			c.add(fmt.Sprintf("access.operators[%d]", i), "a Telegram user id is a positive number, got %d", id)
 		}
 	}
-	for i, id := range p.Access.AllowedUsers {
+	for i, id := range ap.AllowedUsers {
 		if id <= 0 {
 			c.add(fmt.Sprintf("access.allowed_users[%d]", i), "a Telegram user id is a positive number, got %d", id)
 		}
 	}
-	c.enum("access.group_replies", p.Access.GroupReplies, GroupReplyModes)
-	if p.Features.UIAutomation {
+	c.enum("access.group_replies", ap.GroupReplies, GroupReplyModes)
+	if fp.UIAutomation {
 		c.add("features.ui_automation", "Kairos has no UI automation; this flag can only be false")
 	}
-	if p.Features.PeerSync {
+	if fp.PeerSync {
 		c.add("features.peer_sync", "Kairos has no peer sync; this flag can only be false")
 	}
+}
 
-	for i, h := range p.Network.AllowList {
+// validateNetwork checks the cells' network rules: hosts, categories,
+// methods.
+func validateNetwork(c *checker, np *kairos.NetworkPolicy) {
+	for i, h := range np.AllowList {
 		path := fmt.Sprintf("network.allow_list[%d]", i)
 		switch {
 		case strings.Contains(h, "/"):
@@ -123,12 +144,12 @@ func validate(p *kairos.Policy) []fieldErr {
 			c.add(path, "%q is not a host name or *.suffix", h)
 		}
 	}
-	for i, cat := range p.Network.BlockedCategories {
+	for i, cat := range np.BlockedCategories {
 		if !categoryRe.MatchString(cat) {
 			c.add(fmt.Sprintf("network.blocked_categories[%d]", i), "%q: a category is lower-case letters, digits and _", cat)
 		}
 	}
-	for i, m := range p.Network.Methods {
+	for i, m := range np.Methods {
 		path := fmt.Sprintf("network.methods[%d]", i)
 		if !slices.Contains(HTTPMethods, m) {
 			if slices.Contains(HTTPMethods, strings.ToUpper(m)) {
@@ -138,24 +159,30 @@ func validate(p *kairos.Policy) []fieldErr {
 			}
 		}
 	}
+}
 
-	validateBudget(c, "budgets.defaults", p.Budgets.Defaults, true)
-	for _, verb := range sortedKeys(p.Budgets.PerVerb) {
+// validateBudgets checks the cells' budgets: defaults, per verb, per
+// risk tier.
+func validateBudgets(c *checker, bp *kairos.BudgetsPolicy) {
+	validateBudget(c, "budgets.defaults", bp.Defaults, true)
+	for _, verb := range sortedKeys(bp.PerVerb) {
 		path := "budgets.per_verb." + verb
 		if !slices.Contains(kairos.Verbs, verb) {
 			c.addKey(path, "%q is not a task verb (%s)%s", verb, strings.Join(kairos.Verbs, ", "), didYouMean(verb, kairos.Verbs))
 		}
-		validateBudget(c, path, p.Budgets.PerVerb[verb], false)
+		validateBudget(c, path, bp.PerVerb[verb], false)
 	}
-	for _, tier := range sortedKeys(p.Budgets.PerRiskTier) {
+	for _, tier := range sortedKeys(bp.PerRiskTier) {
 		path := "budgets.per_risk_tier." + tier
 		if !slices.Contains(RiskTiers, tier) {
 			c.addKey(path, "%q is not a risk tier (%s)%s", tier, strings.Join(RiskTiers, ", "), didYouMean(tier, RiskTiers))
 		}
-		validateBudget(c, path, p.Budgets.PerRiskTier[tier], false)
+		validateBudget(c, path, bp.PerRiskTier[tier], false)
 	}
+}
 
-	a := p.Agent
+// validateAgent checks the agent loop's limits and timeouts.
+func validateAgent(c *checker, a *kairos.AgentPolicy) {
 	for i, m := range a.FallbackModels {
 		if strings.TrimSpace(m) == "" {
 			c.add(fmt.Sprintf("agent.fallback_models[%d]", i), "empty model name")
@@ -175,8 +202,10 @@ func validate(p *kairos.Policy) []fieldErr {
 	for i, t := range a.DisabledTools {
 		c.enum(fmt.Sprintf("agent.disabled_tools[%d]", i), t, []string{"search", "code", "memory", "schedule"})
 	}
+}
 
-	s := p.Sessions
+// validateSessions checks session division, retentions and backups.
+func validateSessions(c *checker, s *kairos.SessionsPolicy) {
 	c.enum("sessions.auto_divide", s.AutoDivide, AutoDivideModes)
 	if !hhmm.MatchString(s.AutoDivideTime) {
 		c.add("sessions.auto_divide_time", "%q is not a time of day HH:MM (00:00 to 23:59)", s.AutoDivideTime)
@@ -192,20 +221,16 @@ func validate(p *kairos.Policy) []fieldErr {
 			c.add("sessions.backup_schedule", "%q is not a cron schedule (5 fields or @daily): %v", s.BackupSchedule, err)
 		}
 	}
+}
 
-	for i, name := range p.Approvals.Required {
+// validateApprovals checks the actions that need approval and its timeout.
+func validateApprovals(c *checker, ap *kairos.ApprovalsPolicy) {
+	for i, name := range ap.Required {
 		if !slices.Contains(KnownActions, name) {
 			c.add(fmt.Sprintf("approvals.required[%d]", i), "%q is not a known action (%s)%s", name, strings.Join(KnownActions, ", "), didYouMean(name, KnownActions))
 		}
 	}
-	c.dur("approvals.timeout", p.Approvals.Timeout, true)
-	validateMedia(c, &p.Media)
-	validateSchedules(c, &p.Schedules)
-	validateSkills(c, &p.Skills)
-	validateMCP(c, &p.MCP)
-	validateModels(c, p.Models)
-	validateSpend(c, &p.Budgets.Spend)
-	return c.errs
+	c.dur("approvals.timeout", ap.Timeout, true)
 }
 
 func validateClock(c *checker, cp *kairos.ClockPolicy) {
