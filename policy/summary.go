@@ -14,35 +14,62 @@ func Summary(p *kairos.Policy) string {
 	if p == nil {
 		return "no policy"
 	}
-	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-
-	c := p.Clock
-	if c.Enabled {
-		checkins := "off"
-		if c.Checkins.Enabled {
-			ids := make([]string, len(c.Checkins.Rules))
-			for i, r := range c.Checkins.Rules {
-				ids[i] = r.ID
-			}
-			checkins = fmt.Sprintf("%d rules", len(ids))
-			if len(ids) > 0 {
-				checkins += " (" + strings.Join(ids, ", ") + ")"
-			}
-		}
-		line("Clock: %s mode, check-ins %s, latest actions %s", c.Mode, checkins, onOff(c.Store.LatestActions.Enabled))
-	} else {
-		line("Clock: disabled")
+	d := p.Budgets.Defaults
+	a := p.Agent
+	model := a.Model
+	if model == "" {
+		model = "from KAIROS_MODEL"
 	}
+	lines := []string{
+		clockSummary(&p.Clock),
+		accessSummary(&p.Access),
+		featuresSummary(&p.Features),
+		networkSummary(p),
+		fmt.Sprintf("Cell budget: %s, %d tool calls, %d network calls, %d MB memory, risk %s (+%d per-verb, %d per-tier overrides)",
+			msText(d.TimeBudgetMS), d.MaxToolCalls, d.MaxNetworkCalls, d.MemoryLimitMB, d.RiskTier,
+			len(p.Budgets.PerVerb), len(p.Budgets.PerRiskTier)),
+		"Spending caps: " + spendSummary(&p.Budgets.Spend),
+		fmt.Sprintf("Agent: model %s, %d steps and %d tool calls per turn, mode timeout %s", model, a.MaxSteps, a.MaxToolCalls, a.ModeTimeout),
+		sessionsSummary(&p.Sessions),
+		fmt.Sprintf("Approvals needed for: %s (expire after %s)", list(p.Approvals.Required), p.Approvals.Timeout),
+	}
+	if mcp := mcpSummary(p.MCP); mcp != "" {
+		lines = append(lines, mcp)
+	}
+	return strings.Join(lines, "\n")
+}
 
+// clockSummary is Summary's clock line: mode, check-in rules, latest actions.
+func clockSummary(c *kairos.ClockPolicy) string {
+	if !c.Enabled {
+		return "Clock: disabled"
+	}
+	checkins := "off"
+	if c.Checkins.Enabled {
+		ids := make([]string, len(c.Checkins.Rules))
+		for i, r := range c.Checkins.Rules {
+			ids[i] = r.ID
+		}
+		checkins = fmt.Sprintf("%d rules", len(ids))
+		if len(ids) > 0 {
+			checkins += " (" + strings.Join(ids, ", ") + ")"
+		}
+	}
+	return fmt.Sprintf("Clock: %s mode, check-ins %s, latest actions %s", c.Mode, checkins, onOff(c.Store.LatestActions.Enabled))
+}
+
+// accessSummary is Summary's access line: who may talk, and groups.
+func accessSummary(ap *kairos.AccessPolicy) string {
 	group := "only when mentioned or replied to"
-	if p.Access.GroupReplies == "all" {
+	if ap.GroupReplies == "all" {
 		group = "to every message"
 	}
-	line("Access: %d operators, %d allowed users, pairing %s; groups: answers %s",
-		len(p.Access.Operators), len(p.Access.AllowedUsers), onOff(p.Access.Pairing), group)
+	return fmt.Sprintf("Access: %d operators, %d allowed users, pairing %s; groups: answers %s",
+		len(ap.Operators), len(ap.AllowedUsers), onOff(ap.Pairing), group)
+}
 
-	f := p.Features
+// featuresSummary is Summary's features line: which flags are on and off.
+func featuresSummary(f *kairos.Features) string {
 	var on, off []string
 	for _, x := range []struct {
 		name string
@@ -55,33 +82,23 @@ func Summary(p *kairos.Policy) string {
 			off = append(off, x.name)
 		}
 	}
-	line("Features on: %s; off: %s", list(on), list(off))
+	return fmt.Sprintf("Features on: %s; off: %s", list(on), list(off))
+}
 
-	if f.Network {
-		allow := "nothing (allow-list empty)"
-		if len(p.Network.AllowList) > 0 {
-			allow = strings.Join(p.Network.AllowList, ", ")
-		}
-		line("Network: %s to %s; blocked: %s", list(p.Network.Methods), allow, list(p.Network.BlockedCategories))
-	} else {
-		line("Network: off for code cells")
+// networkSummary is Summary's network line: what code cells may reach.
+func networkSummary(p *kairos.Policy) string {
+	if !p.Features.Network {
+		return "Network: off for code cells"
 	}
-
-	d := p.Budgets.Defaults
-	line("Cell budget: %s, %d tool calls, %d network calls, %d MB memory, risk %s (+%d per-verb, %d per-tier overrides)",
-		msText(d.TimeBudgetMS), d.MaxToolCalls, d.MaxNetworkCalls, d.MemoryLimitMB, d.RiskTier,
-		len(p.Budgets.PerVerb), len(p.Budgets.PerRiskTier))
-
-	line("Spending caps: %s", spendSummary(&p.Budgets.Spend))
-
-	a := p.Agent
-	model := a.Model
-	if model == "" {
-		model = "from KAIROS_MODEL"
+	allow := "nothing (allow-list empty)"
+	if len(p.Network.AllowList) > 0 {
+		allow = strings.Join(p.Network.AllowList, ", ")
 	}
-	line("Agent: model %s, %d steps and %d tool calls per turn, mode timeout %s", model, a.MaxSteps, a.MaxToolCalls, a.ModeTimeout)
+	return fmt.Sprintf("Network: %s to %s; blocked: %s", list(p.Network.Methods), allow, list(p.Network.BlockedCategories))
+}
 
-	s := p.Sessions
+// sessionsSummary is Summary's sessions line: division, retention, backup.
+func sessionsSummary(s *kairos.SessionsPolicy) string {
 	divide := s.AutoDivide
 	if s.AutoDivide != "none" {
 		divide += " at " + s.AutoDivideTime
@@ -90,13 +107,7 @@ func Summary(p *kairos.Policy) string {
 	if s.BackupSchedule != "" {
 		backup = "backup " + s.BackupSchedule
 	}
-	line("Sessions: new session %s; code executions kept %s; %s", divide, s.CodeExecutionsRetention, backup)
-
-	line("Approvals needed for: %s (expire after %s)", list(p.Approvals.Required), p.Approvals.Timeout)
-	if mcp := mcpSummary(p.MCP); mcp != "" {
-		line("%s", mcp)
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return fmt.Sprintf("Sessions: new session %s; code executions kept %s; %s", divide, s.CodeExecutionsRetention, backup)
 }
 
 // StatusLine describes a ReloadStatus in one line for /policy.
