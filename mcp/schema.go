@@ -118,95 +118,115 @@ func trimNode(n map[string]any, depth int) (map[string]any, error) {
 		if !keptKeywords[k] {
 			continue // $ref without its $defs included: the model sees "any"
 		}
-		switch k {
-		case "description":
-			s, ok := v.(string)
-			if !ok {
-				return nil, fmt.Errorf("has a description that is not a string")
-			}
-			if s = asData(s, maxParamDescription); s != "" {
-				out[k] = s
-			}
-		case "properties":
-			props, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("has properties that are not an object")
-			}
-			tp := map[string]any{}
-			for name, pv := range props {
-				if hidden(name) {
-					return nil, fmt.Errorf("has a property name with spaces, control or invisible characters")
-				}
-				pm, ok := pv.(map[string]any)
-				if !ok {
-					if b, isBool := pv.(bool); isBool && b {
-						tp[name] = map[string]any{}
-						continue
-					}
-					return nil, fmt.Errorf("has property %q that is not a schema", kairos.Clip(name, 40))
-				}
-				sub, err := trimNode(pm, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				tp[name] = sub
-			}
-			out[k] = tp
-		case "items", "additionalProperties":
-			switch iv := v.(type) {
-			case bool:
-				out[k] = iv
-			case map[string]any:
-				sub, err := trimNode(iv, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				out[k] = sub
-			default:
-				return nil, fmt.Errorf("has %s that is not a schema", k)
-			}
-		case "anyOf", "oneOf", "allOf":
-			list, ok := v.([]any)
-			if !ok {
-				return nil, fmt.Errorf("has %s that is not a list", k)
-			}
-			var subs []any
-			for _, item := range list {
-				im, ok := item.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("has %s with an entry that is not a schema", k)
-				}
-				sub, err := trimNode(im, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				subs = append(subs, sub)
-			}
-			out[k] = subs
-		case "required":
-			list, ok := v.([]any)
-			if !ok {
-				return nil, fmt.Errorf("has required that is not a list")
-			}
-			for _, r := range list {
-				if _, ok := r.(string); !ok {
-					return nil, fmt.Errorf("has required with an entry that is not a name")
-				}
-			}
-			out[k] = list
-		case "enum":
-			list, ok := v.([]any)
-			if !ok {
-				return nil, fmt.Errorf("has enum that is not a list")
-			}
-			vals := make([]any, len(list))
-			for i, e := range list {
-				vals[i] = dataValue(e)
-			}
-			out[k] = vals
-		default:
-			out[k] = dataValue(v)
+		tv, keep, err := trimKeyword(k, v, depth)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			out[k] = tv
 		}
 	}
 	return out, nil
+}
+
+// trimKeyword is trimNode's step for one kept keyword k of a node at
+// depth: its trimmed value, whether to keep it (an empty description is
+// dropped), or why the schema is refused.
+func trimKeyword(k string, v any, depth int) (any, bool, error) {
+	switch k {
+	case "description":
+		s, ok := v.(string)
+		if !ok {
+			return nil, false, fmt.Errorf("has a description that is not a string")
+		}
+		s = asData(s, maxParamDescription)
+		return s, s != "", nil
+	case "properties":
+		tp, err := trimProperties(v, depth)
+		return tp, err == nil, err
+	case "items", "additionalProperties":
+		switch iv := v.(type) {
+		case bool:
+			return iv, true, nil
+		case map[string]any:
+			sub, err := trimNode(iv, depth+1)
+			return sub, err == nil, err
+		}
+		return nil, false, fmt.Errorf("has %s that is not a schema", k)
+	case "anyOf", "oneOf", "allOf":
+		subs, err := trimSubschemas(k, v, depth)
+		return subs, err == nil, err
+	case "required":
+		list, ok := v.([]any)
+		if !ok {
+			return nil, false, fmt.Errorf("has required that is not a list")
+		}
+		for _, r := range list {
+			if _, ok := r.(string); !ok {
+				return nil, false, fmt.Errorf("has required with an entry that is not a name")
+			}
+		}
+		return list, true, nil
+	case "enum":
+		list, ok := v.([]any)
+		if !ok {
+			return nil, false, fmt.Errorf("has enum that is not a list")
+		}
+		vals := make([]any, len(list))
+		for i, e := range list {
+			vals[i] = dataValue(e)
+		}
+		return vals, true, nil
+	}
+	return dataValue(v), true, nil
+}
+
+// trimProperties trims each property's schema; `true` stands for any
+// value, and a property name that hides characters refuses the schema.
+func trimProperties(v any, depth int) (map[string]any, error) {
+	props, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("has properties that are not an object")
+	}
+	tp := map[string]any{}
+	for name, pv := range props {
+		if hidden(name) {
+			return nil, fmt.Errorf("has a property name with spaces, control or invisible characters")
+		}
+		pm, ok := pv.(map[string]any)
+		if !ok {
+			if b, isBool := pv.(bool); isBool && b {
+				tp[name] = map[string]any{}
+				continue
+			}
+			return nil, fmt.Errorf("has property %q that is not a schema", kairos.Clip(name, 40))
+		}
+		sub, err := trimNode(pm, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		tp[name] = sub
+	}
+	return tp, nil
+}
+
+// trimSubschemas trims the entries of an anyOf, oneOf or allOf (k).
+func trimSubschemas(k string, v any, depth int) ([]any, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("has %s that is not a list", k)
+	}
+	var subs []any
+	for _, item := range list {
+		im, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("has %s with an entry that is not a schema", k)
+		}
+		sub, err := trimNode(im, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		subs = append(subs, sub)
+	}
+	return subs, nil
 }
