@@ -97,26 +97,43 @@ func Label(t time.Time, tz string) string {
 	return t.Format("Mon 2 Jan 15:04") + " " + tz
 }
 
-var spec = kairos.ToolSpec{
-	Name: "schedule",
-	Description: "Reminders and scheduled work. create: a reminder (text), a task (task: a prompt you will run at that time; " +
-		"its answer goes to this chat) or a watching cell (code: JavaScript run at each time; it notifies the user only when it calls " +
-		"output({notify: \"...\"})), at `when` (what the user wrote, e.g. \"tomorrow at 9\", \"in 20 minutes\", or RFC 3339; " +
-		"anchored to the user's time zone), optionally repeating (`repeat`: an RFC 5545 RRULE or words like \"every weekday at 8am\"). " +
-		"The user approves before it exists. list: the user's schedules. cancel: schedule_id.",
-	Parameters: toolutil.Schema(`{"type":"object","properties":{
+// specFor is the tool's schema; without cells (features.cli_exec off)
+// watching cells are absent from it: no word of them, no `code`.
+func specFor(cells bool) kairos.ToolSpec {
+	kinds := "a reminder (text) or a task (task: a prompt you will run at that time; its answer goes to this chat)"
+	code := ""
+	if cells {
+		kinds = "a reminder (text), a task (task: a prompt you will run at that time; " +
+			"its answer goes to this chat) or a watching cell (code: JavaScript run at each time; it notifies the user only when it calls " +
+			"output({notify: \"...\"}))"
+		code = `
+		"code":{"type":"string","description":"a watching cell"},`
+	}
+	return kairos.ToolSpec{
+		Name: "schedule",
+		Description: "Reminders and scheduled work. create: " + kinds + ", at `when` (what the user wrote, e.g. \"tomorrow at 9\", \"in 20 minutes\", or RFC 3339; " +
+			"anchored to the user's time zone), optionally repeating (`repeat`: an RFC 5545 RRULE or words like \"every weekday at 8am\"). " +
+			"The user approves before it exists. list: the user's schedules. cancel: schedule_id.",
+		Parameters: toolutil.Schema(`{"type":"object","properties":{
 		"action":{"type":"string","enum":["create","list","cancel"]},
 		"when":{"type":"string","description":"natural language or RFC 3339"},
 		"repeat":{"type":"string","description":"RRULE or plain words: every weekday at 8am, every 2 weeks on Monday, on the last day of every month"},
 		"text":{"type":"string","description":"the reminder"},
-		"task":{"type":"string","description":"a prompt run at that time"},
-		"code":{"type":"string","description":"a watching cell"},
+		"task":{"type":"string","description":"a prompt run at that time"},` + code + `
 		"schedule_id":{"type":"string","description":"the id from action list"}},
 		"required":["action"],"additionalProperties":false}`),
+	}
 }
 
-// Spec returns the tool's schema.
-func (t *Tool) Spec() kairos.ToolSpec { return spec }
+var specs = [2]kairos.ToolSpec{specFor(false), specFor(true)}
+
+// Spec returns the tool's schema under the current policy.
+func (t *Tool) Spec() kairos.ToolSpec {
+	if t.policy().Features.CLIExec {
+		return specs[1]
+	}
+	return specs[0]
+}
 
 type args struct {
 	Action     string `json:"action"`
@@ -401,12 +418,16 @@ func (t *Tool) draft(inv *kairos.ToolInvocation, a args) (*kairos.Schedule, erro
 			s.Kind = k
 		}
 	}
+	cells := t.policy().Features.CLIExec
+	if n != 1 && !cells {
+		return nil, kairos.Errorf(kairos.EINVALID, "create needs exactly one of text (a reminder) or task (a prompt)")
+	}
 	if n != 1 {
 		return nil, kairos.Errorf(kairos.EINVALID, "create needs exactly one of text (a reminder), task (a prompt) or code (a watching cell)")
 	}
-	// Hook for features.cli_exec (seed 004): with code cells off, watching
-	// cells do not exist. TODO(schedules): drop `code` from the spec too.
-	if s.Kind == kairos.ScheduleCell && !t.policy().Features.CLIExec {
+	// features.cli_exec (seed 004): with code cells off, watching cells do
+	// not exist (nor in the spec, specFor).
+	if s.Kind == kairos.ScheduleCell && !cells {
 		return nil, kairos.Errorf(kairos.EINVALID, "watching cells are off here (features.cli_exec is false); a reminder or a task works")
 	}
 	if strings.TrimSpace(a.When) == "" && s.Repeat == "" {
