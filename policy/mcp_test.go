@@ -1,22 +1,15 @@
 package policy_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/policy"
 )
 
 func TestMCPSectionErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
+	checkParseErrors(t, []parseErrorCase{
 		{"max_tools", "mcp:\n  max_tools: 500\n",
 			[]string{`policy.yaml:2:14: mcp.max_tools: must be between 0 and 128, got 500`}},
 		{"server name", "mcp:\n  servers:\n    My__Notes: {command: x}\n",
@@ -47,23 +40,7 @@ func TestMCPSectionErrors(t *testing.T) {
 			[]string{`policy.yaml:2:17: mcp.call_timeout: must be longer than zero`}},
 		{"unknown key", "mcp:\n  servers:\n    notes: {command: x, tool: [a]}\n",
 			[]string{`policy.yaml:3:25: unknown key "tool" in mcp.servers.notes, did you mean "tools"?`}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := policy.Parse("policy.yaml", []byte(tc.src))
-			var errs policy.Errors
-			if !errors.As(err, &errs) {
-				t.Fatalf("error %T is not policy.Errors: %v", err, err)
-			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("errors (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 // TestMCPThreeLines: an operator adds a server with three lines.

@@ -1,20 +1,13 @@
 package policy_test
 
 import (
-	"errors"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/kairos-agent/kairos/policy"
 )
 
 func TestModelsSectionErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
+	checkParseErrors(t, []parseErrorCase{
 		{"unknown key", "models:\n  llama3.2:3b:\n    context: 8192\n",
 			[]string{`policy.yaml:3:5: unknown key "context" in models.llama3.2:3b`}},
 		{"unknown price key", "models:\n  m:\n    price: {input: 1, outptu: 2}\n",
@@ -29,23 +22,7 @@ func TestModelsSectionErrors(t *testing.T) {
 			[]string{`policy.yaml:2:48: models.m.max_output_tokens: 4096 leaves no room for the prompt in a context window of 4096`}},
 		{"vision type", "models:\n  m: {vision: yes}\n",
 			[]string{`policy.yaml:2:15: models.m.vision: expected true or false, got a string "yes" (YAML 1.2: write true or false)`}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := policy.Parse("policy.yaml", []byte(tc.src))
-			var errs policy.Errors
-			if !errors.As(err, &errs) {
-				t.Fatalf("error %T is not policy.Errors: %v", err, err)
-			}
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("errors (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 // TestModelsSectionMerge: the policy's entry wins key by key over the
