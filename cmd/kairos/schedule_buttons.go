@@ -100,7 +100,7 @@ func (m *Main) snooze(ctx context.Context, c *core, s *kairos.Schedule, span str
 		return "Already snoozed until " + schedtool.Label(prev.NextRun, prev.TZ) + ".", true, nil
 	}
 	one := &kairos.Schedule{Ref: ref, UserID: s.UserID, ChatID: s.ChatID, ThreadKey: s.ThreadKey, Kind: kairos.ScheduleReminder,
-		Text: schedtool.ViewOf(s).Text, TZ: s.TZ, NextRun: at, Tainted: s.Tainted, Start: at.In(loc).Format(schedules.WallLayout)}
+		Text: snoozeText(s, now), TZ: s.TZ, NextRun: at, Tainted: s.Tainted, Start: at.In(loc).Format(schedules.WallLayout)}
 	if err := c.sched.store.CreateSchedule(ctx, one, c.policy().Schedules.MaxPerUser); err != nil {
 		if prev, perr := c.sched.store.OwnSchedule(ctx, ref, scope); perr == nil { // the other press won
 			return "Already snoozed until " + schedtool.Label(prev.NextRun, prev.TZ) + ".", true, nil
@@ -109,4 +109,14 @@ func (m *Main) snooze(ctx context.Context, c *core, s *kairos.Schedule, span str
 	}
 	c.sched.wake()
 	return "Snoozed until " + schedtool.Label(at, s.TZ) + ".", true, nil
+}
+
+// snoozeText is what a snoozed copy of s says: the reminder's text or the
+// task's first line; a watching cell's notification is not kept, so a
+// neutral label (never the cell's code).
+func snoozeText(s *kairos.Schedule, now time.Time) string {
+	if s.Kind == kairos.ScheduleCell {
+		return "Watching cell: the notification you snoozed on " + schedtool.Label(now, s.TZ)
+	}
+	return schedtool.ViewOf(s).Text
 }
