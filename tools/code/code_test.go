@@ -211,6 +211,27 @@ func TestGrantFor(t *testing.T) {
 // TestActionClassification checks the impact of execute calls and that
 // the cell gets exactly the capabilities the classification covered.
 func TestActionClassification(t *testing.T) {
+	for _, tc := range actionCases() {
+		t.Run(tc.name, func(t *testing.T) { checkAction(t, tc) })
+	}
+}
+
+// actionCase is a code call, the policy and secrets it runs under, and
+// the approval action, verb, methods and secrets it must come out with.
+type actionCase struct {
+	name        string
+	policy      func() *kairos.Policy
+	secrets     map[string]string
+	code        string
+	wantName    string
+	wantCap     string
+	wantReason  string
+	wantVerb    string
+	wantMethods []string
+	wantSecrets bool
+}
+
+func actionCases() []actionCase {
 	offline := policyWith(func(p *kairos.Policy) {})
 	getOnly := policyWith(func(p *kairos.Policy) {
 		p.Features.Network = true
@@ -222,18 +243,7 @@ func TestActionClassification(t *testing.T) {
 		p.Network.Methods = []string{"GET", "POST"}
 	})
 	secrets := map[string]string{"GITHUB_TOKEN": "ghp_supersecretvalue123"}
-	tests := []struct {
-		name        string
-		policy      func() *kairos.Policy
-		secrets     map[string]string
-		code        string
-		wantName    string
-		wantCap     string
-		wantReason  string
-		wantVerb    string
-		wantMethods []string
-		wantSecrets bool
-	}{
+	return []actionCase{
 		{name: "pure computation", policy: offline, code: "output(1+1)",
 			wantName: code.NameExecute, wantCap: code.CapCode, wantVerb: kairos.VerbBuild},
 		{name: "network call while network is off", policy: offline, code: "output(await getJSON('https://api.example.com'))",
@@ -271,43 +281,45 @@ func TestActionClassification(t *testing.T) {
 		{name: "authSecret as a quoted key", policy: getOnly, secrets: secrets, code: "await fetchWithAuth('https://api.example.com', {\"authSecret\": \"GITHUB_TOKEN\"})",
 			wantName: code.NameSecrets, wantCap: code.CapNetwork, wantReason: "GITHUB_TOKEN", wantVerb: kairos.VerbResearch, wantMethods: []string{"GET"}, wantSecrets: true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			runner := okRunner(`null`)
-			pol := tc.policy
-			if pol == nil {
-				pol = kairos.DefaultPolicy
-			}
-			withCreds := func() *kairos.Policy { // secrets exist only with credentials_access
-				p := *pol()
-				p.Features.CredentialsAccess = true
-				return &p
-			}
-			tool, _ := newTool(t, code.Config{Runner: runner, Policy: withCreds, Secrets: tc.secrets})
-			args := `{"action":"execute","code":` + mustJSON(tc.code) + `}`
-			act, err := tool.Action(context.Background(), inv(args))
-			if err != nil {
-				t.Fatal(err)
-			}
-			impactful := tc.wantName == code.NameNetworkWrite || tc.wantName == code.NameSecrets
-			if act.Name != tc.wantName || act.Capability != tc.wantCap || act.Impactful != impactful || !strings.Contains(act.Reason, tc.wantReason) {
-				t.Fatalf("Action = %+v; want %s, capability %s, impactful %t, reason containing %q", act, tc.wantName, tc.wantCap, impactful, tc.wantReason)
-			}
-			if impactful == (act.Reason == "") {
-				t.Fatalf("reason %q for impactful %t", act.Reason, impactful)
-			}
-			call(t, tool, args)
-			task := runner.Last(t)
-			if task.Verb != tc.wantVerb {
-				t.Fatalf("verb = %s, want %s", task.Verb, tc.wantVerb)
-			}
-			if d := cmp.Diff(tc.wantMethods, task.Network.Methods); d != "" {
-				t.Fatalf("granted methods (-want +got):\n%s", d)
-			}
-			if (task.Secrets != nil) != tc.wantSecrets {
-				t.Fatalf("secrets handed to the cell: %t, want %t", task.Secrets != nil, tc.wantSecrets)
-			}
-		})
+}
+
+// checkAction classifies tc's code, then runs it and checks what the
+// cell was handed.
+func checkAction(t *testing.T, tc actionCase) {
+	t.Helper()
+	runner := okRunner(`null`)
+	pol := tc.policy
+	if pol == nil {
+		pol = kairos.DefaultPolicy
+	}
+	withCreds := func() *kairos.Policy { // secrets exist only with credentials_access
+		p := *pol()
+		p.Features.CredentialsAccess = true
+		return &p
+	}
+	tool, _ := newTool(t, code.Config{Runner: runner, Policy: withCreds, Secrets: tc.secrets})
+	args := `{"action":"execute","code":` + mustJSON(tc.code) + `}`
+	act, err := tool.Action(context.Background(), inv(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	impactful := tc.wantName == code.NameNetworkWrite || tc.wantName == code.NameSecrets
+	if act.Name != tc.wantName || act.Capability != tc.wantCap || act.Impactful != impactful || !strings.Contains(act.Reason, tc.wantReason) {
+		t.Fatalf("Action = %+v; want %s, capability %s, impactful %t, reason containing %q", act, tc.wantName, tc.wantCap, impactful, tc.wantReason)
+	}
+	if impactful == (act.Reason == "") {
+		t.Fatalf("reason %q for impactful %t", act.Reason, impactful)
+	}
+	call(t, tool, args)
+	task := runner.Last(t)
+	if task.Verb != tc.wantVerb {
+		t.Fatalf("verb = %s, want %s", task.Verb, tc.wantVerb)
+	}
+	if d := cmp.Diff(tc.wantMethods, task.Network.Methods); d != "" {
+		t.Fatalf("granted methods (-want +got):\n%s", d)
+	}
+	if (task.Secrets != nil) != tc.wantSecrets {
+		t.Fatalf("secrets handed to the cell: %t, want %t", task.Secrets != nil, tc.wantSecrets)
 	}
 }
 
