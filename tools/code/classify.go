@@ -211,43 +211,13 @@ func tokenizeInto(src string, toks *[]token) {
 			}
 			i += 2 + end + 2
 		case c == '/' && regexOK:
-			j := i + 1
-			inClass := false
-			for j < len(src) && src[j] != '\n' {
-				if src[j] == '\\' {
-					j += 2
-					continue
-				}
-				if src[j] == '[' {
-					inClass = true
-				} else if src[j] == ']' {
-					inClass = false
-				} else if src[j] == '/' && !inClass {
-					break
-				}
-				j++
-			}
-			j++
-			for j < len(src) && isIdentPart(src[j]) { // flags
-				j++
-			}
 			*toks = append(*toks, token{kind: tokOther, text: "/re/"})
-			i = min(j, len(src))
+			i = regexEnd(src, i)
 			regexOK = false
 		case c == '\'' || c == '"':
-			j := i + 1
-			var b strings.Builder
-			for j < len(src) && src[j] != c && src[j] != '\n' {
-				if src[j] == '\\' && j+1 < len(src) {
-					b.WriteByte(src[j+1])
-					j += 2
-					continue
-				}
-				b.WriteByte(src[j])
-				j++
-			}
-			*toks = append(*toks, token{kind: tokString, text: b.String()})
-			i = min(j+1, len(src))
+			var text string
+			text, i = stringLit(src, i)
+			*toks = append(*toks, token{kind: tokString, text: text})
 			regexOK = false
 		case c == '`':
 			i = tokenizeTemplate(src, i+1, toks)
@@ -281,6 +251,51 @@ func tokenizeInto(src string, toks *[]token) {
 			regexOK = c != ')' && c != ']' && c != '}'
 		}
 	}
+}
+
+// regexEnd returns the index just past the regular expression literal
+// (with its flags) that starts at src[i] == '/'.
+func regexEnd(src string, i int) int {
+	j := i + 1
+	inClass := false
+	for j < len(src) && src[j] != '\n' {
+		if src[j] == '\\' {
+			j += 2
+			continue
+		}
+		if src[j] == '[' {
+			inClass = true
+		} else if src[j] == ']' {
+			inClass = false
+		} else if src[j] == '/' && !inClass {
+			break
+		}
+		j++
+	}
+	j++
+	for j < len(src) && isIdentPart(src[j]) { // flags
+		j++
+	}
+	return min(j, len(src))
+}
+
+// stringLit reads the quoted string that starts at src[i] (' or "): its
+// text with escapes taken as the escaped byte, and the index just past
+// its closing quote (or the line's end).
+func stringLit(src string, i int) (string, int) {
+	c := src[i]
+	j := i + 1
+	var b strings.Builder
+	for j < len(src) && src[j] != c && src[j] != '\n' {
+		if src[j] == '\\' && j+1 < len(src) {
+			b.WriteByte(src[j+1])
+			j += 2
+			continue
+		}
+		b.WriteByte(src[j])
+		j++
+	}
+	return b.String(), min(j+1, len(src))
 }
 
 // tokenizeTemplate reads a template literal whose text starts at i (after
