@@ -221,23 +221,7 @@ func classifySentence(ws []string, question bool) (Classification, bool) {
 	if len(ws) == 0 {
 		return Classification{}, false
 	}
-	coord := func(reason string) (Classification, bool) {
-		return Classification{Kind: KindCoordination, Reason: reason}, true
-	}
-	act := func(reason, verb string) (Classification, bool) {
-		return Classification{Kind: KindAction, Reason: reason, Verb: verb}, true
-	}
-	has := func(prefix ...string) bool {
-		if len(ws) < len(prefix) {
-			return false
-		}
-		for i, p := range prefix {
-			if ws[i] != p {
-				return false
-			}
-		}
-		return true
-	}
+	has := func(prefix ...string) bool { return startsWith(ws, prefix...) }
 
 	// 1. Negated requests.
 	// "stop the job" is an imperative; "stop sending …" and "stop" alone
@@ -248,36 +232,8 @@ func classifySentence(ws []string, question bool) (Classification, bool) {
 	}
 
 	// 2. Polite and indirect requests: find the verb after the lead-in.
-	rest, lead := ws, ""
-	switch {
-	case len(ws) >= 2 && (ws[0] == "can" || ws[0] == "could" || ws[0] == "would" || ws[0] == "will") && ws[1] == "you":
-		rest, lead = ws[2:], "polite request"
-	case has("i", "want", "you", "to"), has("i", "need", "you", "to"):
-		rest, lead = ws[4:], "polite request"
-	case has("i'd", "like", "you", "to"), has("id", "like", "you", "to"):
-		rest, lead = ws[4:], "polite request"
-	case has("i", "would", "like", "you", "to"):
-		rest, lead = ws[5:], "polite request"
-	case has("go", "ahead", "and"):
-		rest, lead = ws[3:], "go-ahead"
-	case has("let's"), has("lets"):
-		rest, lead = ws[1:], "let's"
-	case has("let", "us"):
-		rest, lead = ws[2:], "let's"
-	}
-	for len(rest) > 0 && fillers[rest[0]] {
-		rest = rest[1:]
-	}
-	if lead != "" {
-		switch {
-		case len(rest) > 0 && actionVerbs[rest[0]]:
-			return act(lead+" \""+rest[0]+"\"", rest[0])
-		case len(rest) > 0 && readVerbs[rest[0]]:
-			return coord("read-only request \"" + rest[0] + "\"")
-		case lead == "let's":
-			return coord("planning language")
-		}
-		return coord("question")
+	if rest, lead := leadIn(ws); lead != "" {
+		return classifyLead(rest, lead)
 	}
 
 	// 3. Imperatives and go-aheads.
@@ -307,6 +263,68 @@ func classifySentence(ws []string, question bool) (Classification, bool) {
 		return coord("question")
 	}
 	return coord(reasonNoRequest)
+}
+
+// coord and act are classifySentence's two answers.
+func coord(reason string) (Classification, bool) {
+	return Classification{Kind: KindCoordination, Reason: reason}, true
+}
+
+func act(reason, verb string) (Classification, bool) {
+	return Classification{Kind: KindAction, Reason: reason, Verb: verb}, true
+}
+
+// startsWith reports whether the words ws begin with prefix.
+func startsWith(ws []string, prefix ...string) bool {
+	if len(ws) < len(prefix) {
+		return false
+	}
+	for i, p := range prefix {
+		if ws[i] != p {
+			return false
+		}
+	}
+	return true
+}
+
+// leadIn finds a polite or indirect request's lead-in ("could you",
+// "i'd like you to", "go ahead and", "let's"): the words after it, fillers
+// dropped, and its kind; lead is "" when the sentence has none.
+func leadIn(ws []string) (rest []string, lead string) {
+	has := func(prefix ...string) bool { return startsWith(ws, prefix...) }
+	switch {
+	case len(ws) >= 2 && (ws[0] == "can" || ws[0] == "could" || ws[0] == "would" || ws[0] == "will") && ws[1] == "you":
+		rest, lead = ws[2:], "polite request"
+	case has("i", "want", "you", "to"), has("i", "need", "you", "to"):
+		rest, lead = ws[4:], "polite request"
+	case has("i'd", "like", "you", "to"), has("id", "like", "you", "to"):
+		rest, lead = ws[4:], "polite request"
+	case has("i", "would", "like", "you", "to"):
+		rest, lead = ws[5:], "polite request"
+	case has("go", "ahead", "and"):
+		rest, lead = ws[3:], "go-ahead"
+	case has("let's"), has("lets"):
+		rest, lead = ws[1:], "let's"
+	case has("let", "us"):
+		rest, lead = ws[2:], "let's"
+	}
+	for len(rest) > 0 && fillers[rest[0]] {
+		rest = rest[1:]
+	}
+	return rest, lead
+}
+
+// classifyLead classifies a request by the verb after its lead-in.
+func classifyLead(rest []string, lead string) (Classification, bool) {
+	switch {
+	case len(rest) > 0 && actionVerbs[rest[0]]:
+		return act(lead+" \""+rest[0]+"\"", rest[0])
+	case len(rest) > 0 && readVerbs[rest[0]]:
+		return coord("read-only request \"" + rest[0] + "\"")
+	case lead == "let's":
+		return coord("planning language")
+	}
+	return coord("question")
 }
 
 func setOf(xs ...string) map[string]bool {
