@@ -143,6 +143,7 @@ type timeSpec struct {
 
 	window    string // week, weekend, month, year
 	windowOff int
+	windowThe bool // "the month", not "this month": "the 1st of the month" is the next 1st
 
 	rel                          bool
 	relYears, relMonths, relDays int
@@ -151,7 +152,13 @@ type timeSpec struct {
 	question                     string
 	invalid                      bool
 
-	dayShift     int  // days added after the date is known ("a week from Monday")
+	dayShift int // days added after the date is known ("a week from Monday")
+	// todayNamed: a bare weekday naming today, put a week ahead; a time
+	// (or part of day) still ahead today brings it back to today.
+	todayNamed bool
+	// rollWeek: a day counted back from a weekday ("3 days before
+	// friday"); when it is past, the next such weekday's is meant.
+	rollWeek     bool
 	endDaySet    bool // a range of days ("between Monday and Wednesday")
 	endDayOffset int
 
@@ -202,7 +209,7 @@ var timeWords = []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "ni
 	"fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "teenth", "tieth",
 	"hour", "minute", "day", "ago", "quarter", "later", "few", "couple", "half", "o'clock", "oclock", "fortnight",
 	"arvo", "eod", "eow", "daily", "weekly", "monthly", "yearly", "annually", "every", "each", "end of", "min", "hr", "sec",
-	"wk", "yr", "nite", "2mo", "lunch", "cob"}
+	"wk", "yr", "nite", "2mo", "lunch", "cob", "a bit", "a while", "little while"}
 
 func mayHaveTime(text string) bool {
 	for i := 0; i < len(text); i++ {
@@ -387,6 +394,9 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 			start = AddCalendar(start, refL.Location(), sp.relYears, sp.relMonths, sp.relDays)
 		}
 		start = start.Add(sp.relDur)
+		if sp.question != "" { // "in 20": how long is not said
+			return ParseResult{Kind: KindRelative, NeedsClarification: true, ClarificationQuestion: sp.question, Phrase: phrase, TZ: p.anchorName}
+		}
 		return ParseResult{Kind: KindRelative, Start: &start, Phrase: phrase, TZ: p.anchorName, Repeat: sp.repeat}
 	}
 	if sp.rel && sp.relDays != 0 {

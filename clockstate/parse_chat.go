@@ -36,6 +36,7 @@ const (
 	rTonite
 	rTwelveNoon
 	rDayWeek
+	rInBare
 )
 
 const reClockT = `(?:\d{1,2}(?:[:.]\d{2}(?::\d{2})?)?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?|noon|midday|midnight)`
@@ -62,6 +63,7 @@ var chatRules = []ruleRow{
 	{rTonite, span(`(tonite|2nite|tonight's)`), applyTonite, []string{"nite", "tonight's"}},
 	{rTwelveNoon, span(`12\s*(noon|midday|midnight)`), applyTwelveNoon, []string{"12"}},
 	{rDayWeek, span(`(WEEKDAY)\s+(week|fortnight)`), applyDayWeek, []string{"week", "fortnight"}},
+	{rInBare, span(`in\s+(\d{1,3}|a\s+(?:bit|while|little\s+while|few))`), applyInBare, []string{" in "}},
 	{rMonthYear, span(`(MONTH)\.?,?\s+(\d{4})`), applyMonthYear, []string{"#", "&", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
 }
 
@@ -86,7 +88,9 @@ var (
 	reInBefore          = regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`)
 	reAmPmAfter         = regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`)
 	reDayWordAfter      = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw|yesterday|next|on|` + reWeekdayWord + `)\b`)
+	reInBareEnd         = regexp.MustCompile(`(?i)^\s*(?:$|[.!?,;)]|(?:pls|please|thanks|thx|ta|cheers|mate|ok|okay|then)\b|to\s+[a-z])`)
 	reCurrency          = regexp.MustCompile(`[$£€¥₹]\s*$`)
+	weekdayWordRe       = regexp.MustCompile(`(?i)^` + reWeekdayWord + `$`)
 )
 
 // validChat rejects the eager matches of the chat rules ("10-20 people",
@@ -123,6 +127,10 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 		return capt(2) != "" || reTimeCtxBefore.MatchString(before) || h >= 13 || reHourPartAfter.MatchString(after)
 	case rHourH:
 		return !strings.HasPrefix(strings.ToLower(after), "m") && !reInBefore.MatchString(before)
+	case rInBare:
+		// "in 20" with nothing after it that says what the number counts
+		// ("in 20 mins", "in 20 to 30 minutes", "in 20 attempts" are not it).
+		return reInBareEnd.MatchString(after)
 	case rSameTime:
 		return strings.HasPrefix(strings.ToLower(text[left:right]), "same") || reDayWordAfter.MatchString(after)
 	case rHourBeforePart:
@@ -320,6 +328,7 @@ func applyShiftOn(sp *timeSpec, x ruleCtx) {
 		n, unit, day, sign = x.capt(7), x.capt(8), x.capt(9), -1
 	}
 	applyDayWord(sp, day, x.refL)
+	sp.rollWeek = sign < 0 && weekdayWordRe.MatchString(day)
 	amt, ok := amountF(n)
 	if !ok || amt != float64(int(amt)) {
 		sp.invalid = true
@@ -472,4 +481,15 @@ func applyDayWeek(sp *timeSpec, x ruleCtx) {
 	if strings.EqualFold(x.capt(1), "fortnight") {
 		sp.dayShift += 7
 	}
+}
+
+// applyInBare: "in 20", "in a bit": an amount with no unit, or no amount.
+// It is a question naming what was said, never an instant.
+func applyInBare(sp *timeSpec, x ruleCtx) {
+	sp.rel = true
+	if n := x.capt(0); n[0] >= '0' && n[0] <= '9' {
+		sp.question = "Do you mean in " + n + " minutes?"
+		return
+	}
+	sp.question = "What time do you mean by " + strconv.Quote("in "+strings.Join(strings.Fields(x.capt(0)), " ")) + "? Please give a time or an amount, such as \"in 30 minutes\"."
 }

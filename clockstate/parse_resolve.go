@@ -104,7 +104,29 @@ func (r *resolver) date() (bool, string) {
 		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+sp.dayShift, 0, 0, 0, 0, time.UTC).Date()
 		r.dateGiven = true
 	}
+	today := time.Date(ty, tmo, td, 0, 0, 0, 0, time.UTC)
+	for sp.rollWeek && time.Date(r.y, r.mo, r.d, 0, 0, 0, 0, time.UTC).Before(today) {
+		r.weekLater() // "3 days before friday" said on a Wednesday: before next week's Friday
+	}
 	return true, ""
+}
+
+// weekLater moves the resolved day a week on.
+func (r *resolver) weekLater() {
+	r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+7, 0, 0, 0, 0, time.UTC).Date()
+}
+
+// todayIfAhead: a bare weekday naming today ("wed 14:00" said on a
+// Wednesday morning) is today when h:mi today is still ahead; otherwise
+// it stays a week on.
+func (r *resolver) todayIfAhead(h, mi, sec int) {
+	if !r.sp.todayNamed || r.sp.dayShift != 0 {
+		return
+	}
+	ty, tmo, td := r.refL.Date()
+	if t, _ := ResolveLocal(r.loc, ty, tmo, td, h, mi, sec); t.After(r.refL) {
+		r.y, r.mo, r.d = ty, tmo, td
+	}
 }
 
 // sameDay checks a date against a weekday or a relative day named with it.
@@ -241,6 +263,7 @@ func (r *resolver) set(s time.Time, e *time.Time) ParseResult {
 func (r *resolver) clock() ParseResult {
 	sp := r.sp
 	r.sec = sp.sec
+	r.todayIfAhead(sp.hour, sp.min, sp.sec)
 	start := r.at(r.y, r.mo, r.d, sp.hour, sp.min)
 	if (sp.part == "tonight" || sp.part == "night") && sp.hour < 5 && r.dateGiven {
 		// "1am tonight": the small hours after the evening named.
@@ -250,6 +273,10 @@ func (r *resolver) clock() ParseResult {
 	for i := 0; sp.dom > 0 && sp.weekdayNamed == 0 && start.Before(r.refL) && i < 4; i++ {
 		// "on the 15th at 9am" said on the 15th at ten: next month's 15th.
 		r.y, r.mo, r.d = nextMonthWith(r.y, r.mo, sp.dom)
+		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	}
+	if sp.rollWeek && start.Before(r.refL) {
+		r.weekLater() // "2 days before friday at 9am", 9am today already past
 		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
 	}
 	if !r.dateGiven && start.Before(r.refL) {
@@ -271,6 +298,7 @@ func (r *resolver) clock() ParseResult {
 // part is a part of day as a window; without a date, today's unless over.
 func (r *resolver) part() ParseResult {
 	w := partWindows[r.sp.part]
+	r.todayIfAhead(w[0], 0, 0)
 	end := r.at(r.y, r.mo, r.d, w[1], 0)
 	if !r.dateGiven && !end.After(r.refL) {
 		r.y, r.mo, r.d = time.Date(r.y, r.mo, r.d+1, 0, 0, 0, 0, time.UTC).Date()
@@ -319,6 +347,8 @@ func combineWindow(sp *timeSpec, refL time.Time) string {
 	switch {
 	case sp.window == "week" && sp.sameTime && !sp.dateSet && !sp.dayOffsetSet:
 		sp.dayOffset, sp.dayOffsetSet, sp.window = 7*sp.windowOff, true, ""
+	case sp.window == "month" && sp.dom > 0 && sp.windowThe:
+		sp.window = "" // "the 1st of the month": the day of the month alone, the next one
 	case sp.window == "month" && sp.dom > 0:
 		first := time.Date(refL.Year(), refL.Month()+time.Month(sp.windowOff), 1, 0, 0, 0, 0, time.UTC)
 		sp.y, sp.mo, sp.d, sp.window = first.Year(), first.Month(), sp.dom, ""

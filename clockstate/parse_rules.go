@@ -283,6 +283,7 @@ func applyWeekday(sp *timeSpec, x ruleCtx) {
 	}
 	sp.dayOffset += off
 	sp.dayOffsetSet = true
+	sp.todayNamed = sp.todayNamed || off == 7 && x.capt(0) == "" && !reComingBefore.MatchString(x.text[:x.tm.left])
 	if len(x.tm.m.Captures) > 1 && x.tm.m.Captures[1] != "" {
 		sp.weekdayNamed = int(weekdayIndex(x.tm.m.Captures[1])) + 1
 	}
@@ -359,6 +360,8 @@ func applyWindow(sp *timeSpec, x ruleCtx) {
 		sp.windowOff = 1
 	case "last":
 		sp.windowOff = -1
+	case "the":
+		sp.windowThe = true
 	}
 	sp.window = strings.ToLower(x.capt(1))
 }
@@ -420,6 +423,9 @@ func applyDateYear(sp *timeSpec, x ruleCtx) {
 		sp.weekdayNamed = int(weekdayIndex(wd)) + 1 // checked against the date
 	}
 }
+
+// reComingBefore: "this coming Wednesday" said on a Wednesday is next week's.
+var reComingBefore = regexp.MustCompile(`(?i)\bcoming\s*$`)
 
 var reLeadWeekday = regexp.MustCompile(`(?i)^` + reWeekdayWord + `\b`)
 
@@ -642,6 +648,7 @@ func applyWeekdayAbbr(sp *timeSpec, x ruleCtx) {
 	ahead := (int(weekdayIndex(x.capt(0))) - int(x.refL.Weekday()) + 7) % 7
 	if ahead == 0 {
 		ahead = 7
+		sp.todayNamed = !reComingBefore.MatchString(x.text[:x.tm.left])
 	}
 	sp.dayOffset += ahead
 	sp.dayOffsetSet = true

@@ -55,6 +55,25 @@ def coming(tz, ref, wd):
     return d + dt.timedelta(days=(wd - d.weekday()) % 7 or 7)
 
 
+def on_day(tz, ref, wd, h, mi=0):
+    """A bare weekday with a time (or a part of day starting at h): today
+    when it names today and h:mi today is still ahead, else the coming one
+    (doc/RATIONALE.md, "A weekday naming today")."""
+    d = today(tz, ref)
+    if d.weekday() == wd and local(tz, d, h, mi) > ref:
+        return d
+    return coming(tz, ref, wd)
+
+
+def before_day(tz, ref, wd, n):
+    """n days before a weekday: the coming one's, or a week later while
+    that day is already past ("3 days before friday" said on a Wednesday)."""
+    d = coming(tz, ref, wd) - dt.timedelta(days=n)
+    while d < today(tz, ref):
+        d += dt.timedelta(days=7)
+    return d
+
+
 def days_in(y, m):
     return ((dt.date(y + m // 12, m % 12 + 1, 1)) - dt.timedelta(days=1)).day
 
@@ -135,17 +154,17 @@ def generate(add):
             R("1 hour and a half", tz, ref, ref + dt.timedelta(minutes=90))
             # parts of day settle a bare hour
             for wd, part, h, hh in [(3, "evening", 7, 19), (4, "night", 10, 22), (0, "morning", 8, 8), (6, "afternoon", 3, 15)]:
-                A("%s %s at %d" % (WD[wd], part, h), tz, ref, local(tz, coming(tz, ref, wd), hh))
+                A("%s %s at %d" % (WD[wd], part, h), tz, ref, local(tz, on_day(tz, ref, wd, hh), hh))
             A("at 6 in the evening", tz, ref, next_at(tz, ref, 18))
             A("four o'clock tomorrow afternoon", tz, ref, local(tz, tom, 16))
             A("seven o'clock tomorrow morning", tz, ref, local(tz, tom, 7))
             A("tomorrow night at 11", tz, ref, local(tz, tom, 23))
             # ranges
-            s = coming(tz, ref, 6)
+            s = on_day(tz, ref, 6, 10)
             A("from 10 till 4 on sunday", tz, ref, local(tz, s, 10), local(tz, s, 16))
-            m = coming(tz, ref, 0)
+            m = on_day(tz, ref, 0, 14)
             A("between 2 and 3:30 on monday afternoon", tz, ref, local(tz, m, 14), local(tz, m, 15, 30))
-            sa = coming(tz, ref, 5)
+            sa = on_day(tz, ref, 5, 10)
             A("saturday 10-12", tz, ref, local(tz, sa, 10), local(tz, sa, 12))
             n = next_at(tz, ref, 12)
             A("noon to 3", tz, ref, n, local(tz, n.date(), 15))
@@ -173,7 +192,7 @@ def generate(add):
             D("a week on tuesday", tz, ref, coming(tz, ref, 1) + dt.timedelta(days=7))
             D("a fortnight on friday", tz, ref, coming(tz, ref, 4) + dt.timedelta(days=14))
             D("a week tomorrow", tz, ref, tom + dt.timedelta(days=7))
-            D("3 days before friday", tz, ref, coming(tz, ref, 4) - dt.timedelta(days=3))
+            D("3 days before friday", tz, ref, before_day(tz, ref, 4, 3))
             A("17h30", tz, ref, next_at(tz, ref, 17, 30))
             D("june 2027", tz, ref, dt.date(2027, 6, 1), days=30)
             # recurrences: the first occurrence and the RRULE
@@ -207,8 +226,8 @@ def chat_by_zone(A, D, R, Q, I, refs):
         for (d, m, h) in [(14, 2, 20), (25, 12, 7), (5, 11, 19), (1, 4, 9), (31, 10, 18)]:
             hh = "%dpm" % (h - 12) if h > 12 else "%dam" % h
             A("%02d/%02d at %s" % (d, m, hh), tz, ref, local(tz, next_date(tz, ref, m, d), h))
-        A("21.15 on friday", tz, ref, local(tz, coming(tz, ref, 4), 21, 15))
-        A("monday at 9am gmt", tz, ref, local("UTC", coming(tz, ref, 0), 9)) if ref.month in (1, 11) else None
+        A("21.15 on friday", tz, ref, local(tz, on_day(tz, ref, 4, 21, 15), 21, 15))
+        A("monday at 9am gmt", tz, ref, local("UTC", on_day(tz, ref, 0, 9), 9)) if ref.month in (1, 11) else None
         # American: month first, lower-case zones
         tz = us
         t0, tom = today(tz, ref), today(tz, ref) + dt.timedelta(days=1)
@@ -216,7 +235,7 @@ def chat_by_zone(A, D, R, Q, I, refs):
             hh = "%dpm" % (h - 12) if h > 12 else "%dam" % h
             A("%d/%d at %s" % (m, d, hh), tz, ref, local(tz, next_date(tz, ref, m, d), h))
         for wd, ab in [(1, "tues"), (3, "thurs"), (5, "sat"), (6, "sun"), (4, "fri")]:
-            A("%s at 3:30pm" % ab, tz, ref, local(tz, coming(tz, ref, wd), 15, 30))
+            A("%s at 3:30pm" % ab, tz, ref, local(tz, on_day(tz, ref, wd, 15, 30), 15, 30))
         if ref.month in (1, 11):
             A("9am est", tz, ref, next_at(tz, ref, 9))
             A("tomorrow at 4pm et", tz, ref, local(tz, tom, 16))
@@ -235,7 +254,7 @@ def chat_by_zone(A, D, R, Q, I, refs):
         A("tomorrow arvo", tz, ref, local(tz, tom, 12), local(tz, tom, 18))
         for (d, m) in [(26, 1), (25, 4), (3, 11)]:
             A("%d/%d at 6pm" % (d, m), tz, ref, local(tz, next_date(tz, ref, m, d), 18))
-        A("sat 10-12", tz, ref, local(tz, coming(tz, ref, 5), 10), local(tz, coming(tz, ref, 5), 12))
+        A("sat 10-12", tz, ref, local(tz, on_day(tz, ref, 5, 10), 10), local(tz, on_day(tz, ref, 5, 10), 12))
         # Indian: day first, IST, eod
         tz = ind
         t0, tom = today(tz, ref), today(tz, ref) + dt.timedelta(days=1)
@@ -296,8 +315,8 @@ def chat_free(add):
             word = rnd.choice(["tomorrow", "tmrw", "tmr", "tomorrow"])
             emit("absolute", "%s%s at %s%s" % (lead, word, hm12(h, mi, style), tail), tz, ref, iso(t))
         elif fam == 1:  # a weekday at a time
-            d = coming(tz, ref, wd)
             day = rnd.choice([WD[wd], "on " + WD[wd], "this coming " + WD[wd]])
+            d = coming(tz, ref, wd) if day.startswith("this coming") else on_day(tz, ref, wd, h, mi)
             emit("absolute", "%s%s at %s%s" % (lead, day, hm12(h, mi, style), tail), tz, ref, iso(local(tz, d, h, mi)))
         elif fam == 2:  # minutes or hours from now
             n = rnd.randint(2, 95)
@@ -322,15 +341,15 @@ def chat_free(add):
             hb = rnd.randint(lo_h, 11 if part != "afternoon" else 5)
             hh = hb if part == "morning" else hb + 12
             when = rnd.choice(["tomorrow", WD[wd]])
-            d = t0 + dt.timedelta(days=1) if when == "tomorrow" else coming(tz, ref, wd)
             text = rnd.choice(["%s %s at %d" % (when, part, hb), "at %d %s %s" % (hb, when, part), "%s at %d in the %s" % (when, hb, part if part != "night" else "evening")])
             if "in the evening" in text and part == "night":
                 hh = hb + 12
+            d = t0 + dt.timedelta(days=1) if when == "tomorrow" else on_day(tz, ref, wd, hh)
             emit("absolute", lead + text + tail, tz, ref, iso(local(tz, d, hh)))
         elif fam == 6:  # a range on a day
             a = rnd.randint(8, 11)
             b = rnd.randint(1, 5)
-            d = coming(tz, ref, wd)
+            d = on_day(tz, ref, wd, a)
             text = rnd.choice(["%s from %d till %d" % (WD[wd], a, b), "%s %d-%d" % (WD[wd], a, b), "from %d to %d on %s" % (a, b, WD[wd])])
             emit("absolute", lead + text + tail, tz, ref, iso(local(tz, d, a)), iso(local(tz, d, b + 12)))
         elif fam == 7:  # next week's day, a week on
@@ -379,16 +398,16 @@ def issue_examples(add):
             add("issue", "half nine", tz, r, "question", ask="9am or 9pm", src="issue21")
             A("9.45am", tz, r, next_at(tz, r, 9, 45))
             A("21.15", tz, r, next_at(tz, r, 21, 15))
-            su, mo, sa = coming(tz, r, 6), coming(tz, r, 0), coming(tz, r, 5)
+            su, mo, sa = on_day(tz, r, 6, 10), on_day(tz, r, 0, 14), on_day(tz, r, 5, 10)
             A("from 10 till 4 on Sunday", tz, r, local(tz, su, 10), local(tz, su, 16))
             A("between 2 and 3:30 on Monday afternoon", tz, r, local(tz, mo, 14), local(tz, mo, 15, 30))
             A("Saturday 10-12", tz, r, local(tz, sa, 10), local(tz, sa, 12))
             n = next_at(tz, r, 12)
             A("noon to 3", tz, r, n, local(tz, n.date(), 15))
-            A("Thursday evening at 7", tz, r, local(tz, coming(tz, r, 3), 19))
+            A("Thursday evening at 7", tz, r, local(tz, on_day(tz, r, 3, 19), 19))
             A("at 6 in the evening", tz, r, next_at(tz, r, 18))
             A("four o'clock tomorrow afternoon", tz, r, local(tz, tom, 16))
-            A("Friday night at 10", tz, r, local(tz, coming(tz, r, 4), 22))
+            A("Friday night at 10", tz, r, local(tz, on_day(tz, r, 4, 22), 22))
             add("issue", "an hour and a quarter", tz, r, "relative", iso(r + dt.timedelta(minutes=75)), src="issue21")
             rl = r.astimezone(z(tz))
             add("issue", "two and a half days", tz, r, "relative",
@@ -413,7 +432,7 @@ def issue_examples(add):
             add("issue", "in 1h30m", tz, r, "relative", iso(r + dt.timedelta(minutes=90)), src="issue21")
             add("issue", "a fortnight", tz, r, "relative", iso(local(tz, rl.date() + dt.timedelta(days=14), rl.hour, rl.minute)), src="issue21")
             A("17h30", tz, r, next_at(tz, r, 17, 30))
-            D("3 days before friday", tz, r, coming(tz, r, 4) - dt.timedelta(days=3))
+            D("3 days before friday", tz, r, before_day(tz, r, 4, 3))
             D("June 2027", tz, r, dt.date(2027, 6, 1), days=30)
     # day/month by the zone's habit; a question where the zone has none
     r = ref
@@ -540,7 +559,7 @@ def more_forms(add):
             D("at the weekend", sat, days=2)
             D("friday week", coming(tz, ref, 4) + dt.timedelta(days=7))
             D("tuesday fortnight", coming(tz, ref, 1) + dt.timedelta(days=14))
-            s = coming(tz, ref, 5)
+            s = on_day(tz, ref, 5, 6)
             A("sat morning", local(tz, s, 6), local(tz, s, 12))
             Q("wed at half 3", "3am or 3pm")
             Q("half past four tmrw", "4am or 4pm")
@@ -635,3 +654,49 @@ def twelve_hour(add):
         add("chat", "tomorrow at 4:15 in the afternoon", tz, ref, "absolute", iso(local(tz, today(tz, ref) + dt.timedelta(days=1), 16, 15)))
     for tz in ["Europe/London", "Asia/Kolkata", "Australia/Sydney"]:
         add("chat", "tomorrow at 10:30", tz, ref, "absolute", iso(local(tz, today(tz, ref) + dt.timedelta(days=1), 10, 30)))
+
+
+def said_on_the_day(add):
+    """A weekday said on that very day (today while the time is ahead, a
+    week on once it is past; a whole day or "this coming" is next week's),
+    a day counted back from a weekday (never in the past), "in 20" and "in
+    a bit" (a question, never a silent invalid), "the 1st of the month"
+    (the next 1st, not this month's past one)."""
+    for tz in ["Europe/London", "America/New_York", "Australia/Sydney", "Asia/Kolkata"]:
+        for y, m, d in [(2026, 11, 25), (2026, 11, 27)]:  # a Wednesday and a Friday
+            ref = local(tz, dt.date(y, m, d), 10).astimezone(UTC)  # 10:00 there
+            t0 = today(tz, ref)
+
+            def A(text, t, end=None):
+                add("chat", text, tz, ref, "absolute", iso(t), iso(end) if end else "-")
+
+            def D(text, day):
+                add("chat", text, tz, ref, "absolute", iso(local(tz, day)), iso(local(tz, day + dt.timedelta(days=1))))
+
+            def Q(text, ask):
+                add("chat", text, tz, ref, "question", ask=ask)
+
+            wd = t0.weekday()
+            name, short = WD[wd], WD[wd][:3]
+            A("%s 14:00 to 15:30" % short, local(tz, t0, 14), local(tz, t0, 15, 30))
+            A("%s at 5pm" % name, local(tz, t0, 17))
+            A("remind me %s at 3pm to ring the plumber" % name, local(tz, t0, 15))
+            A("%s evening at 7" % name, local(tz, t0, 19))
+            A("%s at 9am" % name, local(tz, t0 + dt.timedelta(days=7), 9))
+            A("this coming %s at 5pm" % name, local(tz, t0 + dt.timedelta(days=7), 17))
+            D(name, t0 + dt.timedelta(days=7))
+            for n in (2, 3):
+                D("%d days before friday" % n, before_day(tz, ref, 4, n))
+            nb = before_day(tz, ref, 4, 2)
+            while local(tz, nb, 9) < ref:
+                nb += dt.timedelta(days=7)
+            A("2 days before friday at 9am", local(tz, nb, 9))
+            A("3 days before friday at 5pm", local(tz, before_day(tz, ref, 4, 3), 17))
+            Q("in 20", "in 20 minutes")
+            Q("remind me in 45", "in 45 minutes")
+            Q("back in 10 pls", "in 10 minutes")
+            Q("in a bit", "in a bit")
+            Q("ping me in a while", "in a while")
+            Q("in a few", "in a few")
+            D("the 1st of the month", next_dom(tz, ref, 1))
+            D("on the 26th of the month", next_dom(tz, ref, 26))

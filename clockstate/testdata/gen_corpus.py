@@ -10,6 +10,7 @@ olebedev/when, and CLOCK.md's own cases. Run: python3 gen_corpus.py > corpus.tsv
 """
 import datetime as dt
 from zoneinfo import ZoneInfo
+from gen_chat import on_day  # a weekday naming today: today while the time is ahead
 
 UTC = dt.timezone.utc
 rows = []
@@ -86,7 +87,7 @@ for tz in ["UTC", "Europe/Berlin", "Australia/Sydney", "America/New_York"]:
             absDay("weekday", name.capitalize(), tz, ref, r.date() + dt.timedelta(days=ahead), "when")
             absDay("weekday", name + " of next week", tz, ref, monday + dt.timedelta(days=7 + i), "issue")
             absDay("weekday", "next week " + name, tz, ref, monday + dt.timedelta(days=7 + i), "duckling")
-            absT("weekday", "on %s at 9am" % name, tz, ref, r.date() + dt.timedelta(days=ahead), 9, src="chrono")
+            absT("weekday", "on %s at 9am" % name, tz, ref, on_day(tz, ref, i, 9), 9, src="chrono")
             absDay("weekday", "a week from " + name.capitalize(), tz, ref, r.date() + dt.timedelta(days=ahead + 7), "issue")
 
 # ---- written dates ----
@@ -166,10 +167,10 @@ for tz in ["UTC", "Europe/Berlin", "Australia/Sydney", "America/New_York"]:
     for ref in REFS[:3]:
         r = refl(tz, ref)
         wd = r.weekday()
-        fri = r.date() + dt.timedelta(days=((4 - wd) % 7 or 7))
+        fri = on_day(tz, ref, 4, 8)
         add("range", "8:00 - 9:15 on Friday", tz, ref, "absolute", iso(local(tz, fri.year, fri.month, fri.day, 8)),
             iso(local(tz, fri.year, fri.month, fri.day, 9, 15)), src="issue")
-        thu = r.date() + dt.timedelta(days=((3 - wd) % 7 or 7))
+        thu = on_day(tz, ref, 3, 9, 30)
         add("range", "9:30 - 11:00 on Thursday", tz, ref, "absolute", iso(local(tz, thu.year, thu.month, thu.day, 9, 30)),
             iso(local(tz, thu.year, thu.month, thu.day, 11)), src="issue")
         d = nextT(tz, ref, 15)
@@ -312,6 +313,7 @@ gen_chat.night_and_this(add)
 gen_chat.regions_and_holidays(add)
 gen_chat.monthly(add)
 gen_chat.twelve_hour(add)
+gen_chat.said_on_the_day(add)
 
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
 print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")
