@@ -126,6 +126,9 @@ type Advance struct {
 	Status  string
 	Skipped int
 	TZ      string // a new zone (schedules.travel follow_user); "" keeps it
+	// RRule is the rule rewritten with the same occurrences (a COUNT
+	// stored before COUNT became UNTIL at creation); "" keeps it.
+	RRule string
 }
 
 // ScheduleStore keeps schedules and their firings.

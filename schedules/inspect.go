@@ -169,6 +169,15 @@ func (r *Rule) patternPossible() (found, known bool) {
 	return found, true
 }
 
+// untilForm is countToUntil, "" when the rule has no occurrence (an
+// UNTIL of the zero time would write no end at all).
+func (r *Rule) untilForm(ctx context.Context) (string, error) {
+	if _, ok := r.from(r.start)(); !ok {
+		return "", nil
+	}
+	return r.countToUntil(ctx)
+}
+
 // countToUntil rewrites COUNT as the UNTIL of the last occurrence.
 func (r *Rule) countToUntil(ctx context.Context) (string, error) {
 	it := r.from(r.start)

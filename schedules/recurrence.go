@@ -217,6 +217,15 @@ func NextRun(ctx context.Context, s *kairos.Schedule, after time.Time) (time.Tim
 	if err != nil {
 		return time.Time{}, 0, err
 	}
+	if r.opt.Count > 0 { // stored before COUNT became UNTIL (Inspect): the same rule, movable
+		rule, err := r.untilForm(ctx)
+		if err != nil || rule == "" {
+			return time.Time{}, 0, err
+		}
+		if r, err = Compile(rule, start); err != nil {
+			return time.Time{}, 0, err
+		}
+	}
 	skipped := 0
 	if s.NextRun.Before(after) {
 		// A count cut short by the budget is still a count: the note says
@@ -231,4 +240,24 @@ func NextRun(ctx context.Context, s *kairos.Schedule, after time.Time) (time.Tim
 		return time.Time{}, skipped, err
 	}
 	return occ[0], skipped, nil
+}
+
+// UntilForm returns s's rule with a COUNT written as the UNTIL of its
+// last occurrence (what Inspect stores since COUNT is capped), or ""
+// when the rule has no COUNT or no occurrence: a schedule stored before
+// then is converted when it is claimed, so it need not be expanded from
+// its start on every tick.
+func UntilForm(ctx context.Context, s *kairos.Schedule) (string, error) {
+	if s.RRule == "" || !strings.Contains(strings.ToUpper(s.RRule), "COUNT=") {
+		return "", nil
+	}
+	start, err := time.Parse(WallLayout, s.Start)
+	if err != nil {
+		return "", kairos.Errorf(kairos.EINVALID, "schedule start %q: %v", s.Start, err)
+	}
+	r, err := Compile(s.RRule, start)
+	if err != nil || r.opt.Count == 0 {
+		return "", err
+	}
+	return r.untilForm(ctx)
 }

@@ -305,6 +305,9 @@ func (s *ScheduleStore) ClaimFiring(ctx context.Context, sc *kairos.Schedule, ad
 		if adv.TZ != "" {
 			set["tz"] = adv.TZ
 		}
+		if adv.RRule != "" {
+			set["rrule"] = adv.RRule
+		}
 		res := tx.Model(&scheduleRow{}).Where("id = ? AND version = ? AND status = ?", sc.ID, sc.Version, kairos.ScheduleActive).Updates(set)
 		if res.Error != nil {
 			return res.Error
@@ -332,6 +335,9 @@ func (s *ScheduleStore) ClaimFiring(ctx context.Context, sc *kairos.Schedule, ad
 	sc.Status = status
 	if adv.TZ != "" {
 		sc.TZ = adv.TZ
+	}
+	if adv.RRule != "" {
+		sc.RRule = adv.RRule
 	}
 	sc.NextRun = fromMS(next)
 	return f.firing(), nil
