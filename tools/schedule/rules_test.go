@@ -7,38 +7,26 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/clockstate"
-	"github.com/kairos-agent/kairos/schedules"
-	"github.com/kairos-agent/kairos/store"
-	"github.com/kairos-agent/kairos/store/storetest"
 	schedtool "github.com/kairos-agent/kairos/tools/schedule"
 )
 
 // countingTool is newTool whose expansion calls are counted.
 func countingTool(t testing.TB, zone string, expansions *int, pol *kairos.Policy) *schedtool.Tool {
-	st := store.NewScheduleStore(storetest.MustOpenDB(t))
+	cfg := testConfig(t, zone)
 	if pol == nil {
 		pol = kairos.DefaultPolicy()
 	}
-	return schedtool.New(schedtool.Config{Store: st, Policy: func() *kairos.Policy { return pol },
-		Zone: func(context.Context, *kairos.ToolInvocation) (string, error) { return zone, nil },
-		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
-			r := clockstate.ParseAnchoredTime(text, tz, ref)
-			return schedtool.Parsed{Start: r.Start, Floating: r.Kind == clockstate.KindFloating, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion}
-		},
-		ParseRepeat: func(s string) (schedtool.Repeat, error) {
-			r, err := schedules.ParseRepeat(s)
-			return schedtool.Repeat(r), err
-		},
-		Occurrences: func(ctx context.Context, rule string, start time.Time, loc *time.Location, after time.Time, n int) ([]time.Time, error) {
-			*expansions++
-			return schedules.Occurrences(ctx, rule, start, loc, after, n)
-		},
-		Inspect: func(ctx context.Context, rule string, start time.Time) (schedtool.Shape, error) {
-			*expansions++
-			sh, err := schedules.Inspect(ctx, rule, start)
-			return schedtool.Shape{RRule: sh.RRule, MinGap: sh.MinGap}, err
-		}})
+	cfg.Policy = func() *kairos.Policy { return pol }
+	occurrences, inspect := cfg.Occurrences, cfg.Inspect
+	cfg.Occurrences = func(ctx context.Context, rule string, start time.Time, loc *time.Location, after time.Time, n int) ([]time.Time, error) {
+		*expansions++
+		return occurrences(ctx, rule, start, loc, after, n)
+	}
+	cfg.Inspect = func(ctx context.Context, rule string, start time.Time) (schedtool.Shape, error) {
+		*expansions++
+		return inspect(ctx, rule, start)
+	}
+	return schedtool.New(cfg)
 }
 
 // The minimum interval holds over the whole cycle of a rule, not its

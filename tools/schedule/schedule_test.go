@@ -16,8 +16,14 @@ import (
 )
 
 func newTool(t *testing.T, zone string) (*schedtool.Tool, *store.ScheduleStore) {
-	st := store.NewScheduleStore(storetest.MustOpenDB(t))
-	return schedtool.New(schedtool.Config{Store: st,
+	cfg := testConfig(t, zone)
+	return schedtool.New(cfg), cfg.Store.(*store.ScheduleStore)
+}
+
+// testConfig wires the tool to a real store and to clockstate's and
+// schedules' parsers, as cmd/kairos does, in a fixed zone.
+func testConfig(t testing.TB, zone string) schedtool.Config {
+	return schedtool.Config{Store: store.NewScheduleStore(storetest.MustOpenDB(t)),
 		Zone: func(context.Context, *kairos.ToolInvocation) (string, error) { return zone, nil },
 		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
 			r := clockstate.ParseAnchoredTime(text, tz, ref)
@@ -31,7 +37,7 @@ func newTool(t *testing.T, zone string) (*schedtool.Tool, *store.ScheduleStore) 
 		Inspect: func(ctx context.Context, rule string, start time.Time) (schedtool.Shape, error) {
 			sh, err := schedules.Inspect(ctx, rule, start)
 			return schedtool.Shape{RRule: sh.RRule, MinGap: sh.MinGap}, err
-		}}), st
+		}}
 }
 
 func inv(args string, tainted bool) *kairos.ToolInvocation {
