@@ -28,7 +28,13 @@ today tomorrow tmr tmrw tomoz yesterday weekend weekends weekday weekdays fortni
 seconds secs minute minutes min mins hour hours hr hrs day days week weeks wk wks month months year years yr yrs decade decades
 ago later earlier hence till until til between through thru every each daily weekly monthly yearly annually fortnightly
 o'clock oclock utc gmt zulu eastern pacific central mountain
-christmas xmas easter thanksgiving halloween diwali holi eid hanukkah ramadan valentine valentines`)
+christmas xmas easter thanksgiving halloween diwali holi eid hanukkah ramadan valentine valentines
+teatime bedtime suppertime dinnertime`)
+
+// wholeWords carry time meaning when the whole text is the expression
+// ("bank holiday monday" given to clock parse names one Monday), not in
+// free text, where "on holiday next week" still says next week.
+var wholeWords = setOf(`holiday holidays`)
 
 // weakWords carry time meaning only next to a number or a strong word
 // ("from 10", "next friday", "the end of the month"), or right before the
@@ -123,7 +129,7 @@ func (p *parser) unreadWord(lo, hi int) string {
 		if !p.whole && !nextToPhrase(runs, i, lo, hi, p.text) {
 			continue
 		}
-		if strongRun(r.text) {
+		if strongRun(r.text) || p.whole && wholeWords[asciiLower(r.text)] {
 			return p.wordAt(r)
 		}
 		if weakWords[asciiLower(r.text)] && weakNear(runs, i, lo, hi) {

@@ -700,3 +700,13 @@ def said_on_the_day(add):
             Q("in a few", "in a few")
             D("the 1st of the month", next_dom(tz, ref, 1))
             D("on the 26th of the month", next_dom(tz, ref, 26))
+
+
+def unread_day_words(add):
+    """Words naming a time of day or a special day that no rule reads: a
+    question naming them, never the plain day they stand next to."""
+    ref = dt.datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
+    for tz in ["Europe/London", "Australia/Sydney", "Asia/Kolkata"]:
+        for text, ask in [("bank holiday monday", "holiday"), ("teatime tomorrow", "teatime"), ("bedtime tonight", "bedtime"),
+                          ("remind me at dinnertime on friday", "dinnertime"), ("suppertime tmrw", "suppertime")]:
+            add("chat", text, tz, ref, "question", ask=ask)
