@@ -36,7 +36,7 @@ func (c *Config) chat(ctx context.Context, system, text string, maxTokens int) (
 	for _, m := range models {
 		resp, err := c.Model.Chat(ctx, kairos.ChatRequest{Model: m, MaxTokens: maxTokens, Messages: []kairos.ChatMessage{
 			{Role: kairos.RoleSystem, Content: system},
-			{Role: kairos.RoleUser, Content: text},
+			{Role: kairos.RoleUser, Content: c.fit(m, system, text, maxTokens)},
 		}}, nil)
 		if err == nil {
 			if s := strings.TrimSpace(resp.Message.Content); s != "" {
@@ -50,6 +50,25 @@ func (c *Config) chat(ctx context.Context, system, text string, maxTokens int) (
 		errs = append(errs, err)
 	}
 	return "", fmt.Errorf("summarize: %w", errors.Join(errs...))
+}
+
+// fit keeps the newest part of text that fits model's context window
+// beside the system prompt and the answer's room (the policy's window;
+// unknown: unchanged).
+func (c *Config) fit(model, system, text string, maxTokens int) string {
+	var p *kairos.Policy
+	if c.Policy != nil {
+		p = c.Policy()
+	}
+	room := kairos.WindowRoom(p, model, maxTokens)
+	if room == 0 {
+		return text
+	}
+	count := kairos.EstimateTokens
+	if c.CountTokens != nil {
+		count = func(s string) int { return c.CountTokens(model, s) }
+	}
+	return kairos.FitTail(text, room-count(system)-8, count) // 8: two messages' framing
 }
 
 const sessionPrompt = "Summarize this conversation for your own later reference: facts learned, decisions, open loops, dates. " +

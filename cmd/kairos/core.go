@@ -192,7 +192,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.usage, c.spend = c.openUsage(clocks)
 	provider := clockstate.NewProvider(clocks, c.now, "")
 	jcfg := jobs.Config{
-		Sessions: c.sessions, Memories: c.memories, Model: c.spend, Policy: c.policy,
+		Sessions: c.sessions, Memories: c.memories, Model: c.spend, Policy: c.policy, CountTokens: tokens.Count,
 		Models:  func() []string { return c.agent.Models(c.policy()) },
 		Journal: store.NewJobStore(c.db), Code: c.code, Prune: store.NewMaintenance(c.db), Logger: c.log,
 		// provider.SessionTimezone's answer from the two settings it
@@ -227,7 +227,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 			}
 			return "This session ends after your answer; the next message starts a new one with its summary.", nil
 		}})
-	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.spend, Policy: c.policy,
+	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.spend, Policy: c.policy, CountTokens: tokens.Count,
 		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
 	m.onClose(code.Close)
 	c.sched = newSchedules(c, provider)

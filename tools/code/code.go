@@ -73,6 +73,9 @@ type Config struct {
 	CoderModel func() string
 	// Policy returns the current policy (nil: kairos.DefaultPolicy()).
 	Policy func() *kairos.Policy
+	// CountTokens counts a text's tokens for a model, to fit generate's
+	// calls into the model's window; nil estimates (kairos.EstimateTokens).
+	CountTokens func(model, text string) int
 	// Secrets are the cells' secrets, name → value (KAIROS_SECRET_<NAME>).
 	// Values never enter results, traces or prompts; names may.
 	Secrets map[string]string
@@ -92,6 +95,7 @@ type Tool struct {
 	model      kairos.Model
 	coder      func() string
 	policy     func() *kairos.Policy
+	count      func(model, text string) int
 	secrets    map[string]string
 	names      []string // secret names, sorted
 	red        *kairos.Redactor
@@ -114,7 +118,7 @@ var _ kairos.Tool = (*Tool)(nil)
 // New returns the code tool.
 func New(cfg Config) *Tool {
 	t := &Tool{
-		runner: cfg.Runner, store: cfg.Store, model: cfg.Model, coder: cfg.CoderModel,
+		runner: cfg.Runner, store: cfg.Store, model: cfg.Model, coder: cfg.CoderModel, count: cfg.CountTokens,
 		policy: cfg.Policy, now: cfg.Now, log: cfg.Logger, asyncAfter: cfg.AsyncAfter,
 		secrets: map[string]string{}, jobs: map[string]*job{},
 	}

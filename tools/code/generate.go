@@ -74,7 +74,7 @@ func (t *Tool) generate(ctx context.Context, inv *kairos.ToolInvocation, a *args
 	}
 	var last *response
 	for attempt := 1; attempt <= MaxAttempts; attempt++ {
-		resp, err := t.model.Chat(ctx, kairos.ChatRequest{Model: model, Messages: msgs, MaxTokens: coderMaxTokens}, nil)
+		resp, err := t.model.Chat(ctx, kairos.ChatRequest{Model: model, Messages: t.fit(pol, model, msgs), MaxTokens: coderMaxTokens}, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -114,6 +114,59 @@ func (t *Tool) generate(ctx context.Context, inv *kairos.ToolInvocation, a *args
 		msgs = append(msgs, kairos.ChatMessage{Role: kairos.RoleUser, Content: feedback(r)})
 	}
 	return last, nil
+}
+
+// fit fits a coding call into the model's context window (the policy's;
+// unknown: unchanged): earlier attempts go first, keeping the latest
+// answer and its feedback; then the task's message is cut at its end
+// (the task comes before its context), the latest answer and feedback
+// at their start. The system prompt stays whole.
+func (t *Tool) fit(pol *kairos.Policy, model string, msgs []kairos.ChatMessage) []kairos.ChatMessage {
+	room := kairos.WindowRoom(pol, model, coderMaxTokens)
+	if room == 0 {
+		return msgs
+	}
+	count := kairos.EstimateTokens
+	if t.count != nil {
+		count = func(s string) int { return t.count(model, s) }
+	}
+	total := func(ms []kairos.ChatMessage) int {
+		n := 0
+		for _, m := range ms {
+			n += count(m.Content) + 4
+		}
+		return n
+	}
+	out := append([]kairos.ChatMessage(nil), msgs...)
+	for len(out) > 4 && total(out) > room {
+		out = append(out[:2:2], out[4:]...)
+	}
+	// The task's message first, to at most half of what the system prompt
+	// leaves when an attempt follows; then, while still over, the latest
+	// answer (its code), the task's message, the feedback.
+	order := []int{1}
+	if len(out) > 2 {
+		half := (room - count(out[0].Content)) / 2
+		if total(out) > room {
+			out[1].Content = kairos.FitHead(out[1].Content, half, count)
+		}
+		order = []int{2, 1, 3}
+	}
+	for _, i := range order {
+		over := total(out) - room
+		if over <= 0 {
+			break
+		}
+		if i >= len(out) {
+			continue
+		}
+		if keep := count(out[i].Content) - over; i == 1 {
+			out[i].Content = kairos.FitHead(out[i].Content, keep, count)
+		} else {
+			out[i].Content = kairos.FitTail(out[i].Content, keep, count)
+		}
+	}
+	return out
 }
 
 // feedback tells the coding model how its code failed.
