@@ -268,6 +268,11 @@ func TestApprovalExpiredDuringDowntime(t *testing.T) {
 	waitFor(t, "the request's expiry", func() bool { return time.Now().UnixMilli() > expires+200 })
 
 	second := startProc(t, bin, rig.vars)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("second process log:\n%s", second.logs.String())
+		}
+	})
 	waitReply(t, rig.tg, approvalChat, 3, "expired before anyone answered")
 	rig.tg.PushCallback(approvalChat, approvalChat, kb.MessageID, data+":y")
 	waitFor(t, "a callback answer", func() bool { return len(rig.tg.CallbackAnswers()) >= 1 })
