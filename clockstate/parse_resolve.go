@@ -157,6 +157,9 @@ func endOfDay(sp *timeSpec, refL time.Time) (int, time.Month, int) {
 	case "week":
 		wd := (int(refL.Weekday()) + 6) % 7
 		d = d - wd + 4 + 7*sp.windowOff
+		if sp.windowOff == 0 && wd > 4 {
+			d += 7 // said at the weekend: this week's Friday is past, the coming one is meant
+		}
 	case "month":
 		mo += time.Month(sp.windowOff)
 		return time.Date(y, mo+1, 0, 0, 0, 0, 0, time.UTC).Date()
@@ -274,6 +277,13 @@ func (r *resolver) clock() ParseResult {
 		// "on the 15th at 9am" said on the 15th at ten: next month's 15th.
 		r.y, r.mo, r.d = nextMonthWith(r.y, r.mo, sp.dom)
 		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	}
+	for i := 0; sp.dateSet && !sp.yearSet && !sp.monthOnly && sp.dom == 0 && sp.weekdayNamed == 0 && start.Before(r.refL) && i < 8; i++ {
+		// "14/02 at 8pm" said that evening at nine: next year's, as a past date is.
+		r.res.Local = LocalExact
+		if r.y++; r.d <= daysIn(r.y, r.mo) {
+			start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+		}
 	}
 	if sp.rollWeek && start.Before(r.refL) {
 		r.weekLater() // "2 days before friday at 9am", 9am today already past

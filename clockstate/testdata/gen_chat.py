@@ -11,7 +11,7 @@ month alone is the next such day; d/m without a year is read by the zone
 and is the next such date; "half nine" is 9:30; a part of day settles a
 bare hour; a range of bare hours runs morning to afternoon when its start
 is the larger ("from 10 till 4"), otherwise it is a question; "end of day"
-is 17:00 to midnight, "end of the week" its Friday, "end of the month"
+is 17:00 to midnight, "end of the week" its Friday (the coming one at the weekend), "end of the month"
 its last day, "end of the year" 31 December; durations of days and weeks
 are calendar days in the zone, hours and minutes elapsed time.
 """
@@ -111,6 +111,24 @@ def next_date(tz, ref, m, d):
         y += 1
 
 
+def next_date_at(tz, ref, m, d, h, mi=0):
+    """A date without a year with a time: the next time it comes, so an
+    hour already past on the day itself is next year's."""
+    day = next_date(tz, ref, m, d)
+    while local(tz, day, h, mi) < ref:
+        y = day.year + 1
+        while d > days_in(y, m):
+            y += 1
+        day = dt.date(y, m, d)
+    return day
+
+
+def week_end(tz, ref):
+    """"end of the week": this week's Friday, the coming one at the weekend."""
+    t0 = today(tz, ref)
+    return t0 + dt.timedelta(days=4 - t0.weekday() + (7 if t0.weekday() > 4 else 0))
+
+
 def ordn(n):
     return "%d%s" % (n, "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th"))
 
@@ -182,7 +200,7 @@ def generate(add):
             A("by end of day", tz, ref, local(tz, t0, 17), local(tz, tom))
             wd = t0.weekday()
             D("end of next week", tz, ref, t0 + dt.timedelta(days=4 - wd + 7))
-            D("end of the week", tz, ref, t0 + dt.timedelta(days=4 - wd))
+            D("end of the week", tz, ref, week_end(tz, ref))
             D("end of the month", tz, ref, dt.date(t0.year, t0.month, days_in(t0.year, t0.month)))
             D("end of the year", tz, ref, dt.date(t0.year, 12, 31))
             # same time, after next, a week on
@@ -225,7 +243,7 @@ def chat_by_zone(A, D, R, Q, I, refs):
         A("half nine tonight", tz, ref, local(tz, t0, 21, 30))
         for (d, m, h) in [(14, 2, 20), (25, 12, 7), (5, 11, 19), (1, 4, 9), (31, 10, 18)]:
             hh = "%dpm" % (h - 12) if h > 12 else "%dam" % h
-            A("%02d/%02d at %s" % (d, m, hh), tz, ref, local(tz, next_date(tz, ref, m, d), h))
+            A("%02d/%02d at %s" % (d, m, hh), tz, ref, local(tz, next_date_at(tz, ref, m, d, h), h))
         A("21.15 on friday", tz, ref, local(tz, on_day(tz, ref, 4, 21, 15), 21, 15))
         A("monday at 9am gmt", tz, ref, local("UTC", on_day(tz, ref, 0, 9), 9)) if ref.month in (1, 11) else None
         # American: month first, lower-case zones
@@ -233,7 +251,7 @@ def chat_by_zone(A, D, R, Q, I, refs):
         t0, tom = today(tz, ref), today(tz, ref) + dt.timedelta(days=1)
         for (m, d, h) in [(2, 14, 20), (12, 25, 9), (7, 4, 21), (3, 17, 18), (10, 31, 19)]:
             hh = "%dpm" % (h - 12) if h > 12 else "%dam" % h
-            A("%d/%d at %s" % (m, d, hh), tz, ref, local(tz, next_date(tz, ref, m, d), h))
+            A("%d/%d at %s" % (m, d, hh), tz, ref, local(tz, next_date_at(tz, ref, m, d, h), h))
         for wd, ab in [(1, "tues"), (3, "thurs"), (5, "sat"), (6, "sun"), (4, "fri")]:
             A("%s at 3:30pm" % ab, tz, ref, local(tz, on_day(tz, ref, wd, 15, 30), 15, 30))
         if ref.month in (1, 11):
@@ -253,14 +271,14 @@ def chat_by_zone(A, D, R, Q, I, refs):
             A("half past %d tomorrow arvo" % h, tz, ref, local(tz, tom, h + 12, 30))
         A("tomorrow arvo", tz, ref, local(tz, tom, 12), local(tz, tom, 18))
         for (d, m) in [(26, 1), (25, 4), (3, 11)]:
-            A("%d/%d at 6pm" % (d, m), tz, ref, local(tz, next_date(tz, ref, m, d), 18))
+            A("%d/%d at 6pm" % (d, m), tz, ref, local(tz, next_date_at(tz, ref, m, d, 18), 18))
         A("sat 10-12", tz, ref, local(tz, on_day(tz, ref, 5, 10), 10), local(tz, on_day(tz, ref, 5, 10), 12))
         # Indian: day first, IST, eod
         tz = ind
         t0, tom = today(tz, ref), today(tz, ref) + dt.timedelta(days=1)
         for (d, m, h) in [(15, 8, 9), (26, 1, 10), (2, 10, 11), (14, 11, 17)]:
             hh = "%d pm" % (h - 12) if h > 12 else "%d am" % h
-            A("on %02d/%02d at %s" % (d, m, hh), tz, ref, local(tz, next_date(tz, ref, m, d), h))
+            A("on %02d/%02d at %s" % (d, m, hh), tz, ref, local(tz, next_date_at(tz, ref, m, d, h), h))
         A("tomorrow 10:30 am ist", tz, ref, local(tz, tom, 10, 30))
         A("by eod", tz, ref, local(tz, t0, 17), local(tz, tom))
         A("do the needful by tomorrow 11am", tz, ref, local(tz, tom, 11))
@@ -332,7 +350,7 @@ def chat_free(add):
             emit("absolute", "%son the %s at %s%s" % (lead, ordn(n), hm12(h, mi, style), tail), tz, ref, iso(local(tz, d, h, mi)))
         elif fam == 4:  # a written date with a month
             m, n = rnd.randint(1, 12), rnd.randint(1, 28)
-            d = next_date(tz, ref, m, n)
+            d = next_date_at(tz, ref, m, n, h, mi)
             text = rnd.choice(["%s %d" % (MON[m - 1], n), "%s %s" % (MON[m - 1][:3], ordn(n)), "the %s of %s" % (ordn(n), MON[m - 1]),
                                "%d %s" % (n, MON[m - 1])])
             emit("absolute", "%s%s at %s%s" % (lead, text, hm12(h, mi, style), tail), tz, ref, iso(local(tz, d, h, mi)))
@@ -710,3 +728,19 @@ def unread_day_words(add):
         for text, ask in [("bank holiday monday", "holiday"), ("teatime tomorrow", "teatime"), ("bedtime tonight", "bedtime"),
                           ("remind me at dinnertime on friday", "dinnertime"), ("suppertime tmrw", "suppertime")]:
             add("chat", text, tz, ref, "question", ask=ask)
+
+
+def past_on_the_day(add):
+    """A date without a year whose hour is past on the day itself is next
+    year's; "end of the week" said at the weekend is the coming Friday."""
+    for tz in ["Europe/London", "America/New_York", "Australia/Sydney", "Asia/Kolkata"]:
+        for ref in [local(tz, dt.date(2027, 2, 14), 21).astimezone(UTC), local(tz, dt.date(2026, 11, 29), 10).astimezone(UTC),
+                    local(tz, dt.date(2026, 11, 28), 9).astimezone(UTC)]:
+            t0 = today(tz, ref)
+            fmt = "%d/%d at 8pm" % ((2, 14) if tz.startswith("America") else (14, 2))
+            add("chat", fmt, tz, ref, "absolute", iso(local(tz, next_date_at(tz, ref, 2, 14, 20), 20)))
+            add("chat", "feb 14th at 8pm", tz, ref, "absolute", iso(local(tz, next_date_at(tz, ref, 2, 14, 20), 20)))
+            add("chat", "%s %d at 9am" % (MON[t0.month - 1], t0.day), tz, ref, "absolute", iso(local(tz, next_date_at(tz, ref, t0.month, t0.day, 9), 9)))
+            fri = week_end(tz, ref)
+            add("chat", "end of the week", tz, ref, "absolute", iso(local(tz, fri)), iso(local(tz, fri + dt.timedelta(days=1))))
+            add("chat", "by the end of the week", tz, ref, "absolute", iso(local(tz, fri)), iso(local(tz, fri + dt.timedelta(days=1))))

@@ -315,6 +315,7 @@ gen_chat.monthly(add)
 gen_chat.twelve_hour(add)
 gen_chat.said_on_the_day(add)
 gen_chat.unread_day_words(add)
+gen_chat.past_on_the_day(add)
 
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
 print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")
