@@ -93,6 +93,31 @@ func NewRedactor(secrets []string) *Redactor {
 	return r
 }
 
+// SecretsRedactor is NewRedactor over the values of a name→value map of
+// secrets (KAIROS_SECRET_<NAME>), the shape every tool is handed.
+func SecretsRedactor(secrets map[string]string) *Redactor {
+	values := make([]string, 0, len(secrets))
+	for _, v := range secrets {
+		if v != "" {
+			values = append(values, v)
+		}
+	}
+	return NewRedactor(values)
+}
+
+// SecretNames lists, sorted, the names of the secrets that have a name
+// and a value: what a cell may ask for.
+func SecretNames(secrets map[string]string) []string {
+	var names []string
+	for k, v := range secrets {
+		if k != "" && v != "" {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 // shiftedBase64 returns the characters of the base64 encoding of secret,
 // placed shift bytes into a longer text, that depend on the secret alone.
 func shiftedBase64(secret []byte, shift int, enc *base64.Encoding) string {

@@ -94,3 +94,21 @@ func TestScrubJSON(t *testing.T) {
 		}
 	}
 }
+
+// SecretNames keeps the named secrets that have a value, sorted;
+// SecretsRedactor scrubs every value given.
+func TestSecretNamesAndRedactor(t *testing.T) {
+	m := map[string]string{"B_TOKEN": "b-secret-value-1234", "A_KEY": "a-secret-value-5678", "EMPTY": "", "": "nameless-value-9012"}
+	if got := strings.Join(kairos.SecretNames(m), ","); got != "A_KEY,B_TOKEN" {
+		t.Fatalf("SecretNames = %q, want A_KEY,B_TOKEN", got)
+	}
+	red := kairos.SecretsRedactor(m)
+	for _, v := range []string{"b-secret-value-1234", "a-secret-value-5678", "nameless-value-9012"} {
+		if got := red.Scrub("x " + v + " y"); strings.Contains(got, v) {
+			t.Errorf("Scrub left %q in %q", v, got)
+		}
+	}
+	if kairos.SecretNames(nil) != nil || !kairos.SecretsRedactor(nil).Empty() {
+		t.Error("no secrets: want no names and an empty redactor")
+	}
+}

@@ -89,7 +89,7 @@ var _ kairos.ToolRegistry = (*Manager)(nil)
 // New returns a Manager with no server; Apply starts them.
 func New(cfg Config) *Manager {
 	cfg.defaults()
-	return &Manager{cfg: cfg, log: cfg.Logger.With("component", "mcp"), red: redactor(cfg.Secrets), servers: map[string]*server{}, changed: make(chan struct{})}
+	return &Manager{cfg: cfg, log: cfg.Logger.With("component", "mcp"), red: kairos.SecretsRedactor(cfg.Secrets), servers: map[string]*server{}, changed: make(chan struct{})}
 }
 
 // Apply connects the servers p lists and disconnects the others. A server

@@ -14,17 +14,6 @@ import (
 // environment"); the model context must never hold it. The same
 // kairos.Redactor the code tool uses finds encoded and split forms too.
 
-// redactor builds the Redactor for the configured secrets.
-func redactor(secrets map[string]string) *kairos.Redactor {
-	values := make([]string, 0, len(secrets))
-	for _, v := range secrets {
-		if v != "" {
-			values = append(values, v)
-		}
-	}
-	return kairos.NewRedactor(values)
-}
-
 // scrubSpec scrubs a listed tool's description and parameters.
 func (m *Manager) scrubSpec(spec kairos.ToolSpec) kairos.ToolSpec {
 	if m.red.Empty() {

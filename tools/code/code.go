@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -135,17 +134,11 @@ func New(cfg Config) *Tool {
 	if t.asyncAfter <= 0 {
 		t.asyncAfter = DefaultAsyncAfter
 	}
-	values := make([]string, 0, len(cfg.Secrets))
-	for k, v := range cfg.Secrets {
-		if k == "" || v == "" {
-			continue
-		}
-		t.secrets[k] = v
-		t.names = append(t.names, k)
-		values = append(values, v)
+	t.names = kairos.SecretNames(cfg.Secrets)
+	for _, k := range t.names {
+		t.secrets[k] = cfg.Secrets[k]
 	}
-	sort.Strings(t.names)
-	t.red = kairos.NewRedactor(values)
+	t.red = kairos.SecretsRedactor(cfg.Secrets)
 	t.bg, t.bgCancel = context.WithCancel(context.Background())
 	return t
 }

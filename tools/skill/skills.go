@@ -78,15 +78,8 @@ func New(cfg Config) *Skills {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Skills{cfg: cfg, log: cfg.Logger.With("component", "skill"), lists: map[string]listEntry{}, preps: map[string]*prepared{}}
-	var values []string
-	for k, v := range cfg.Secrets {
-		if k != "" && v != "" {
-			s.names = append(s.names, k)
-			values = append(values, v)
-		}
-	}
-	sort.Strings(s.names)
-	s.red = kairos.NewRedactor(values)
+	s.names = kairos.SecretNames(cfg.Secrets)
+	s.red = kairos.SecretsRedactor(cfg.Secrets)
 	return s
 }
 
