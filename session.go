@@ -92,6 +92,9 @@ type UsageRecord struct {
 	Images       int
 	CostUSD      float64
 	Priced       bool
+	// Estimated: the provider reported no usage, the counts were
+	// estimated from the texts (kairos.Usage.Estimated).
+	Estimated bool
 }
 
 // SessionStore persists sessions, their messages, tool calls and usage.

@@ -78,6 +78,9 @@ type UsageTotals struct {
 	// UnpricedCalls are calls of models without a price: their tokens
 	// count, their cost is unknown (not in CostUSD).
 	UnpricedCalls int64 `json:"unpriced_calls"`
+	// EstimatedCalls are calls whose provider reported no usage: their
+	// tokens are estimates from the texts.
+	EstimatedCalls int64 `json:"estimated_calls"`
 }
 
 // Tokens are the prompt and completion tokens (what token caps count).
@@ -93,6 +96,7 @@ func (t *UsageTotals) Add(o UsageTotals) {
 	t.Images += o.Images
 	t.CostUSD += o.CostUSD
 	t.UnpricedCalls += o.UnpricedCalls
+	t.EstimatedCalls += o.EstimatedCalls
 }
 
 // UsageDay is the usage of one user and model on one day of the user's

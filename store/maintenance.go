@@ -89,11 +89,11 @@ func (m *Maintenance) rollUpUsage(ctx context.Context, cut int64) (int64, error)
 	var n int64
 	err := m.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
 		if _, err := tx.exec(ctx, `INSERT INTO token_usage_daily (day_start, user_key, thread_key, model, kind, calls,
-				prompt_tokens, cached_tokens, completion_tokens, audio_ms, images, cost_nusd, unpriced_calls)
+				prompt_tokens, cached_tokens, completion_tokens, audio_ms, images, cost_nusd, unpriced_calls, estimated_calls)
 			SELECT (created_at / 86400000) * 86400000, user_key, thread_key, model, kind, COUNT(*),
 				CAST(SUM(prompt_tokens) AS BIGINT), CAST(SUM(cached_tokens) AS BIGINT), CAST(SUM(completion_tokens) AS BIGINT),
 				CAST(SUM(audio_ms) AS BIGINT), CAST(SUM(images) AS BIGINT), CAST(SUM(cost_nusd) AS BIGINT),
-				CAST(SUM(CASE WHEN priced = 0 THEN 1 ELSE 0 END) AS BIGINT)
+				CAST(SUM(CASE WHEN priced = 0 THEN 1 ELSE 0 END) AS BIGINT), CAST(SUM(estimated) AS BIGINT)
 			FROM token_usage WHERE created_at < ?
 			GROUP BY (created_at / 86400000) * 86400000, user_key, thread_key, model, kind
 			ON CONFLICT (day_start, user_key, thread_key, model, kind) DO UPDATE SET
@@ -104,7 +104,8 @@ func (m *Maintenance) rollUpUsage(ctx context.Context, cut int64) (int64, error)
 				audio_ms = token_usage_daily.audio_ms + excluded.audio_ms,
 				images = token_usage_daily.images + excluded.images,
 				cost_nusd = token_usage_daily.cost_nusd + excluded.cost_nusd,
-				unpriced_calls = token_usage_daily.unpriced_calls + excluded.unpriced_calls`, cut); err != nil {
+				unpriced_calls = token_usage_daily.unpriced_calls + excluded.unpriced_calls,
+				estimated_calls = token_usage_daily.estimated_calls + excluded.estimated_calls`, cut); err != nil {
 			return err
 		}
 		res, err := tx.exec(ctx, `DELETE FROM token_usage WHERE created_at < ?`, cut)

@@ -338,9 +338,10 @@ func (s *SessionStore) RecordUsage(ctx context.Context, rec *kairos.UsageRecord)
 	// Deferred under DeferWrites: usage commits with the turn.
 	err := s.db.write(ctx, func(ctx context.Context, tx *hotTx) error {
 		_, err := tx.exec(ctx, `INSERT INTO token_usage (session_id, user_key, model, prompt_tokens, completion_tokens, audio_ms, created_at,
-			thread_key, kind, cached_tokens, images, cost_nusd, priced)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rec.SessionID, rec.UserKey, rec.Model, rec.PromptTokens, rec.CompletionTokens,
-			rec.Audio.Milliseconds(), ms(at), rec.ThreadKey, spendKind(rec.Kind), rec.CachedTokens, rec.Images, nusd(rec.CostUSD), boolInt(rec.Priced))
+			thread_key, kind, cached_tokens, images, cost_nusd, priced, estimated)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, rec.SessionID, rec.UserKey, rec.Model, rec.PromptTokens, rec.CompletionTokens,
+			rec.Audio.Milliseconds(), ms(at), rec.ThreadKey, spendKind(rec.Kind), rec.CachedTokens, rec.Images, nusd(rec.CostUSD), boolInt(rec.Priced),
+			boolInt(rec.Estimated))
 		return err
 	})
 	if err != nil {

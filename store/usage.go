@@ -90,7 +90,7 @@ func (s *UsageStore) UsageBuckets(ctx context.Context, userKey string, from, to 
 	q := fmt.Sprintf(`SELECT user_key, model, created_at / %d AS b, COUNT(*),
 		CAST(SUM(prompt_tokens) AS BIGINT), CAST(SUM(cached_tokens) AS BIGINT), CAST(SUM(completion_tokens) AS BIGINT),
 		CAST(SUM(audio_ms) AS BIGINT), CAST(SUM(images) AS BIGINT), CAST(SUM(cost_nusd) AS BIGINT),
-		CAST(SUM(CASE WHEN priced = 0 THEN 1 ELSE 0 END) AS BIGINT)
+		CAST(SUM(CASE WHEN priced = 0 THEN 1 ELSE 0 END) AS BIGINT), CAST(SUM(estimated) AS BIGINT)
 		FROM token_usage WHERE %s GROUP BY user_key, model, b ORDER BY user_key, model, b`, bucketMS, where)
 	rows, err := s.db.sqlDB.QueryContext(ctx, s.db.rebind(q), args...)
 	if err != nil {
@@ -102,7 +102,7 @@ func (s *UsageStore) UsageBuckets(ctx context.Context, userKey string, from, to 
 		var b kairos.UsageBucket
 		var bucket, audioMS, cost int64
 		if err := rows.Scan(&b.UserKey, &b.Model, &bucket, &b.Calls, &b.PromptTokens, &b.CachedTokens, &b.CompletionTokens,
-			&audioMS, &b.Images, &cost, &b.UnpricedCalls); err != nil {
+			&audioMS, &b.Images, &cost, &b.UnpricedCalls, &b.EstimatedCalls); err != nil {
 			return nil, fmt.Errorf("usage by quarter hour: %w", err)
 		}
 		b.Start = fromMS(bucket * bucketMS)
@@ -128,7 +128,8 @@ const noonMS = 12 * 60 * 60 * 1000
 func (s *UsageStore) dailyBuckets(ctx context.Context, userKey string, from, to time.Time) ([]kairos.UsageBucket, error) {
 	q := `SELECT user_key, model, day_start, CAST(SUM(calls) AS BIGINT), CAST(SUM(prompt_tokens) AS BIGINT),
 		CAST(SUM(cached_tokens) AS BIGINT), CAST(SUM(completion_tokens) AS BIGINT), CAST(SUM(audio_ms) AS BIGINT),
-		CAST(SUM(images) AS BIGINT), CAST(SUM(cost_nusd) AS BIGINT), CAST(SUM(unpriced_calls) AS BIGINT)
+		CAST(SUM(images) AS BIGINT), CAST(SUM(cost_nusd) AS BIGINT), CAST(SUM(unpriced_calls) AS BIGINT),
+		CAST(SUM(estimated_calls) AS BIGINT)
 		FROM token_usage_daily WHERE day_start >= ? AND day_start < ?`
 	args := []any{ms(from) - noonMS, ms(to) - noonMS}
 	if userKey != "" {
@@ -145,7 +146,7 @@ func (s *UsageStore) dailyBuckets(ctx context.Context, userKey string, from, to 
 		var b kairos.UsageBucket
 		var day, audioMS, cost int64
 		if err := rows.Scan(&b.UserKey, &b.Model, &day, &b.Calls, &b.PromptTokens, &b.CachedTokens, &b.CompletionTokens,
-			&audioMS, &b.Images, &cost, &b.UnpricedCalls); err != nil {
+			&audioMS, &b.Images, &cost, &b.UnpricedCalls, &b.EstimatedCalls); err != nil {
 			return nil, fmt.Errorf("rolled-up usage: %w", err)
 		}
 		b.Start = fromMS(day + noonMS)

@@ -33,7 +33,7 @@ func (m *Model) Chat(ctx context.Context, req kairos.ChatRequest, onDelta func(s
 		model = resp.Model
 	}
 	rec := &kairos.UsageRecord{Model: model, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-		CachedTokens: resp.Usage.CachedTokens, Images: images(req)}
+		CachedTokens: resp.Usage.CachedTokens, Images: images(req), Estimated: resp.Usage.Estimated}
 	if err := m.Guard.Record(ctx, rec); err != nil {
 		m.Guard.log.Warn("record usage", "model", model, "err", err)
 	}

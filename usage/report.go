@@ -154,6 +154,9 @@ func Line(t kairos.UsageTotals) string {
 		b.WriteString(", " + USD(t.CostUSD))
 	}
 	fmt.Fprintf(&b, " in %d call(s)", t.Calls)
+	if t.EstimatedCalls > 0 {
+		fmt.Fprintf(&b, " (%d with estimated counts: the provider reported none)", t.EstimatedCalls)
+	}
 	return b.String()
 }
 

@@ -28,7 +28,7 @@ func init() {
 	register(Command{Name: "usage", Usage: "[--user ID] [--since YYYY-MM-DD]",
 		Short: "tokens, cost and calls per user, model and day as JSON",
 		Long: `Prints [{user_key, user_id, model, day, calls, prompt_tokens, cached_tokens, completion_tokens,
-tokens, audio_seconds, images, cost_usd, unpriced_calls}], days in each user's own zone
+tokens, audio_seconds, images, cost_usd, unpriced_calls, estimated_calls}], days in each user's own zone
 (YYYY-MM-DD), oldest first. cost_usd is null when no call of the row had a price (tokens
 only). --since defaults to 30 days ago. Reads only: with no database yet it prints [].`,
 		Flags: func(fs *flag.FlagSet) {
