@@ -55,7 +55,14 @@ func TestPromptedModeIsNativeAfterTheCall(t *testing.T) {
 	}
 	sess, _ := h.sessions.OpenSession(context.Background(), dm("").ThreadKey(), "", time.Now())
 	calls, _ := h.sessions.ToolCalls(context.Background(), sess.ID)
-	if len(calls) != 2 || calls[0].Tool != "echo" || calls[0].Outcome != "ok" || calls[1].Approval != kairos.DecisionApproved || calls[0].ID == calls[1].ID {
+	// Both calls can share a millisecond, so the journal's order between
+	// them is not asserted: each is found by its tool.
+	byTool := map[string]*kairos.ToolCallRecord{}
+	for _, c := range calls {
+		byTool[c.Tool] = c
+	}
+	echoed, forgot := byTool["echo"], byTool["forget"]
+	if len(calls) != 2 || echoed == nil || echoed.Outcome != "ok" || forgot == nil || forgot.Approval != kairos.DecisionApproved || echoed.ID == forgot.ID {
 		t.Fatalf("journal = %+v", calls)
 	}
 	// The stored history is native: the next turn of a native model
