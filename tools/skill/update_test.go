@@ -106,15 +106,23 @@ func TestFailuresDisable(t *testing.T) {
 	}
 }
 
-// A skill over its budget fails with the budget's category and counts as
-// a failure.
-func TestSkillOverBudget(t *testing.T) {
+// runOverBudget creates the skill double, whose run does stuck for an
+// input over 100, under a 300 ms budget, and calls it with 1000.
+func runOverBudget(t *testing.T, stuck string) (*rig, map[string]any) {
+	t.Helper()
 	r := newRig(t, func(p *kairos.Policy) {
 		p.Budgets.PerVerb = map[string]kairos.CellBudget{kairos.VerbBuild: {TimeBudgetMS: 300}}
 	})
-	code := "function run(input) { if (input.n > 100) { while (true) {} } return {doubled: input.n * 2}; }"
+	code := "function run(input) { if (input.n > 100) " + stuck + " return {doubled: input.n * 2}; }"
 	r.do(t, inv(createArgs("double", code)))
 	got, _ := r.call(t, "double", `{"n":1000}`)
+	return r, got
+}
+
+// A skill over its budget fails with the budget's category and counts as
+// a failure.
+func TestSkillOverBudget(t *testing.T) {
+	r, got := runOverBudget(t, "{ while (true) {} }")
 	if got["success"] != false || got["error_category"] != kairos.CatTimeout {
 		t.Fatalf("over budget %v", got)
 	}
@@ -132,12 +140,7 @@ func TestSkillOverBudget(t *testing.T) {
 // waits past every budget in the sandbox) is a timeout a grace period
 // after its budget.
 func TestRunThatNeverSettles(t *testing.T) {
-	r := newRig(t, func(p *kairos.Policy) {
-		p.Budgets.PerVerb = map[string]kairos.CellBudget{kairos.VerbBuild: {TimeBudgetMS: 300}}
-	})
-	code := "function run(input) { if (input.n > 100) return new Promise(() => {}); return {doubled: input.n * 2}; }"
-	r.do(t, inv(createArgs("double", code)))
-	got, _ := r.call(t, "double", `{"n":1000}`)
+	r, got := runOverBudget(t, "return new Promise(() => {});")
 	if got["success"] != false || !strings.Contains(fmt.Sprint(got["error"]), "never returned") {
 		t.Fatalf("never settles %v", got)
 	}
