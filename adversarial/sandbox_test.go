@@ -29,6 +29,11 @@ var sandboxCases = []sandboxCase{
 	{"microtask loop", `const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {});`, "timeout|memory"},
 	{"host call loop", `for (;;) listSecrets();`, "budget"},
 	{"sleep past the deadline", `await sleep(3600000);`, "timeout"},
+	// Awaits that never settle: the job loop idles in C, where no bytecode
+	// runs (the interrupt poll is silent); the cell must still end.
+	{"await a promise that never settles", `await new Promise(() => {});`, "timeout"},
+	{"await it inside an async function", `const f = async () => { await new Promise(() => {}); return 1; }; output(await f());`, "timeout"},
+	{"await a timer a billion ms away", `await new Promise((r) => setTimeout(r, 1e9));`, "timeout"},
 	{"catastrophic regex", `/^(a+)+$/.test("a".repeat(40) + "b");`, "timeout"},
 	{"memory bomb", `const a = []; for (;;) a.push("x".repeat(1 << 20));`, "memory"},
 	{"output flood", `for (;;) console.log("y".repeat(10000));`, "budget"},

@@ -54,6 +54,9 @@ func (e *engine) calibrate(ctx context.Context, rand io.Reader) error {
 	if polls.Load() < 10 {
 		return fmt.Errorf("calibrate: interrupt poll function %d not called (%d calls)", e.pollFunc, polls.Load())
 	}
+	if err := e.checkJobs(ctx, ia); err != nil {
+		return err
+	}
 	// interrupt_handler follows stack_size within a few words: the
 	// candidate that makes a regexp with heavy backtracking trap, while a
 	// short script runs, is it.
@@ -93,6 +96,22 @@ func (e *engine) checkHandler(ctx context.Context, rand io.Reader) error {
 	}
 	if polls.Load() == 0 {
 		return errors.New("calibrate: interrupt handler not called by the regexp engine")
+	}
+	return nil
+}
+
+// checkJobs checks that the pending job function was identified: a chain
+// of top-level awaits must call it at least once per await (jobListener).
+func (e *engine) checkJobs(ctx context.Context, in *instance) error {
+	var turns atomic.Int64
+	jctx := context.WithValue(ctx, jobCountKey{}, &turns)
+	const awaits = 50
+	code := fmt.Sprintf("for (let i = 0; i < %d; i++) await null", awaits)
+	if exc, err := in.eval(jctx, "<calibrate>", code, evalGlobal|evalAsync); err != nil || exc != "" {
+		return fmt.Errorf("calibrate: awaits failed: %v %s", err, exc)
+	}
+	if turns.Load() < awaits {
+		return fmt.Errorf("calibrate: pending job function %d not called (%d calls)", e.jobFunc, turns.Load())
 	}
 	return nil
 }

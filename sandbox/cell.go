@@ -46,6 +46,9 @@ type cell struct {
 	stopMsg      string
 	done         bool
 	cancel       context.CancelFunc
+	// ctxStop stops the cell for its context's end (cancellation or
+	// deadline), with the reason Run gives; nil outside Run.
+	ctxStop func()
 
 	nonce    string            // of this cell's secret tokens (sealed.go)
 	unsealer *strings.Replacer // token → value, used only where a request leaves
@@ -135,6 +138,13 @@ func (c *cell) sleep(d time.Duration) {
 		case <-t.C:
 		case <-c.ctx.Done():
 			t.Stop()
+			// Woken by the context: stop with its reason now (a
+			// cancelled cell is "cancelled", not out of time), before
+			// the context's own watcher gets to it.
+			past = false
+			if c.ctxStop != nil {
+				c.ctxStop()
+			}
 		}
 	}
 	if past {

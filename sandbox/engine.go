@@ -46,6 +46,8 @@ type engine struct {
 	limitOffset int32
 	// pollFunc is the function index of QuickJS's interrupt poll.
 	pollFunc uint32
+	// jobFunc is the function index of JS_ExecutePendingJob (jobListener).
+	jobFunc uint32
 	// handlerSlot (table index) and handlerFunc (function index) name the
 	// no-op function installed as QuickJS's interrupt handler.
 	handlerSlot, handlerFunc uint32
@@ -95,6 +97,9 @@ func newEngineMode(ctx context.Context, cacheDir string, maxPages, stackPages ui
 		return nil, err
 	}
 	if e.handlerSlot, e.handlerFunc, err = findHandler(mod); err != nil {
+		return nil, err
+	}
+	if e.jobFunc, err = findJobFunction(mod); err != nil {
 		return nil, err
 	}
 	oldMin := mod.memMin - stackPages
@@ -150,7 +155,7 @@ func (e *engine) instantiate(ctx context.Context, wasm []byte, mode engineMode) 
 	}
 	cctx := ctx
 	if mode == modeListener {
-		cctx = experimental.WithFunctionListenerFactory(ctx, pollFactory{poll: e.pollFunc, handler: e.handlerFunc})
+		cctx = experimental.WithFunctionListenerFactory(ctx, pollFactory{poll: e.pollFunc, handler: e.handlerFunc, jobs: e.jobFunc})
 	}
 	if e.compiled, err = e.rt.CompileModule(cctx, wasm); err != nil {
 		return fmt.Errorf("compile quickjs: %w", err)

@@ -42,13 +42,80 @@ func (pollListener) After(context.Context, api.Module, api.FunctionDefinition, [
 
 func (pollListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
 
-type pollFactory struct{ poll, handler uint32 }
+// jobListener runs on every call of QuickJS's JS_ExecutePendingJob. The
+// job loop that waits for a top-level await (js_std_await) calls it once
+// per turn, and when the awaited promise can never settle (nothing queued,
+// no timer) it spins in C without running a bytecode or calling the host:
+// the interrupt poll never runs there, so without this listener such a
+// cell outlived its budget and its context, holding its instance and a
+// core. Here the cell is polled once per job and per idle turn.
+type jobListener struct{}
+
+func (jobListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if c, ok := ctx.Value(hostKey{}).(*cell); ok {
+		c.poll(mod)
+		return
+	}
+	if n, ok := ctx.Value(jobCountKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}
+
+func (jobListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+
+func (jobListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
+
+// jobCountKey carries a counter of job-loop turns for calibration.
+type jobCountKey struct{}
+
+type pollFactory struct{ poll, handler, jobs uint32 }
 
 func (f pollFactory) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
-	if def.Index() == f.poll || def.Index() == f.handler {
+	switch def.Index() {
+	case f.poll, f.handler:
 		return pollListener{}
+	case f.jobs:
+		return jobListener{}
 	}
 	return nil
+}
+
+// findJobFunction finds JS_ExecutePendingJob (not exported) through the
+// exported js_std_await, whose loop calls it as
+// "err = JS_ExecutePendingJob(rt, &ctx1); if (err < 0)": the one direct
+// call of an (i32, i32) -> i32 function whose result is kept in a local
+// and compared below zero (call f; local.tee; i32.const 0; i32.lt_s).
+// calibrate checks the guess: a chain of awaits must call it.
+func findJobFunction(m *wasmModule) (uint32, error) {
+	await, ok := m.exports["js_std_await"]
+	if !ok || await < m.nimp || int(await-m.nimp) >= len(m.bodies) {
+		return 0, errors.New("js_std_await is not exported")
+	}
+	body := m.bodies[await-m.nimp]
+	found := map[uint32]bool{}
+	for i := 0; i < len(body); i++ {
+		if body[i] != 0x10 { // call
+			continue
+		}
+		f, n := uleb(body[i+1:])
+		rest := body[i+1+n:]
+		if n == 0 || len(rest) < 5 || rest[0] != 0x22 { // local.tee
+			continue
+		}
+		if _, k := uleb(rest[1:]); k == 0 || !bytes.HasPrefix(rest[1+k:], []byte{0x41, 0x00, 0x48}) {
+			continue
+		}
+		if f >= uint64(m.nimp) && f-uint64(m.nimp) < uint64(len(m.sig2)) && m.sig2[f-uint64(m.nimp)] {
+			found[uint32(f)] = true
+		}
+	}
+	if len(found) != 1 {
+		return 0, fmt.Errorf("pending job function not identified (%d candidates)", len(found))
+	}
+	for f := range found {
+		return f, nil
+	}
+	return 0, nil
 }
 
 // findPollFunction finds __js_poll_interrupts in the module (which has no

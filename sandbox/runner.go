@@ -275,13 +275,8 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		red:      red,
 	}
 	c.seal()
-	stopWatch := context.AfterFunc(cctx, func() {
-		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			c.stop(kairos.CatTimeout, "cell cancelled")
-			return
-		}
-		c.stop(kairos.CatTimeout, fmt.Sprintf("time budget of %s exhausted", deadline.Sub(start).Round(time.Millisecond)))
-	})
+	c.ctxStop = func() { c.stopForContext(ctx) }
+	stopWatch := context.AfterFunc(cctx, c.ctxStop)
 	defer stopWatch()
 
 	now := task.Now
@@ -306,6 +301,17 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	r.log.Debug("cell finished", "id", res.ID, "verb", task.Verb, "risk_tier", b.RiskTier,
 		"success", res.Success, "category", res.ErrorCategory, "duration", res.Duration)
 	return res, nil
+}
+
+// stopForContext stops the cell because its context (parent, or the
+// deadline derived from it) ended: "cell cancelled" when parent was
+// cancelled, a time budget otherwise.
+func (c *cell) stopForContext(parent context.Context) {
+	if parent.Err() != nil && !errors.Is(parent.Err(), context.DeadlineExceeded) {
+		c.stop(kairos.CatTimeout, "cell cancelled")
+		return
+	}
+	c.stop(kairos.CatTimeout, fmt.Sprintf("time budget of %s exhausted", c.deadline.Sub(c.start).Round(time.Millisecond)))
 }
 
 // rejected is the result of a cell refused before it ran.

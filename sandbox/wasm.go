@@ -59,6 +59,8 @@ type wasmModule struct {
 	sig2   []bool   // per defined function: is it (i32, i32) -> i32
 	bodies [][]byte // per defined function
 	table  [][2]uint32
+	// exports maps exported function names to function indices.
+	exports map[string]uint32
 }
 
 // parseModule reads the sections the engine needs from mod.
@@ -137,7 +139,26 @@ func parseModule(mod []byte) (*wasmModule, error) {
 	if r.err || len(m.bodies) != len(m.sig) {
 		return nil, bad
 	}
-	return m, nil
+	m.exports, err = readExports(secs[secExport])
+	return m, err
+}
+
+// readExports reads an export section: the exported functions (kind 0)
+// by name.
+func readExports(b []byte) (map[string]uint32, error) {
+	out := map[string]uint32{}
+	r := &reader{b: b}
+	for k, cnt := uint64(0), r.u(); k < cnt && r.ok(); k++ {
+		name := string(r.bytes(int(r.u())))
+		kind := r.byte()
+		if idx := uint32(r.u()); kind == 0 {
+			out[name] = idx
+		}
+	}
+	if r.err {
+		return nil, errors.New("unexpected wasm export section")
+	}
+	return out, nil
 }
 
 // reader reads LEB128 numbers and bytes, remembering any overrun.
