@@ -34,7 +34,7 @@ type replier struct {
 var _ kairos.Replier = (*replier)(nil)
 
 func (b *Bot) replier(updateID int64, in *kairos.Inbound) *replier {
-	return &replier{b: b, in: in, upd: updateID, start: time.Now()}
+	return &replier{b: b, in: in, upd: updateID, start: b.cfg.Now()}
 }
 
 // Typing shows "typing…" (at most every 4 s; Telegram shows it for 5).
@@ -56,17 +56,18 @@ func (r *replier) Typing(ctx context.Context) {
 }
 
 // Partial shows the streamed answer so far, at most one edit per
-// EditInterval.
+// EditInterval (on Config.Now's clock).
 func (r *replier) Partial(ctx context.Context, text string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if strings.TrimSpace(text) == "" || time.Since(r.last) < r.b.cfg.EditInterval {
+	now := r.b.cfg.Now()
+	if strings.TrimSpace(text) == "" || now.Sub(r.last) < r.b.cfg.EditInterval {
 		return
 	}
 	// A quick answer goes out whole: no placeholder (and so no second
 	// rate-limited call) unless the answer is still streaming after one
 	// edit interval.
-	if r.ph == 0 && time.Since(r.start) < r.b.cfg.EditInterval {
+	if r.ph == 0 && now.Sub(r.start) < r.b.cfg.EditInterval {
 		return
 	}
 	html := RenderHTML(text)
@@ -76,7 +77,7 @@ func (r *replier) Partial(ctx context.Context, text string) {
 	if html == r.shown {
 		return
 	}
-	r.last = time.Now()
+	r.last = now
 	if r.ph == 0 {
 		id, err := r.sendOnce(ctx, "p", html+" …")
 		if err != nil {
