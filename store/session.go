@@ -301,10 +301,24 @@ func (s *SessionStore) RecordToolCall(ctx context.Context, rec *kairos.ToolCallR
 	return nil
 }
 
-// ToolCalls lists the journal of a session in order (for tests and /policy).
+// toolCallOrder orders the journal by time and, within one millisecond, by
+// insertion: the ids are the model's or random and say nothing about order.
+// The table has no sequence column, so the tie is broken by the row's place
+// in storage: SQLite's rowid (kept by an upsert), PostgreSQL's ctid (a row
+// rewritten by an upsert moves to the end, as its created_at moves to the
+// time of that write).
+func (s *SessionStore) toolCallOrder() string {
+	if s.db.dialect == DialectPostgres {
+		return "created_at, ctid"
+	}
+	return "created_at, rowid"
+}
+
+// ToolCalls lists the journal of a session in the order it was written (for
+// tests and /policy).
 func (s *SessionStore) ToolCalls(ctx context.Context, sessionID string) ([]*kairos.ToolCallRecord, error) {
 	var rows []toolCallRow
-	if err := s.db.gdb.WithContext(ctx).Where("session_id = ?", sessionID).Order("created_at, id").Find(&rows).Error; err != nil {
+	if err := s.db.gdb.WithContext(ctx).Where("session_id = ?", sessionID).Order(s.toolCallOrder()).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list tool calls: %w", err)
 	}
 	out := make([]*kairos.ToolCallRecord, len(rows))

@@ -123,3 +123,31 @@ func TestUsageAndToolCalls(t *testing.T) {
 		t.Fatalf("ToolCalls = %+v, %v", calls, err)
 	}
 }
+
+// Calls journaled in the same millisecond come back in the order they were
+// written, whatever their ids (random UUIDs in production).
+func TestToolCallsKeepInsertionOrderWithinAMillisecond(t *testing.T) {
+	ctx := context.Background()
+	s := store.NewSessionStore(storetest.MustOpenDB(t))
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	ids := []string{"e9", "a1", "f3", "0b", "c7", "b2"}
+	for i, id := range ids {
+		rec := &kairos.ToolCallRecord{ID: id, SessionID: "s1", Tool: "t" + string(rune('a'+i)), CreatedAt: at}
+		if err := s.RecordToolCall(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls, err := s.ToolCalls(ctx, "s1")
+	if err != nil || len(calls) != len(ids) {
+		t.Fatalf("ToolCalls = %d, %v; want %d", len(calls), err, len(ids))
+	}
+	for i, c := range calls {
+		if c.ID != ids[i] {
+			got := make([]string, len(calls))
+			for j, c := range calls {
+				got[j] = c.ID
+			}
+			t.Fatalf("ToolCalls order = %v; want %v (insertion order)", got, ids)
+		}
+	}
+}
