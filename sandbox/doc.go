@@ -42,7 +42,14 @@
 // stop-the-world (garbage collection) of the process. Measured on a tight
 // loop: 1.27x the cost of no interruption at all, against 5.3x for
 // wazero's WithCloseOnContextDone (BenchmarkInterruption). Host calls,
-// WASI writes and sleeps also check the stop flag.
+// WASI writes and sleeps also check the stop flag. A third listener sits on
+// JS_ExecutePendingJob (found through the exported js_std_await, checked at
+// warm-up): a top-level await on a promise that never settles leaves the
+// job loop idling in C, where no bytecode runs and no host call is made, so
+// neither the poll nor the stop flag would be reached; the job loop calls
+// it on every turn, so such a cell ends at its budget or cancellation too.
+// WithCloseOnContextDone stays off: the eval's context carries no deadline,
+// the listeners enforce it.
 //
 // # What a cell sees
 //

@@ -39,6 +39,7 @@ const (
 // Limits.
 const (
 	DefaultAsyncAfter = 20 * time.Second
+	DefaultCloseWait  = 10 * time.Second
 	MaxAttempts       = 3         // generate: attempts in total
 	MaxCodeBytes      = 100 << 10 // code given to execute
 	MaxTaskBytes      = 4000
@@ -84,6 +85,10 @@ type Config struct {
 	// AsyncAfter is how long execute waits before answering with a
 	// job_id (DefaultAsyncAfter when 0).
 	AsyncAfter time.Duration
+	// CloseWait bounds how long Close waits for the background runs it
+	// has cancelled (DefaultCloseWait when 0): a run still going then is
+	// recorded as stopped and left behind.
+	CloseWait time.Duration
 }
 
 // Tool is the `code` tool. It is safe for concurrent use. Close it to
@@ -101,6 +106,7 @@ type Tool struct {
 	now        func() time.Time
 	log        *slog.Logger
 	asyncAfter time.Duration
+	closeWait  time.Duration
 
 	bg       context.Context // parent of background runs; cancelled by Close
 	bgCancel context.CancelFunc
@@ -134,6 +140,9 @@ func New(cfg Config) *Tool {
 	if t.asyncAfter <= 0 {
 		t.asyncAfter = DefaultAsyncAfter
 	}
+	if t.closeWait = cfg.CloseWait; t.closeWait <= 0 {
+		t.closeWait = DefaultCloseWait
+	}
 	t.names = kairos.SecretNames(cfg.Secrets)
 	for _, k := range t.names {
 		t.secrets[k] = cfg.Secrets[k]
@@ -144,14 +153,31 @@ func New(cfg Config) *Tool {
 }
 
 // Close cancels the runs still going in the background and waits for
-// them to be recorded. Calls after Close fail with EUNAVAILABLE.
+// them to be recorded, at most CloseWait: a run that has not ended by then
+// (its runner failed to stop it) is recorded as a timeout and left behind,
+// and Close says so. Calls after Close fail with EUNAVAILABLE.
 func (t *Tool) Close() error {
 	t.mu.Lock()
 	t.closed = true
 	t.mu.Unlock()
 	t.bgCancel()
-	t.wg.Wait()
-	return nil
+	ended := make(chan struct{})
+	go func() {
+		t.wg.Wait()
+		close(ended)
+	}()
+	timer := time.NewTimer(t.closeWait)
+	defer timer.Stop()
+	select {
+	case <-ended:
+		return nil
+	case <-timer.C:
+	}
+	n := t.abandonRunning()
+	if n == 0 { // they ended meanwhile
+		return nil
+	}
+	return fmt.Errorf("code: %d background run(s) did not stop within %s of Close; recorded as stopped", n, t.closeWait)
 }
 
 func (t *Tool) pol() *kairos.Policy {

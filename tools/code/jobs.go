@@ -26,6 +26,7 @@ type job struct {
 	started time.Time
 	cancel  context.CancelFunc
 	done    chan struct{}
+	trace   *kairos.CodeExecution // as started; finish copies it
 
 	mu    sync.Mutex // orders the running and the final trace records
 	async bool
@@ -112,6 +113,7 @@ func (t *Tool) start(j *job, task *kairos.CellTask, trace *kairos.CodeExecution,
 		return kairos.Errorf(kairos.EUNAVAILABLE, "code execution is not available")
 	}
 	var jctx context.Context
+	j.trace = trace
 	jctx, j.cancel = context.WithTimeout(t.bg, task.Budget.TimeBudget+jobGrace)
 	t.jobs[j.id] = j
 	t.wg.Add(1)
@@ -126,8 +128,9 @@ func (t *Tool) start(j *job, task *kairos.CellTask, trace *kairos.CodeExecution,
 	return nil
 }
 
-// finish scrubs and records a finished run and wakes its waiters.
-func (t *Tool) finish(j *job, started *kairos.CodeExecution, res *kairos.CellResult, err error, note string) {
+// finish scrubs and records a finished run and wakes its waiters; it
+// reports false when the run had been settled already (by Close).
+func (t *Tool) finish(j *job, started *kairos.CodeExecution, res *kairos.CellResult, err error, note string) bool {
 	tr := *started // the running record may be reading started
 	trace := &tr
 	if err == nil && res == nil {
@@ -166,6 +169,11 @@ func (t *Tool) finish(j *job, started *kairos.CodeExecution, res *kairos.CellRes
 	}
 
 	j.mu.Lock()
+	if j.out != nil { // Close gave up on the run and recorded it already
+		j.mu.Unlock()
+		t.log.Info("code run ended after it was recorded as stopped", "job_id", j.id, "success", res.Success)
+		return false
+	}
 	t.record(trace)
 	j.out = &outcome{res: res, note: note}
 	close(j.done)
@@ -180,6 +188,31 @@ func (t *Tool) finish(j *job, started *kairos.CodeExecution, res *kairos.CellRes
 	t.mu.Unlock()
 	t.log.Info("code run finished", "job_id", j.id, "verb", trace.Verb, "success", res.Success,
 		"category", res.ErrorCategory, "duration_ms", trace.DurationMS, "checkpoint", res.Checkpoint != nil)
+	return true
+}
+
+// abandonRunning records every run still going as stopped (Close waited
+// for it long enough) and returns how many there were.
+func (t *Tool) abandonRunning() int {
+	t.mu.Lock()
+	var running []*job
+	for _, j := range t.jobs {
+		select {
+		case <-j.done:
+		default:
+			running = append(running, j)
+		}
+	}
+	t.mu.Unlock()
+	n := 0
+	for _, j := range running {
+		msg := "the run did not stop when the code tool closed"
+		if t.finish(j, j.trace, &kairos.CellResult{ErrorCategory: kairos.CatTimeout, Error: msg, Stderr: msg, ExitCode: -1}, nil, "") {
+			n++
+			t.log.Error(msg, "job_id", j.id)
+		}
+	}
+	return n
 }
 
 func (t *Tool) record(e *kairos.CodeExecution) {
