@@ -132,12 +132,33 @@ func (m *Main) loadPolicy(log *slog.Logger, onChange func(*kairos.Policy, error)
 	return w.Current, w, nil
 }
 
-// openCore wires the pipeline.
+// openCore wires the pipeline: each step constructs its parts from those
+// of the steps before it (policy, stores, model, jobs, tools, agent).
 func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c := &core{log: m.logger(), metrics: obs.NewMetrics(), now: time.Now}
 	if m.Now != nil {
 		c.now = m.Now
 	}
+	if err := m.watchPolicy(c); err != nil {
+		return nil, err
+	}
+	if err := m.openStores(ctx, c); err != nil {
+		return nil, err
+	}
+	m.openModel(c)
+	clocks := store.NewClockStore(c.db)
+	c.usage, c.spend = c.openUsage(clocks)
+	m.openJobs(c, clocks)
+	if err := m.openTools(c, clockstate.NewProvider(clocks, c.now, "")); err != nil {
+		return nil, err
+	}
+	m.openAgent(c)
+	return c, nil
+}
+
+// watchPolicy loads the policy; a reload re-applies the MCP servers, and a
+// rejected one is told to the operators once the bot runs.
+func (m *Main) watchPolicy(c *core) error {
 	var err error
 	c.policy, c.watcher, err = m.loadPolicy(c.log, func(p *kairos.Policy, err error) {
 		if err == nil {
@@ -153,44 +174,44 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 			f(err)
 		}
 	})
-	if err != nil {
-		return nil, err
-	}
+	return err
+}
+
+// openStores opens the database and its stores; the database's operators
+// (a claimed bot) join the policy's.
+func (m *Main) openStores(ctx context.Context, c *core) error {
+	var err error
 	if c.db, err = m.openStore(ctx, c.log); err != nil {
-		return nil, err
+		return err
 	}
 	c.sessions = store.NewSessionStore(c.db)
 	c.updates = store.NewUpdateLog(c.db)
-	// Operators from the database (a claimed bot) join the policy's.
 	c.operators = &operators{}
 	ids, err := c.updates.Operators(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.operators.set(ids)
 	c.policy = c.operators.wrap(c.policy)
 	c.memories = store.NewMemoryStore(c.db)
 	c.code = store.NewCodeStore(c.db)
 	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log, Now: c.now})
+	return nil
+}
+
+// openModel makes the model client and the (lazily started) sandbox.
+func (m *Main) openModel(c *core) {
 	c.model = openai.New(openai.Config{BaseURL: m.Config.OpenAIBaseURL, APIKey: m.Config.OpenAIKey,
 		EmbeddingModel: m.Config.EmbeddingModel, EmbeddingDimensions: m.Config.EmbeddingDimensions, Logger: c.log,
 		CountTokens: tokens.Count})
 	c.runner = &lazyRunner{cfg: sandbox.Config{CacheDir: m.sandboxCache(), Logger: c.log}, metrics: c.metrics,
 		shared: m.Cells}
 	m.onClose(func() error { return c.runner.Close(context.Background()) })
+}
 
-	search, err := searchtool.New(searchtool.Config{Provider: m.Config.SearchProvider, BaseURL: searchBase(m.Config),
-		BraveKey: m.Config.BraveKey, TavilyKey: m.Config.TavilyKey, Logger: c.log})
-	if err != nil {
-		return nil, usagef("search: %s", kairos.ErrorMessage(err))
-	}
-	var embedder kairos.Embedder
-	if m.Config.EmbeddingModel != "" {
-		embedder = c.model
-	}
-	clocks := store.NewClockStore(c.db)
-	c.usage, c.spend = c.openUsage(clocks)
-	provider := clockstate.NewProvider(clocks, c.now, "")
+// openJobs makes the background scheduler (rollover, summaries, pruning,
+// backups on SQLite); it calls the agent only once it runs.
+func (m *Main) openJobs(c *core, clocks *store.ClockStore) {
 	jcfg := jobs.Config{
 		Sessions: c.sessions, Memories: c.memories, Model: c.spend, Policy: c.policy, CountTokens: tokens.Count,
 		Models:  func() []string { return c.agent.Models(c.policy()) },
@@ -213,7 +234,34 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		jcfg.Backup, jcfg.BackupDir = c.db.Backup, filepath.Join(m.Config.DataDir, "backups")
 	}
 	c.jobs = jobs.New(jcfg)
-	memory := memorytool.New(c.memories, memorytool.Config{Embedder: embedder, Logger: c.log,
+}
+
+// openTools makes the tools (search, code, memory, schedules, skills, MCP)
+// and the registry that offers them.
+func (m *Main) openTools(c *core, provider *clockstate.Provider) error {
+	search, err := searchtool.New(searchtool.Config{Provider: m.Config.SearchProvider, BaseURL: searchBase(m.Config),
+		BraveKey: m.Config.BraveKey, TavilyKey: m.Config.TavilyKey, Logger: c.log})
+	if err != nil {
+		return usagef("search: %s", kairos.ErrorMessage(err))
+	}
+	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.spend, Policy: c.policy, CountTokens: tokens.Count,
+		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
+	m.onClose(code.Close)
+	c.sched = newSchedules(c, provider)
+	c.skills = newSkills(m, c)
+	c.registry = tools.NewRegistry(search, code, m.memoryTool(c), c.sched.tool, c.skills.tools.Tool()).
+		WithSource(c.openMCP(m)).WithSource(c.skills.tools)
+	return nil
+}
+
+// memoryTool is the memory tool; its new-session request ends the session
+// through the jobs' rollover.
+func (m *Main) memoryTool(c *core) kairos.Tool {
+	var embedder kairos.Embedder
+	if m.Config.EmbeddingModel != "" {
+		embedder = c.model
+	}
+	return memorytool.New(c.memories, memorytool.Config{Embedder: embedder, Logger: c.log,
 		OnNewSession: func(ctx context.Context, inv *kairos.ToolInvocation) (string, error) {
 			// Ended once this turn is saved, so the turn belongs to (and is
 			// summarised with) the session it happened in.
@@ -227,14 +275,11 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 			}
 			return "This session ends after your answer; the next message starts a new one with its summary.", nil
 		}})
-	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.spend, Policy: c.policy, CountTokens: tokens.Count,
-		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
-	m.onClose(code.Close)
-	c.sched = newSchedules(c, provider)
-	c.skills = newSkills(m, c)
-	c.registry = tools.NewRegistry(search, code, memory, c.sched.tool, c.skills.tools.Tool()).
-		WithSource(c.openMCP(m)).WithSource(c.skills.tools)
+}
 
+// openAgent makes the agent (and the schedules' task agent, the same
+// configuration) and the media handler in front of it.
+func (m *Main) openAgent(c *core) {
 	acfg := agent.Config{
 		Model: c.spend, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
@@ -247,7 +292,6 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 	c.agent = agent.New(acfg)
 	c.sched.taskAgent = newTaskAgent(acfg)
 	c.media = m.newMedia(c)
-	return c, nil
 }
 
 func searchBase(c Config) string {

@@ -23,13 +23,36 @@ import (
 // drainTimeout bounds how long SIGTERM waits for turns in flight.
 const drainTimeout = 20 * time.Second
 
-// runBot is `kairos run`.
+// runBot is `kairos run`: the core, the bot on top of it, the background
+// work, the HTTP server, then updates until ctx ends.
 func (m *Main) runBot(ctx context.Context) error {
 	start := time.Now()
 	c, err := m.openCore(ctx)
 	if err != nil {
 		return err
 	}
+	b, err := m.newBot(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := m.startBackground(ctx, c, b); err != nil {
+		return err
+	}
+	addr, err := m.serveHTTP(c, b)
+	if err != nil {
+		return err
+	}
+	c.log.Info("kairos started", "version", kairos.Version, "http", addr,
+		"mode", map[bool]string{true: "webhook", false: "polling"}[m.Config.WebhookURL != ""], "startup", time.Since(start).Round(time.Millisecond))
+	if m.Started != nil {
+		m.Started(addr)
+	}
+	return m.receive(ctx, c, b)
+}
+
+// newBot makes the Telegram bot over the core and attaches it to the parts
+// that talk to the operators and users on their own.
+func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 	b, err := bot.New(bot.Config{
 		Token: m.Config.TelegramToken, APIURL: m.Config.TelegramAPIURL,
 		Handler: c.media, Commands: m.commands(c), Policy: c.policy,
@@ -49,7 +72,7 @@ func (m *Main) runBot(ctx context.Context) error {
 		Limits: map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
 	})
 	if err != nil {
-		return usagef("%s", kairos.ErrorMessage(err))
+		return nil, usagef("%s", kairos.ErrorMessage(err))
 	}
 	c.mu.Lock()
 	c.onPolicyError = func(perr error) { m.notifyOperators(ctx, c, b, perr) }
@@ -57,7 +80,12 @@ func (m *Main) runBot(ctx context.Context) error {
 	c.mu.Unlock()
 	c.attachUsageNotices(b)
 	c.skills.setBot(b)
+	return b, nil
+}
 
+// startBackground offers the claim code, starts the jobs (stopped on close)
+// and the schedules, and probes the search provider.
+func (m *Main) startBackground(ctx context.Context, c *core, b *bot.Bot) error {
 	if err := m.offerClaim(ctx, c); err != nil {
 		return err
 	}
@@ -71,6 +99,12 @@ func (m *Main) runBot(ctx context.Context) error {
 		defer cancel()
 		return c.jobs.Stop(sctx)
 	})
+	return nil
+}
+
+// serveHTTP serves health, metrics, the webhook and the web pages on
+// KAIROS_HTTP_ADDR (shut down on close) and returns the address it listens on.
+func (m *Main) serveHTTP(c *core, b *bot.Bot) (string, error) {
 	mux := c.adminMux()
 	m.servePprof(mux)
 	if m.Config.WebhookURL != "" {
@@ -78,7 +112,7 @@ func (m *Main) runBot(ctx context.Context) error {
 	}
 	ln, err := net.Listen("tcp", m.Config.HTTPAddr)
 	if err != nil {
-		return usagef("KAIROS_HTTP_ADDR %s: %v", m.Config.HTTPAddr, err)
+		return "", usagef("KAIROS_HTTP_ADDR %s: %v", m.Config.HTTPAddr, err)
 	}
 	m.webSrv.Store(m.serveWeb(c, b, mux, ln))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -88,11 +122,12 @@ func (m *Main) runBot(ctx context.Context) error {
 		defer cancel()
 		return srv.Shutdown(sctx)
 	})
-	c.log.Info("kairos started", "version", kairos.Version, "http", ln.Addr().String(),
-		"mode", map[bool]string{true: "webhook", false: "polling"}[m.Config.WebhookURL != ""], "startup", time.Since(start).Round(time.Millisecond))
-	if m.Started != nil {
-		m.Started(ln.Addr().String())
-	}
+	return ln.Addr().String(), nil
+}
+
+// receive takes updates (by webhook or polling) until ctx ends, then drains
+// the turns in flight.
+func (m *Main) receive(ctx context.Context, c *core, b *bot.Bot) error {
 	if m.Config.WebhookURL != "" {
 		if err := b.StartWebhook(ctx, m.Config.WebhookURL, m.Config.WebhookSecret); err != nil {
 			return fmt.Errorf("webhook: %w", err)
