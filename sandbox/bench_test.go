@@ -47,6 +47,12 @@ func BenchmarkWarmTrivial(b *testing.B) { benchRun(b, shared, scriptTrivial) }
 func BenchmarkFib25(b *testing.B)       { benchRun(b, shared, scriptFib) }
 func BenchmarkJSON(b *testing.B)        { benchRun(b, shared, scriptJSON) }
 
+// BenchmarkAwaits is 10000 top-level awaits: each is a promise job, and
+// every job-loop turn passes the job listener (interrupt.go).
+func BenchmarkAwaits(b *testing.B) {
+	benchRun(b, shared, `let s = 0; for (let i = 0; i < 10000; i++) s += await i; output(s)`)
+}
+
 // BenchmarkColdStart is the first cell of a new Runner: compile (or load
 // from the compilation cache), calibrate, snapshot, run.
 func BenchmarkColdStart(b *testing.B) {
