@@ -156,6 +156,21 @@ func (db *DB) inTx(ctx context.Context, f func(ctx context.Context, tx *hotTx) e
 	return tx.Commit()
 }
 
+// execCount runs one statement in a transaction of its own (written at
+// once, also under deferred writes) and returns the rows it affected.
+func (db *DB) execCount(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
+		res, err := tx.exec(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
 // queryRow runs a prepared query for one row outside a transaction.
 func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := db.stmt(ctx, query)

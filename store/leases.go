@@ -18,17 +18,9 @@ var _ kairos.LeaseStore = (*UpdateLog)(nil)
 // replicas' clocks must agree to well within the lease's TTL.
 func (l *UpdateLog) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	now := l.db.Now()
-	var n int64
-	err := l.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
-		res, err := tx.exec(ctx, `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-			WHERE leases.holder = excluded.holder OR leases.expires_at <= ?`, name, holder, ms(now.Add(ttl)), ms(now))
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	n, err := l.db.execCount(ctx, `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+		WHERE leases.holder = excluded.holder OR leases.expires_at <= ?`, name, holder, ms(now.Add(ttl)), ms(now))
 	if err != nil {
 		return false, fmt.Errorf("acquire lease %s: %w", name, err)
 	}

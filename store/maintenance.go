@@ -64,15 +64,7 @@ func (m *Maintenance) PruneFinished(ctx context.Context, c kairos.PruneCutoffs) 
 func (m *Maintenance) deleteAll(ctx context.Context, query string, cut int64) (int64, error) {
 	var total int64
 	for {
-		var n int64
-		err := m.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
-			res, err := tx.exec(ctx, query, cut)
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			return err
-		})
+		n, err := m.db.execCount(ctx, query, cut)
 		if err != nil {
 			return total, fmt.Errorf("prune: %w", err)
 		}

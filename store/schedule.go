@@ -166,6 +166,19 @@ func (s *ScheduleStore) OwnSchedule(ctx context.Context, ref string, sc kairos.S
 	if sc.ChatID != 0 {
 		q = q.Where("chat_id = ?", sc.ChatID)
 	}
+	return takeByRef(q, ref, notFound)
+}
+
+// ScheduleByRef returns the schedule whose public id is ref, whoever
+// owns it (operators' console; ENOTFOUND).
+func (s *ScheduleStore) ScheduleByRef(ctx context.Context, ref string) (*kairos.Schedule, error) {
+	return takeByRef(s.db.gdb.WithContext(ctx), ref, kairos.Errorf(kairos.ENOTFOUND, "No schedule has the id %q.", clip(ref, 40)))
+}
+
+// takeByRef takes the schedule of q whose public id is ref: a number is
+// the id of a schedule from before refs, anything else a ref. None is
+// notFound.
+func takeByRef(q *gorm.DB, ref string, notFound error) (*kairos.Schedule, error) {
 	if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
 		q = q.Where("ref IS NULL AND id = ?", n)
 	} else {
@@ -175,26 +188,6 @@ func (s *ScheduleStore) OwnSchedule(ctx context.Context, ref string, sc kairos.S
 	err := q.Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, notFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find schedule: %w", err)
-	}
-	return row.schedule(), nil
-}
-
-// ScheduleByRef returns the schedule whose public id is ref, whoever
-// owns it (operators' console; ENOTFOUND).
-func (s *ScheduleStore) ScheduleByRef(ctx context.Context, ref string) (*kairos.Schedule, error) {
-	q := s.db.gdb.WithContext(ctx)
-	if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
-		q = q.Where("ref IS NULL AND id = ?", n)
-	} else {
-		q = q.Where("ref = ?", ref)
-	}
-	var row scheduleRow
-	err := q.Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, kairos.Errorf(kairos.ENOTFOUND, "No schedule has the id %q.", clip(ref, 40))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find schedule: %w", err)

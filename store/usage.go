@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"time"
@@ -96,22 +97,9 @@ func (s *UsageStore) UsageBuckets(ctx context.Context, userKey string, from, to 
 	if err != nil {
 		return nil, fmt.Errorf("usage by quarter hour: %w", err)
 	}
-	defer rows.Close()
-	var out []kairos.UsageBucket
-	for rows.Next() {
-		var b kairos.UsageBucket
-		var bucket, audioMS, cost int64
-		if err := rows.Scan(&b.UserKey, &b.Model, &bucket, &b.Calls, &b.PromptTokens, &b.CachedTokens, &b.CompletionTokens,
-			&audioMS, &b.Images, &cost, &b.UnpricedCalls, &b.EstimatedCalls); err != nil {
-			return nil, fmt.Errorf("usage by quarter hour: %w", err)
-		}
-		b.Start = fromMS(bucket * bucketMS)
-		b.AudioSeconds = float64(audioMS) / 1000
-		b.CostUSD = float64(cost) / 1e9
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("usage by quarter hour: %w", err)
+	out, err := scanBuckets(rows, "usage by quarter hour", func(b int64) int64 { return b * bucketMS })
+	if err != nil {
+		return nil, err
 	}
 	daily, err := s.dailyBuckets(ctx, userKey, from, to)
 	if err != nil {
@@ -140,37 +128,39 @@ func (s *UsageStore) dailyBuckets(ctx context.Context, userKey string, from, to 
 	if err != nil {
 		return nil, fmt.Errorf("rolled-up usage: %w", err)
 	}
+	return scanBuckets(rows, "rolled-up usage", func(day int64) int64 { return day + noonMS })
+}
+
+// scanBuckets reads rows of (user, model, bucket, calls, prompt, cached,
+// completion, audio ms, images, cost in nano-USD, unpriced, estimated) and
+// closes them; startMS turns a row's bucket into its start in ms.
+func scanBuckets(rows *sql.Rows, what string, startMS func(int64) int64) ([]kairos.UsageBucket, error) {
 	defer rows.Close()
 	var out []kairos.UsageBucket
 	for rows.Next() {
 		var b kairos.UsageBucket
-		var day, audioMS, cost int64
-		if err := rows.Scan(&b.UserKey, &b.Model, &day, &b.Calls, &b.PromptTokens, &b.CachedTokens, &b.CompletionTokens,
+		var bucket, audioMS, cost int64
+		if err := rows.Scan(&b.UserKey, &b.Model, &bucket, &b.Calls, &b.PromptTokens, &b.CachedTokens, &b.CompletionTokens,
 			&audioMS, &b.Images, &cost, &b.UnpricedCalls, &b.EstimatedCalls); err != nil {
-			return nil, fmt.Errorf("rolled-up usage: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		b.Start = fromMS(day + noonMS)
+		b.Start = fromMS(startMS(bucket))
 		b.AudioSeconds = float64(audioMS) / 1000
 		b.CostUSD = float64(cost) / 1e9
 		out = append(out, b)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
 }
 
 // MarkSpendNotice records a notice once; false when it was already given.
 // It is written at once, also inside a turn's deferred writes, so that two
 // turns cannot both give it.
 func (s *UsageStore) MarkSpendNotice(ctx context.Context, userKey, key string, at time.Time) (bool, error) {
-	var n int64
-	err := s.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
-		res, err := tx.exec(ctx, `INSERT INTO spend_notices (user_key, notice, created_at) VALUES (?, ?, ?)
-			ON CONFLICT (user_key, notice) DO NOTHING`, userKey, key, ms(at))
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	n, err := s.db.execCount(ctx, `INSERT INTO spend_notices (user_key, notice, created_at) VALUES (?, ?, ?)
+		ON CONFLICT (user_key, notice) DO NOTHING`, userKey, key, ms(at))
 	if err != nil {
 		return false, fmt.Errorf("record spending notice: %w", err)
 	}
