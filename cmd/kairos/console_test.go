@@ -342,9 +342,7 @@ func TestConsoleSkillVersionsDiffAndRollback(t *testing.T) {
 	write := e.apiToken(t, "write", "ops")
 	addr := e.startWithCells()
 	base := "http://" + addr
-	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
-	approve(t, e, 2002, 1)
-	waitReply(t, e.tg, 2002, 2, `"version":1`)
+	makeDouble(t, e)
 	e.tg.PushText(2002, 2002, "update it", time.Now())
 	approve(t, e, 2002, 3)
 	waitReply(t, e.tg, 2002, 4, `"version":2`)

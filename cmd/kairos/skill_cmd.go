@@ -88,6 +88,20 @@ func (m *Main) skillStore(ctx context.Context, write bool) (*store.SkillStore, e
 	return store.NewSkillStore(db), nil
 }
 
+// openSkill opens the skill store (for writing when write is set) and
+// finds the skill the command names.
+func (m *Main) openSkill(ctx context.Context, name string, user int64, write bool) (*store.SkillStore, *kairos.Skill, error) {
+	st, err := m.skillStore(ctx, write)
+	if err != nil {
+		return nil, nil, err
+	}
+	sk, err := findSkill(ctx, st, name, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, sk, nil
+}
+
 // findSkill finds a skill by name (and owner when user is set).
 func findSkill(ctx context.Context, st *store.SkillStore, name string, user int64) (*kairos.Skill, error) {
 	name = strings.TrimPrefix(name, kairos.SkillToolPrefix)
@@ -149,11 +163,7 @@ func (m *Main) skillList(ctx context.Context, user int64) error {
 }
 
 func (m *Main) skillShow(ctx context.Context, name string, user int64) error {
-	st, err := m.skillStore(ctx, false)
-	if err != nil {
-		return err
-	}
-	sk, err := findSkill(ctx, st, name, user)
+	st, sk, err := m.openSkill(ctx, name, user, false)
 	if err != nil {
 		return err
 	}
@@ -173,11 +183,7 @@ func (m *Main) skillShow(ctx context.Context, name string, user int64) error {
 }
 
 func (m *Main) skillVerb(ctx context.Context, name string, user int64, verb string, to int) error {
-	st, err := m.skillStore(ctx, true)
-	if err != nil {
-		return err
-	}
-	sk, err := findSkill(ctx, st, name, user)
+	st, sk, err := m.openSkill(ctx, name, user, true)
 	if err != nil {
 		return err
 	}
@@ -190,11 +196,7 @@ func (m *Main) skillVerb(ctx context.Context, name string, user int64, verb stri
 }
 
 func (m *Main) skillExport(ctx context.Context, name, file string, user int64, force bool) error {
-	st, err := m.skillStore(ctx, false)
-	if err != nil {
-		return err
-	}
-	sk, err := findSkill(ctx, st, name, user)
+	st, sk, err := m.openSkill(ctx, name, user, false)
 	if err != nil {
 		return err
 	}

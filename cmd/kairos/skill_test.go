@@ -111,6 +111,26 @@ func approve(t *testing.T, e *env, chat int64, n int, want ...string) string {
 	return text
 }
 
+// doubleEnv starts a bot with cells under policy whose model makes the
+// doubling skill from code, and has user 2002 make and approve it.
+func doubleEnv(t *testing.T, policy, code string) *env {
+	t.Helper()
+	e := skillEnv(t, policy)
+	e.llm.SetHandler(skillModel(createCall("double", code, `{"doubled":4}`), ""))
+	e.startWithCells()
+	makeDouble(t, e)
+	return e
+}
+
+// makeDouble asks user 2002 for the doubling skill the model was given,
+// approves it and waits for version 1.
+func makeDouble(t *testing.T, e *env) {
+	t.Helper()
+	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
+	approve(t, e, 2002, 1)
+	waitReply(t, e.tg, 2002, 2, `"version":1`)
+}
+
 // BUILD through the bot: create → tests in a real cell → approval showing
 // the code and results → version 1 → a later turn calls skill__double.
 func TestSkillCreateApproveThenCall(t *testing.T) {
@@ -204,13 +224,8 @@ func TestSkillFailingTestBlocksCreation(t *testing.T) {
 // features.self_update: false removes `skill` and every skill__ tool; a
 // skill over its budget fails with the timeout category.
 func TestSkillFlagOffAndBudget(t *testing.T) {
-	e := skillEnv(t, "budgets:\n  per_verb:\n    BUILD: {time_budget_ms: 400}\n")
 	loop := "function run(input) { if (input.n > 100) { while (true) {} } return {doubled: input.n * 2}; }"
-	e.llm.SetHandler(skillModel(createCall("double", loop, `{"doubled":4}`), ""))
-	e.startWithCells()
-	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
-	approve(t, e, 2002, 1)
-	waitReply(t, e.tg, 2002, 2, `"version":1`)
+	e := doubleEnv(t, "budgets:\n  per_verb:\n    BUILD: {time_budget_ms: 400}\n", loop)
 	e.tg.PushText(2002, 2002, "double 1000", time.Now())
 	if reply := waitReply(t, e.tg, 2002, 3, `"error_category"`); !strings.Contains(reply, `"error_category":"timeout"`) {
 		t.Fatalf("over budget %q", reply)
@@ -276,9 +291,7 @@ func TestSkillUpdateDiffAndRollback(t *testing.T) {
 		"tests": []map[string]any{{"name": "two", "input": map[string]any{"n": 2}, "expect": map[string]any{"doubled": 4, "v": 2}}}})
 	e.llm.SetHandler(skillModel(createCall("double", skillCode, `{"doubled":4}`), string(upd)))
 	e.startWithCells()
-	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
-	approve(t, e, 2002, 1)
-	waitReply(t, e.tg, 2002, 2, `"version":1`)
+	makeDouble(t, e)
 	e.tg.PushText(2002, 2002, "update it", time.Now())
 	approve(t, e, 2002, 3, "--- a/v1", "-function run(input) { return {doubled: input.n * 2}; }", "+  return {doubled: input.n + input.n, v: 2};")
 	waitReply(t, e.tg, 2002, 4, `"version":2`)
@@ -313,12 +326,7 @@ func TestSkillUpdateDiffAndRollback(t *testing.T) {
 // Export to one file, then import as another user: an import is a create
 // (tests in the sandbox, approval), and the imported skill is marked.
 func TestSkillExportImport(t *testing.T) {
-	e := skillEnv(t, "")
-	e.llm.SetHandler(skillModel(createCall("double", skillCode, `{"doubled":4}`), ""))
-	e.startWithCells()
-	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
-	approve(t, e, 2002, 1)
-	waitReply(t, e.tg, 2002, 2, `"version":1`)
+	e := doubleEnv(t, "", skillCode)
 	file := filepath.Join(t.TempDir(), "double.json")
 	runSkillCmd(t, e, "skill", "export", "double", file)
 	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
@@ -371,13 +379,8 @@ func TestSkillLongCodeApprovalDocument(t *testing.T) {
 // skills.max_failures runs failing in a row disable the skill and its
 // owner gets a message from the bot.
 func TestSkillFailuresDisableAndTellOwner(t *testing.T) {
-	e := skillEnv(t, "skills:\n  max_failures: 1\n")
 	code := "function run(input) { if (input.n < 0) throw new Error('negative input'); return {doubled: input.n * 2}; }"
-	e.llm.SetHandler(skillModel(createCall("double", code, `{"doubled":4}`), ""))
-	e.startWithCells()
-	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
-	approve(t, e, 2002, 1)
-	waitReply(t, e.tg, 2002, 2, `"version":1`)
+	e := doubleEnv(t, "skills:\n  max_failures: 1\n", code)
 	e.tg.PushText(2002, 2002, "double -1", time.Now())
 	notice := waitReply(t, e.tg, 2002, 3, "is now disabled")
 	if !strings.Contains(notice, "negative input") || !strings.Contains(notice, "/skills") {
