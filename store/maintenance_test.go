@@ -34,6 +34,42 @@ func TestPruneFinished(t *testing.T) {
 	at := func(t0 time.Time) { db.Now = func() time.Time { return t0 } }
 
 	at(old)
+	seedFinishedRows(t, db, ul, old)
+	recordUsageAt(t, sess, "telegram:1", old, 100, 40, 10, 0.5)
+	recordUsageAt(t, sess, "telegram:1", old.Add(time.Hour), 200, 0, 20, 0.25)
+	recordUsageAt(t, sess, "telegram:2", old, 7, 0, 3, 0)
+	recordUsageAt(t, sess, "telegram:1", fresh, 1, 0, 1, 0.1)
+
+	at(fresh)
+	ul.BeginSend(ctx, "u2:0", 1) // after the cut: stays
+	m := store.NewMaintenance(db)
+	got, err := m.PruneFinished(ctx, kairos.PruneCutoffs{Approvals: cut, Updates: cut, Outbox: cut, Firings: cut, Attempts: cut, TokenUsage: cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kairos.PruneCounts{Approvals: 1, Updates: 1, Outbox: 1, Firings: 1, Attempts: 1, TokenUsage: 3}
+	if got != want {
+		t.Fatalf("pruned %+v, want %+v", got, want)
+	}
+	for table, n := range map[string]int64{"updates": 2, "outbox": 1, "approvals": 2, "schedule_firings": 1, "attempts": 0, "token_usage": 1} {
+		if c := count(t, db, table); c != n {
+			t.Errorf("%s: %d rows left, want %d", table, c, n)
+		}
+	}
+	// A late row for the rolled-up day adds to its totals.
+	recordUsageAt(t, sess, "telegram:1", old.Add(3*time.Hour), 1000, 0, 100, 1)
+	if _, err := m.PruneFinished(ctx, kairos.PruneCutoffs{TokenUsage: cut}); err != nil {
+		t.Fatal(err)
+	}
+	checkRolledUpDays(t, m, day)
+}
+
+// seedFinishedRows writes, at old, rows of every hot table: done and
+// pending updates, a sent message, decided/pending/unclaimed approvals,
+// an attempt and sent/pending schedule firings.
+func seedFinishedRows(t *testing.T, db *store.DB, ul *store.UpdateLog, old time.Time) {
+	t.Helper()
+	ctx := context.Background()
 	raw := []byte(`{}`)
 	ul.SaveUpdates(ctx, []*kairos.RawUpdate{{UpdateID: 1, Payload: raw, ReceivedAt: old}, {UpdateID: 2, Payload: raw, ReceivedAt: old},
 		{UpdateID: 3, Payload: raw, ReceivedAt: old}})
@@ -59,40 +95,23 @@ func TestPruneFinished(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	use := func(user, model string, when time.Time, prompt, cached, completion int, cost float64) {
-		t.Helper()
-		if err := sess.RecordUsage(ctx, &kairos.UsageRecord{SessionID: "s", UserKey: user, ThreadKey: "main:" + user, Model: model,
-			PromptTokens: prompt, CachedTokens: cached, CompletionTokens: completion, CostUSD: cost, Priced: cost > 0, CreatedAt: when}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	use("telegram:1", "m", old, 100, 40, 10, 0.5)
-	use("telegram:1", "m", old.Add(time.Hour), 200, 0, 20, 0.25)
-	use("telegram:2", "m", old, 7, 0, 3, 0)
-	use("telegram:1", "m", fresh, 1, 0, 1, 0.1)
+}
 
-	at(fresh)
-	ul.BeginSend(ctx, "u2:0", 1) // after the cut: stays
-	m := store.NewMaintenance(db)
-	got, err := m.PruneFinished(ctx, kairos.PruneCutoffs{Approvals: cut, Updates: cut, Outbox: cut, Firings: cut, Attempts: cut, TokenUsage: cut})
-	if err != nil {
+// recordUsageAt records one call of model "m" by user at when (priced when
+// cost > 0).
+func recordUsageAt(t *testing.T, sess *store.SessionStore, user string, when time.Time, prompt, cached, completion int, cost float64) {
+	t.Helper()
+	if err := sess.RecordUsage(context.Background(), &kairos.UsageRecord{SessionID: "s", UserKey: user, ThreadKey: "main:" + user, Model: "m",
+		PromptTokens: prompt, CachedTokens: cached, CompletionTokens: completion, CostUSD: cost, Priced: cost > 0, CreatedAt: when}); err != nil {
 		t.Fatal(err)
 	}
-	want := kairos.PruneCounts{Approvals: 1, Updates: 1, Outbox: 1, Firings: 1, Attempts: 1, TokenUsage: 3}
-	if got != want {
-		t.Fatalf("pruned %+v, want %+v", got, want)
-	}
-	for table, n := range map[string]int64{"updates": 2, "outbox": 1, "approvals": 2, "schedule_firings": 1, "attempts": 0, "token_usage": 1} {
-		if c := count(t, db, table); c != n {
-			t.Errorf("%s: %d rows left, want %d", table, c, n)
-		}
-	}
-	// A late row for the rolled-up day adds to its totals.
-	use("telegram:1", "m", old.Add(3*time.Hour), 1000, 0, 100, 1)
-	if _, err := m.PruneFinished(ctx, kairos.PruneCutoffs{TokenUsage: cut}); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := m.DailyUsageRows(ctx, "")
+}
+
+// checkRolledUpDays checks the two users' rolled-up day: user 1's three
+// priced calls (one of them late), user 2's one unpriced call.
+func checkRolledUpDays(t *testing.T, m *store.Maintenance, day time.Time) {
+	t.Helper()
+	rows, err := m.DailyUsageRows(context.Background(), "")
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("daily rows %+v %v", rows, err)
 	}
