@@ -249,27 +249,38 @@ func (f *FakeTelegram) sendVoice(p map[string]string) (any, *APIError) {
 	if n, ok := strings.CutPrefix(v, "<file:"); ok {
 		name = strings.TrimSuffix(n, ">")
 	}
-	thread, _, aerr := intParam(p, "message_thread_id")
+	msg, id, aerr := f.sendUpload(p, chatID, func(fs *fileStore, id, thread int) {
+		fs.voices.sent = append(fs.voices.sent, SentVoice{MessageID: id, ChatID: chatID, ThreadID: thread, FileName: name, Audio: []byte(p["voice#bytes"])})
+	})
 	if aerr != nil {
 		return nil, aerr
+	}
+	msg["voice"] = map[string]any{"file_id": "AwACAgIAAxkBAAIvoice" + strconv.Itoa(id), "file_unique_id": "AgADv" + strconv.Itoa(id),
+		"duration": 1, "mime_type": "audio/ogg", "file_size": len(p["voice#bytes"])}
+	return msg, nil
+}
+
+// sendUpload stores the bot's message carrying an upload in chatID (in the
+// thread message_thread_id names), has keep log the upload, and returns the
+// message as JSON (for the caller to add the media field) and its id.
+func (f *FakeTelegram) sendUpload(p map[string]string, chatID int64, keep func(fs *fileStore, id, thread int)) (map[string]any, int, *APIError) {
+	thread, _, aerr := intParam(p, "message_thread_id")
+	if aerr != nil {
+		return nil, 0, aerr
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if e := f.blockedErrorLocked(chatID); e != nil {
-		return nil, e
+		return nil, 0, e
 	}
 	c := f.chatLocked(chatID)
 	c.nextID++
 	m := &storedMessage{id: c.nextID, fromBot: true, from: &f.bot, threadID: int(thread), date: f.now().Unix()}
 	c.messages[m.id] = m
-	fs := f.filesLocked()
-	fs.voices.sent = append(fs.voices.sent, SentVoice{MessageID: m.id, ChatID: chatID, ThreadID: int(thread), FileName: name, Audio: []byte(p["voice#bytes"])})
+	keep(f.filesLocked(), m.id, int(thread))
 	f.signalLocked()
-	out := f.messageJSONLocked(c, m, false)
-	raw, _ := json.Marshal(out)
+	raw, _ := json.Marshal(f.messageJSONLocked(c, m, false))
 	var msg map[string]any
 	json.Unmarshal(raw, &msg)
-	msg["voice"] = map[string]any{"file_id": "AwACAgIAAxkBAAIvoice" + strconv.Itoa(m.id), "file_unique_id": "AgADv" + strconv.Itoa(m.id),
-		"duration": 1, "mime_type": "audio/ogg", "file_size": len(p["voice#bytes"])}
-	return msg, nil
+	return msg, m.id, nil
 }

@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"encoding/json"
 	"strconv"
 )
 
@@ -37,26 +36,13 @@ func (f *FakeTelegram) sendPhoto(p map[string]string) (any, *APIError) {
 	if len(p["caption"]) > 1024*4 {
 		return nil, badRequest("message caption is too long")
 	}
-	thread, _, aerr := intParam(p, "message_thread_id")
+	msg, id, aerr := f.sendUpload(p, chatID, func(fs *fileStore, id, thread int) {
+		fs.photos = append(fs.photos, SentPhoto{MessageID: id, ChatID: chatID, ThreadID: thread, Caption: p["caption"], Image: []byte(data)})
+	})
 	if aerr != nil {
 		return nil, aerr
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if e := f.blockedErrorLocked(chatID); e != nil {
-		return nil, e
-	}
-	c := f.chatLocked(chatID)
-	c.nextID++
-	m := &storedMessage{id: c.nextID, fromBot: true, from: &f.bot, threadID: int(thread), date: f.now().Unix()}
-	c.messages[m.id] = m
-	fs := f.filesLocked()
-	fs.photos = append(fs.photos, SentPhoto{MessageID: m.id, ChatID: chatID, ThreadID: int(thread), Caption: p["caption"], Image: []byte(data)})
-	f.signalLocked()
-	raw, _ := json.Marshal(f.messageJSONLocked(c, m, false))
-	var msg map[string]any
-	json.Unmarshal(raw, &msg)
-	msg["photo"] = []map[string]any{{"file_id": "AgACAgIAAxkBphoto" + strconv.Itoa(m.id), "file_unique_id": "AQADp" + strconv.Itoa(m.id),
+	msg["photo"] = []map[string]any{{"file_id": "AgACAgIAAxkBphoto" + strconv.Itoa(id), "file_unique_id": "AQADp" + strconv.Itoa(id),
 		"width": 800, "height": 400, "file_size": len(data)}}
 	msg["caption"] = p["caption"]
 	return msg, nil
