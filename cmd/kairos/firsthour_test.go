@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,39 +22,96 @@ func TestFirstHourAsNewOperator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the binary for a while")
 	}
-	bin := kairosBin.Path(t)
-	dir := t.TempDir()
-	var transcript strings.Builder
-	say := func(format string, args ...any) { fmt.Fprintf(&transcript, format+"\n", args...) }
-	tg, llm := testkit.NewFakeTelegram(t, ""), testkit.NewFakeOpenAI(t)
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TELEGRAM_BOT_TOKEN=" + tg.Token(), "TELEGRAM_API_URL=" + tg.URL(),
-		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + llm.URL(), "KAIROS_HTTP_ADDR=127.0.0.1:0", "KAIROS_SEARCH_URL=http://127.0.0.1:1"}
-	kairos := func(args ...string) (string, int) {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = dir, env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return out.String(), code
+	h := newFirstHour(t)
+	h.readHelp()
+	claim := h.startRun()
+	const me = 424242
+	chat := func(text string, n int, want string) string {
+		h.say("me> %s", text)
+		h.tg.PushText(me, me, text, time.Now())
+		got := waitReply(t, h.tg, me, n, want)
+		h.say("bot> %s", got)
+		return got
 	}
-	top, code := kairos("--help")
-	say("$ kairos --help   (exit %d)\n%s", code, top)
+	chat("hello?", 1, "pairing code")
+	chat("/start "+claim, 2, "operator")
+	chat("hello", 3, "Hello!")
+	chat("/clock tz Europe/Lisbon", 4, "Europe/Lisbon")
+	chat("remind me to stretch in 5 seconds", 5, "Approval needed")
+	h.say("(presses Approve)")
+	if _, err := h.tg.PressButton(me, me, "Approve"); err != nil {
+		t.Fatal(err)
+	}
+	h.say("bot> %s", waitReply(t, h.tg, me, 6, "remind you"))
+	h.say("bot> %s", waitReply(t, h.tg, me, 7, "⏰ stretch"))
+	list, _ := h.kairos("access", "list")
+	h.say("\n$ kairos access list\n%s", list)
+	if !strings.Contains(list, "424242\toperator") {
+		t.Errorf("access list = %q", list)
+	}
+	sched, _ := h.kairos("schedule", "list")
+	h.say("$ kairos schedule list\n%s", sched)
+	t.Log("transcript:\n" + h.transcript.String())
+}
+
+// firstHour is a new operator's empty folder, environment and fakes, and
+// the transcript of what they did.
+type firstHour struct {
+	t          *testing.T
+	bin, dir   string
+	env        []string
+	tg         *testkit.FakeTelegram
+	llm        *testkit.FakeOpenAI
+	transcript strings.Builder
+}
+
+func newFirstHour(t *testing.T) *firstHour {
+	h := &firstHour{t: t, bin: kairosBin.Path(t), dir: t.TempDir(), tg: testkit.NewFakeTelegram(t, ""), llm: testkit.NewFakeOpenAI(t)}
+	h.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.dir, "TELEGRAM_BOT_TOKEN=" + h.tg.Token(), "TELEGRAM_API_URL=" + h.tg.URL(),
+		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + h.llm.URL(), "KAIROS_HTTP_ADDR=127.0.0.1:0", "KAIROS_SEARCH_URL=http://127.0.0.1:1"}
+	return h
+}
+
+func (h *firstHour) say(format string, args ...any) { fmt.Fprintf(&h.transcript, format+"\n", args...) }
+
+// kairos runs the binary to the end and returns its output and exit code.
+func (h *firstHour) kairos(args ...string) (string, int) {
+	cmd := exec.Command(h.bin, args...)
+	cmd.Dir, cmd.Env = h.dir, h.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	return out.String(), code
+}
+
+// readHelp reads `kairos --help` and every command's --help, which must
+// say its usage and write nothing to the folder.
+func (h *firstHour) readHelp() {
+	t := h.t
+	top, code := h.kairos("--help")
+	h.say("$ kairos --help   (exit %d)\n%s", code, top)
 	for _, c := range sortedCommands() {
-		out, code := kairos(append(strings.Fields(c.Name), "--help")...)
+		out, code := h.kairos(append(strings.Fields(c.Name), "--help")...)
 		if code != 0 || !strings.HasPrefix(out, "usage: kairos "+c.Name) {
 			t.Errorf("%s --help: exit %d, %q", c.Name, code, out)
 		}
-		say("$ kairos %s --help   (exit %d): %s", c.Name, code, strings.SplitN(out, "\n", 2)[0])
+		h.say("$ kairos %s --help   (exit %d): %s", c.Name, code, strings.SplitN(out, "\n", 2)[0])
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+	if ents, _ := os.ReadDir(h.dir); len(ents) != 0 {
 		t.Fatalf("--help wrote %v", ents)
 	}
+}
 
-	llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+// startRun starts `kairos run` (interrupted when the test ends) with a
+// model that greets and makes a reminder, and returns the claim code it
+// logs.
+func (h *firstHour) startRun() string {
+	t := h.t
+	h.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
 		last := r.Messages[len(r.Messages)-1]
 		switch {
 		case last.Role == "user" && strings.Contains(last.Content, "remind me"):
@@ -65,52 +121,23 @@ func TestFirstHourAsNewOperator(t *testing.T) {
 		}
 		return testkit.TextReply("Hello! I'm Kairos. It's **" + time.Now().UTC().Format("15:04") + "** UTC here.")
 	})
-	run := exec.Command(bin, "run")
-	run.Dir, run.Env = dir, env
+	run := exec.Command(h.bin, "run")
+	run.Dir, run.Env = h.dir, h.env
 	logs := &syncBuffer{}
 	run.Stdout, run.Stderr = logs, logs
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { run.Process.Signal(os.Interrupt); run.Wait() }()
-	say("\n$ TELEGRAM_BOT_TOKEN=… OPENAI_API_KEY=… ./kairos run")
-	code2 := regexp.MustCompile(`send /start ([A-Z2-7-]{19}) to your bot`)
+	t.Cleanup(func() { run.Process.Signal(os.Interrupt); run.Wait() })
+	h.say("\n$ TELEGRAM_BOT_TOKEN=… OPENAI_API_KEY=… ./kairos run")
+	claimLine := regexp.MustCompile(`send /start ([A-Z2-7-]{19}) to your bot`)
 	ctx := testCtx(t)
-	for code2.FindStringSubmatch(logs.String()) == nil {
+	for claimLine.FindStringSubmatch(logs.String()) == nil {
 		if ctx.Err() != nil {
 			t.Fatalf("no claim line:\n%s", logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	claim := code2.FindStringSubmatch(logs.String())[1]
-	say("%s", logs.String())
-
-	const me = 424242
-	chat := func(text string, n int, want string) string {
-		say("me> %s", text)
-		tg.PushText(me, me, text, time.Now())
-		got := waitReply(t, tg, me, n, want)
-		say("bot> %s", got)
-		return got
-	}
-	chat("hello?", 1, "pairing code")
-	chat("/start "+claim, 2, "operator")
-	chat("hello", 3, "Hello!")
-	chat("/clock tz Europe/Lisbon", 4, "Europe/Lisbon")
-	chat("remind me to stretch in 5 seconds", 5, "Approval needed")
-	say("(presses Approve)")
-	if _, err := tg.PressButton(me, me, "Approve"); err != nil {
-		t.Fatal(err)
-	}
-	say("bot> %s", waitReply(t, tg, me, 6, "remind you"))
-	say("bot> %s", waitReply(t, tg, me, 7, "⏰ stretch"))
-	list, _ := kairos("access", "list")
-	say("\n$ kairos access list\n%s", list)
-	if !strings.Contains(list, "424242\toperator") {
-		t.Errorf("access list = %q", list)
-	}
-	sched, _ := kairos("schedule", "list")
-	say("$ kairos schedule list\n%s", sched)
-	t.Log("transcript:\n" + transcript.String())
-	_ = context.Background
+	h.say("%s", logs.String())
+	return claimLine.FindStringSubmatch(logs.String())[1]
 }

@@ -235,42 +235,11 @@ func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("subprocess replicas test")
 	}
-	bin := kairosBinary(t)
 	tg := testkit.NewFakeTelegram(t, "")
 	llm := testkit.NewFakeOpenAI(t)
-	var slowOnce sync.Once
-	slowStarted := make(chan struct{})
-	llm.SetHandler(func(req testkit.ChatRequest) testkit.Reply {
-		text := "echo: " + req.LastUserMessage()
-		r := testkit.Reply{Text: text, Chunks: []string{text}}
-		if strings.Contains(text, "slow") {
-			slowOnce.Do(func() { // the first replica to ask never hears back
-				close(slowStarted)
-				r.Delay = time.Hour
-			})
-		}
-		return r
-	})
-	dir := t.TempDir()
-	policy := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(policy, []byte("access:\n  allowed_users: [5001, 5002]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dbURL := ""
-	if base := os.Getenv(storetest.EnvURL); base != "" {
-		dbURL = storetest.FreshSchemaURL(t, base)
-	}
-	var reps []*proc
-	for n := 0; n < 2; n++ {
-		p := startProc(t, bin, replicaVars(t, tg, llm, dir, policy, dbURL, n))
-		p.waitAddr(t)
-		reps = append(reps, p)
-	}
-	dump := func() {
-		for i, p := range reps {
-			t.Logf("replica %d log:\n%s", i, p.logs.String())
-		}
-	}
+	slowStarted := echoStallingFirstSlow(llm)
+	reps := startPollingReplicas(t, tg, llm)
+	dump := func() { logReplicas(t, reps) }
 	tg.PushText(5001, 5001, "hello one", time.Now())
 	tg.PushText(5002, 5002, "slow two", time.Now())
 	select {
@@ -283,12 +252,7 @@ func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
 		dump()
 		t.Fatal("no reply")
 	}
-	holder := -1
-	for i, p := range reps {
-		if strings.Contains(p.logs.String(), "holding the poll lease") {
-			holder = i
-		}
-	}
+	holder := pollHolder(reps)
 	if holder < 0 {
 		dump()
 		t.Fatal("no replica holds the poll")
@@ -307,9 +271,80 @@ func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
 		}
 	}
 	survivor.stop(t, syscall.SIGTERM, 30*time.Second)
+	checkOnceEachOneConflict(t, tg, "hello one", "slow two", "after the kill")
+	if t.Failed() {
+		dump()
+	}
+}
 
-	tl := countReplies(tg, []string{"hello one", "slow two", "after the kill"}, func(s string) string { return "echo: " + s })
-	for _, s := range []string{"hello one", "slow two", "after the kill"} {
+// echoStallingFirstSlow makes the model echo the user's message; the first
+// request with "slow" in it never hears back (the returned channel closes
+// when it arrives).
+func echoStallingFirstSlow(llm *testkit.FakeOpenAI) <-chan struct{} {
+	var slowOnce sync.Once
+	slowStarted := make(chan struct{})
+	llm.SetHandler(func(req testkit.ChatRequest) testkit.Reply {
+		text := "echo: " + req.LastUserMessage()
+		r := testkit.Reply{Text: text, Chunks: []string{text}}
+		if strings.Contains(text, "slow") {
+			slowOnce.Do(func() { // the first replica to ask never hears back
+				close(slowStarted)
+				r.Delay = time.Hour
+			})
+		}
+		return r
+	})
+	return slowStarted
+}
+
+// startPollingReplicas starts two polling replicas on one database (a fresh
+// PostgreSQL schema when KAIROS_TEST_DATABASE_URL is set) for users 5001
+// and 5002.
+func startPollingReplicas(t *testing.T, tg *testkit.FakeTelegram, llm *testkit.FakeOpenAI) []*proc {
+	bin := kairosBinary(t)
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(policy, []byte("access:\n  allowed_users: [5001, 5002]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dbURL := ""
+	if base := os.Getenv(storetest.EnvURL); base != "" {
+		dbURL = storetest.FreshSchemaURL(t, base)
+	}
+	var reps []*proc
+	for n := 0; n < 2; n++ {
+		p := startProc(t, bin, replicaVars(t, tg, llm, dir, policy, dbURL, n))
+		p.waitAddr(t)
+		reps = append(reps, p)
+	}
+	return reps
+}
+
+func logReplicas(t *testing.T, reps []*proc) {
+	for i, p := range reps {
+		t.Logf("replica %d log:\n%s", i, p.logs.String())
+	}
+}
+
+// pollHolder is the index of the replica whose log says it holds the poll
+// lease, -1 when none does.
+func pollHolder(reps []*proc) int {
+	holder := -1
+	for i, p := range reps {
+		if strings.Contains(p.logs.String(), "holding the poll lease") {
+			holder = i
+		}
+	}
+	return holder
+}
+
+// checkOnceEachOneConflict checks that each message was echoed once and
+// that at most one getUpdates call ended in 409: the dead holder's last
+// poll, cut off by the survivor's first.
+func checkOnceEachOneConflict(t *testing.T, tg *testkit.FakeTelegram, msgs ...string) {
+	t.Helper()
+	tl := countReplies(tg, msgs, func(s string) string { return "echo: " + s })
+	for _, s := range msgs {
 		if tl.complete[s] != 1 {
 			t.Errorf("%q answered %d times", s, tl.complete[s])
 		}
@@ -321,11 +356,8 @@ func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
 		}
 	}
 	t.Logf("getUpdates calls %d, of which 409: %d", len(tg.Calls("getUpdates")), conflicts)
-	if conflicts > 1 { // at most the dead holder's last poll, cut off by the survivor's first
+	if conflicts > 1 {
 		t.Errorf("%d getUpdates calls ended in 409", conflicts)
-	}
-	if t.Failed() {
-		dump()
 	}
 }
 
