@@ -1,7 +1,3 @@
-// Package chart draws the PNG charts the bot sends (the /usage picture):
-// bar charts on go-analyze/charts, a maintained pure-Go renderer (no cgo,
-// no fonts to install: it embeds its own). It knows nothing of Kairos's
-// data; callers hand it labels and values.
 package chart
 
 import (
