@@ -94,14 +94,7 @@ func TestWatchingCellGrantAndTaintThroughMain(t *testing.T) {
 func TestWatchingCellCreateApprovalThroughMain(t *testing.T) {
 	e, srv, seen := cellEnv(t)
 	const user = 2002
-	var mu sync.Mutex
-	var docs []map[string]string
-	e.tg.Handle("sendDocument", func(p map[string]string) (any, *testkit.APIError) {
-		mu.Lock()
-		docs = append(docs, p)
-		mu.Unlock()
-		return map[string]any{"message_id": 900, "date": time.Now().Unix(), "chat": map[string]any{"id": user, "type": "private"}}, nil
-	})
+	sentDocs := captureDocuments(e.tg, user)
 	code := `await postJSON("` + srv.URL + `/hook", {ok: true})
 ` + strings.Repeat("// keep watching the price and tell the team when it drops below the line\n", 50) + `output({notify: "posted"}) // THE END`
 	args := fmt.Sprintf(`{"action":"create","when":"in 1 minute","code":%q}`, code)
@@ -131,11 +124,9 @@ func TestWatchingCellCreateApprovalThroughMain(t *testing.T) {
 			t.Fatalf("approval lacks %q: %q", want, txt)
 		}
 	}
-	mu.Lock()
-	if len(docs) != 1 || !strings.Contains(docs[0]["document#bytes"], "THE END") || !strings.Contains(docs[0]["document#bytes"], "18:01") {
+	if docs := sentDocs(); len(docs) != 1 || !strings.Contains(docs[0]["document#bytes"], "THE END") || !strings.Contains(docs[0]["document#bytes"], "18:01") {
 		t.Fatalf("documents: %d", len(docs))
 	}
-	mu.Unlock()
 	if _, err := e.tg.PressButton(user, user, "Approve"); err != nil {
 		t.Fatal(err)
 	}

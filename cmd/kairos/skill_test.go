@@ -122,6 +122,24 @@ func doubleEnv(t *testing.T, policy, code string) *env {
 	return e
 }
 
+// captureDocuments answers sendDocument in chat itself and returns what
+// the documents sent so far were (their parameters).
+func captureDocuments(tg *testkit.FakeTelegram, chat int64) func() []map[string]string {
+	var mu sync.Mutex
+	var docs []map[string]string
+	tg.Handle("sendDocument", func(p map[string]string) (any, *testkit.APIError) {
+		mu.Lock()
+		docs = append(docs, p)
+		mu.Unlock()
+		return map[string]any{"message_id": 900, "date": time.Now().Unix(), "chat": map[string]any{"id": chat, "type": "private"}}, nil
+	})
+	return func() []map[string]string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]map[string]string(nil), docs...)
+	}
+}
+
 // makeDouble asks user 2002 for the doubling skill the model was given,
 // approves it and waits for version 1.
 func makeDouble(t *testing.T, e *env) {
@@ -355,23 +373,14 @@ func TestSkillExportImport(t *testing.T) {
 // before the keyboard.
 func TestSkillLongCodeApprovalDocument(t *testing.T) {
 	e := skillEnv(t, "")
-	var mu sync.Mutex
-	var docs []map[string]string
-	e.tg.Handle("sendDocument", func(p map[string]string) (any, *testkit.APIError) {
-		mu.Lock()
-		docs = append(docs, p)
-		mu.Unlock()
-		return map[string]any{"message_id": 900, "date": time.Now().Unix(), "chat": map[string]any{"id": 2002, "type": "private"}}, nil
-	})
+	sentDocs := captureDocuments(e.tg, 2002)
 	long := skillCode + "\n" + strings.Repeat("// a long comment line to make the code long enough for a document\n", 60) + "// THE END\n"
 	e.llm.SetHandler(skillModel(createCall("double", long, `{"doubled":4}`), ""))
 	e.startWithCells()
 	e.tg.PushText(2002, 2002, "make a doubling skill", time.Now())
 	approve(t, e, 2002, 1, "The whole of it is in the document above")
 	waitReply(t, e.tg, 2002, 2, `"version":1`)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(docs) != 1 || !strings.Contains(docs[0]["document#bytes"], "// THE END") || !strings.Contains(docs[0]["document#bytes"], "PASS two") {
+	if docs := sentDocs(); len(docs) != 1 || !strings.Contains(docs[0]["document#bytes"], "// THE END") || !strings.Contains(docs[0]["document#bytes"], "PASS two") {
 		t.Fatalf("documents %d", len(docs))
 	}
 }
