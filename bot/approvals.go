@@ -126,7 +126,13 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
 		}
 	}
-	msgID, err := b.send(ctx, r.in, text, kb)
+	var msgID int64
+	var err error
+	if persist {
+		msgID, err = b.sendKeyboardOnce(ctx, r.in, id, text, kb)
+	} else {
+		msgID, err = b.send(ctx, r.in, text, kb)
+	}
 	if err != nil {
 		if persist { // never shown: nobody may decide it, and nobody is told it expired
 			b.withdrawApproval(context.WithoutCancel(ctx), id)
@@ -135,8 +141,8 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 	}
 	kbm := keyboardMsg{in: r.in, msgID: msgID, text: text}
 	pa.kb.Store(&kbm)
-	if persist {
-		open, err := st.SetApprovalMessage(ctx, id, msgID, false)
+	if persist && msgID != 0 { // 0: a sweeper's re-show sent it and records it
+		open, err := st.SetApprovalMessage(context.WithoutCancel(ctx), id, msgID, false)
 		if err != nil {
 			b.closeKeyboard(context.WithoutCancel(ctx), kbm, kairos.DecisionDenied)
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
@@ -463,15 +469,25 @@ func (b *Bot) resumeOrphan(ctx context.Context, row *kairos.PendingApproval, dec
 // expireOrphan expires a pending request nobody waits for: the keyboard
 // is edited and the user told, once (whoever wins the conditional update).
 func (b *Bot) expireOrphan(ctx context.Context, row *kairos.PendingApproval) {
-	st := b.cfg.Approvals
-	won, err := st.DecideApproval(ctx, row.ID, kairos.DecisionExpired, "", b.cfg.Now())
+	won, err := b.cfg.Approvals.DecideApproval(ctx, row.ID, kairos.DecisionExpired, "", b.cfg.Now())
 	if err != nil || !won {
 		if err != nil {
 			b.log.Warn("expire approval", "err", err)
 		}
 		return
 	}
-	if ok, err := st.ClaimApproval(ctx, row.ID, claimExpiry); err != nil || !ok {
+	b.tellExpired(ctx, row)
+}
+
+// tellExpired finishes an expired request nobody continues: whoever
+// claims it closes the keyboard and tells the user; the turn is not
+// continued (no model call). The sweeper also finishes this way a request
+// expired but never claimed (its expirer died, or failed to claim it).
+func (b *Bot) tellExpired(ctx context.Context, row *kairos.PendingApproval) {
+	if ok, err := b.cfg.Approvals.ClaimApproval(ctx, row.ID, claimExpiry); err != nil || !ok {
+		if err != nil {
+			b.log.Warn("claim expired approval", "err", err)
+		}
 		return
 	}
 	b.closeKeyboard(ctx, rowKeyboard(row), kairos.DecisionExpired)
@@ -519,16 +535,50 @@ func (b *Bot) sweepApprovals(ctx context.Context) {
 			b.expireOrphan(ctx, row)
 		case row.Status == kairos.ApprovalPending && row.MessageID == 0 && now.Sub(row.HeartbeatAt) > approvalReshow:
 			b.reshowApproval(ctx, row)
+		case row.Status == kairos.DecisionExpired && row.ClaimedBy == "":
+			b.tellExpired(ctx, row)
 		case row.Status != kairos.ApprovalPending && row.ClaimedBy == "":
 			b.resumeOrphan(ctx, row, rowDecision(row))
 		}
 	}
 }
 
-// reshowApproval sends the keyboard of a pending request whose asker died
-// between storing it and recording its keyboard (it may or may not have
-// gone out: a second keyboard is harmless, both decide the one row). The
-// heartbeat is refreshed first, so one sweep on one replica sends it.
+// keyboardKey is the outbox key of a request's keyboard.
+func keyboardKey(id string) string { return "ap:" + id }
+
+// sendKeyboardOnce sends a request's keyboard with its intent recorded in
+// the outbox first (when the bot has one): whoever records the intent
+// sends it, once. It returns 0 and no error when the keyboard was already
+// attempted elsewhere and its message id is not known.
+func (b *Bot) sendKeyboardOnce(ctx context.Context, in *kairos.Inbound, id, text string, kb inlineKeyboard) (int64, error) {
+	if b.cfg.Updates == nil {
+		return b.send(ctx, in, text, kb)
+	}
+	if err := b.waitSlot(ctx, in); err != nil {
+		return 0, err
+	}
+	state, msgID, err := b.cfg.Updates.BeginSend(context.WithoutCancel(ctx), keyboardKey(id), in.ChatID)
+	if err != nil {
+		return 0, err
+	}
+	if state != kairos.OutboxNew {
+		return msgID, nil
+	}
+	if msgID, err = b.sendReserved(ctx, in, text, kb); err != nil {
+		return 0, err
+	}
+	if err := b.cfg.Updates.MarkSent(context.WithoutCancel(ctx), keyboardKey(id), msgID); err != nil {
+		b.log.Error("record sent keyboard", "err", err)
+	}
+	return msgID, nil
+}
+
+// reshowApproval finishes the keyboard of a pending request whose asker
+// died before recording the keyboard's message id. The outbox says what
+// happened to the first send: sent (its id is recorded now), attempted
+// with an unknown outcome (nothing is sent: a second keyboard is worse
+// than a request that expires with a notice), or never attempted (the
+// keyboard is sent, by the one replica whose intent is recorded first).
 func (b *Bot) reshowApproval(ctx context.Context, row *kairos.PendingApproval) {
 	st := b.cfg.Approvals
 	if _, err := st.HeartbeatApproval(ctx, row.ID, b.cfg.Now()); err != nil {
@@ -539,9 +589,11 @@ func (b *Bot) reshowApproval(ctx context.Context, row *kairos.PendingApproval) {
 		{Text: "Approve", CallbackData: "ap:" + row.ID + ":y"},
 		{Text: "Deny", CallbackData: "ap:" + row.ID + ":n"},
 	}}}
-	msgID, err := b.send(ctx, rowInbound(row), row.Text, kb)
-	if err != nil {
-		b.log.Warn("reshow approval", "err", err)
+	msgID, err := b.sendKeyboardOnce(ctx, rowInbound(row), row.ID, row.Text, kb)
+	if err != nil || msgID == 0 {
+		if err != nil {
+			b.log.Warn("reshow approval", "err", err)
+		}
 		return
 	}
 	open, err := st.SetApprovalMessage(ctx, row.ID, msgID, false)

@@ -148,3 +148,93 @@ func TestApprovalKeyboardResentAfterAskerDied(t *testing.T) {
 		t.Fatalf("%d messages, want the keyboard and the resumed answer", n)
 	}
 }
+
+// TestApprovalKeyboardNotResentWhenFirstWentOut: askers that died after
+// their keyboard's send began (recorded in the outbox) but before the
+// request had its message id. The sweeper sends no second keyboard: it
+// records the id when the outbox has it, and sends nothing when the
+// send's outcome is unknown.
+func TestApprovalKeyboardNotResentWhenFirstWentOut(t *testing.T) {
+	f := start(t, echo(), func(c *bot.Config) { c.Approvals = c.Updates.(kairos.ApprovalStore) })
+	ctx := context.Background()
+	created := time.Now().Add(-2 * time.Minute)
+	ids := []string{"00000000000000a1", "00000000000000a2"} // unknown outcome, sent (swept in this order)
+	for i, id := range ids {
+		row := &kairos.PendingApproval{ID: id, ChatID: 1, ChatKind: kairos.ChatDM, UserID: 1, Action: "memory.forget",
+			Text: "<b>Approval needed</b>\nforget", State: []byte(`{"v":1}`), ExpiresAt: time.Now().Add(time.Hour),
+			CreatedAt: created.Add(time.Duration(i) * time.Second)}
+		if err := f.updates.CreateApproval(ctx, row, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.updates.BeginSend(ctx, "ap:"+id, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.updates.MarkSent(ctx, "ap:"+ids[1], 777); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if _, err := f.updates.HeartbeatApproval(ctx, id, time.Now().Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, err := f.updates.FindApproval(ctx, ids[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.MessageID == 777 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sent keyboard's id was never recorded: %+v", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if sent := f.tg.SentTo(1); len(sent) != 0 {
+		t.Fatalf("%d keyboards sent again, want none", len(sent))
+	}
+	if got, err := f.updates.FindApproval(ctx, ids[0]); err != nil || got.MessageID != 0 || got.Status != kairos.ApprovalPending {
+		t.Fatalf("unknown send's request %+v %v, want pending without a message", got, err)
+	}
+}
+
+// TestApprovalExpiredUnclaimedIsToldNotResumed: a request expired by a
+// waiter that died before claiming its continuation is finished by the
+// sweeper like any request that expired with nobody waiting: the user is
+// told, and the turn is not continued (no model call).
+func TestApprovalExpiredUnclaimedIsToldNotResumed(t *testing.T) {
+	resumed := make(chan kairos.Decision, 2)
+	f := start(t, echo(), func(c *bot.Config) {
+		c.Approvals = c.Updates.(kairos.ApprovalStore)
+		c.Resume = func(ctx context.Context, state []byte, dec kairos.Decision, out kairos.Replier) error {
+			resumed <- dec
+			return out.Final(ctx, "resumed with "+dec.Outcome)
+		}
+	})
+	ctx := context.Background()
+	row := &kairos.PendingApproval{ID: "00000000000000b1", ChatID: 1, ChatKind: kairos.ChatDM, UserID: 1, Action: "memory.forget",
+		Text: "<b>Approval needed</b>\nforget", State: []byte(`{"v":1}`), ExpiresAt: time.Now().Add(time.Second)}
+	if err := f.updates.CreateApproval(ctx, row, false); err != nil {
+		t.Fatal(err)
+	}
+	if won, err := f.updates.DecideApproval(ctx, row.ID, kairos.DecisionExpired, "", time.Now()); err != nil || !won {
+		t.Fatalf("expire: %v %v", won, err)
+	}
+	if _, err := f.updates.HeartbeatApproval(ctx, row.ID, time.Now().Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	sent := f.tg.MustWaitSentTo(1, 1)
+	if got := sent[0].LastText(); !regexp.MustCompile(`expired before anyone answered`).MatchString(got) {
+		t.Fatalf("sent %q, want the expiry notice", got)
+	}
+	select {
+	case d := <-resumed:
+		t.Fatalf("the expired turn was resumed with %+v", d)
+	default:
+	}
+	if got, err := f.updates.FindApproval(ctx, row.ID); err != nil || got.ClaimedBy != "expiry" {
+		t.Fatalf("row %+v %v, want claimed by the expiry", got, err)
+	}
+}
