@@ -39,7 +39,7 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 // TestReadOnlyCommandsLeaveTheDatabaseAlone: on an existing database the
 // reading commands change no byte of it (mode=ro, no migration).
 func TestReadOnlyCommandsLeaveTheDatabaseAlone(t *testing.T) {
-	e := newEnv(t)
+	e := sqliteEnv(t) // it compares the SQLite file's bytes and backs it up
 	if code := e.main().Main(context.Background(), []string{"migrate"}); code != 0 {
 		t.Fatalf("migrate: %d %s", code, e.logs.String())
 	}
@@ -71,7 +71,7 @@ func TestReadOnlyCommandsLeaveTheDatabaseAlone(t *testing.T) {
 // TestBackupRefusesWithoutDatabase: no database, no backup, exit 1 and no
 // file (it used to create an empty database and say "backup written").
 func TestBackupRefusesWithoutDatabase(t *testing.T) {
-	e := newEnv(t)
+	e := sqliteEnv(t) // backup is SQLite's (PostgreSQL: pg_dump)
 	target := filepath.Join(t.TempDir(), "b.db")
 	if code := e.main().Main(context.Background(), []string{"backup", target}); code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, e.logs.String())
@@ -105,4 +105,12 @@ func TestClockExportKeepsAnExistingFile(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
 		t.Fatalf("left behind: %v", ents)
 	}
+}
+
+// sqliteEnv is newEnv on a SQLite file even when the PostgreSQL pass of CI
+// sets KAIROS_TEST_DATABASE_URL.
+func sqliteEnv(t *testing.T) *env {
+	e := newEnv(t)
+	delete(e.vars, "KAIROS_DATABASE_URL")
+	return e
 }
