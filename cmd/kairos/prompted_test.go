@@ -73,8 +73,11 @@ func TestPromptedToolCallingThroughMain(t *testing.T) {
 				e.tg.PushText(user, user, s.say, time.Now())
 				waitReply(t, e.tg, user, i+1, s.want)
 			}
+			// The zone is stored before the command's confirmation goes out,
+			// and the chat's updates run in order: wait for the confirmation
+			// itself (the zone question also names Europe/Lisbon).
 			e.tg.PushText(user, user, "/clock tz Europe/Lisbon", time.Now())
-			waitSent(t, e.tg, user, "Europe/Lisbon")
+			waitSent(t, e.tg, user, "set to Europe/Lisbon")
 			e.tg.PushText(user, user, "please remind me to call the dentist tomorrow at 9", time.Now())
 			waitSent(t, e.tg, user, "Approval needed")
 			if _, err := e.tg.PressButton(user, user, "Approve"); err != nil {
