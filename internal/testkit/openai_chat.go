@@ -66,6 +66,20 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	f.seq++
 	id := fmt.Sprintf("chatcmpl-fake%d", f.seq)
 	f.mu.Unlock()
+	fillReply(&rep, req, id, q)
+	answered(200)
+	applyReplyHeaders(w, rep)
+	if req.Stream {
+		f.stream(w, r, id, now, req, rep, q)
+		return
+	}
+	writeCompletion(w, id, now, rep, q)
+}
+
+// fillReply completes what the test left out of rep: tool call ids (unless
+// the quirks say the provider sends none), the model, the finish reason and
+// a usage counted in words.
+func fillReply(rep *Reply, req ChatRequest, id string, q Quirks) {
 	for i := range rep.ToolCalls {
 		if rep.ToolCalls[i].ID == "" && !q.NoToolCallIDs {
 			rep.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d", strings.TrimPrefix(id, "chatcmpl-"), i)
@@ -91,12 +105,10 @@ func (f *FakeOpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		rep.Usage = &u
 	}
-	answered(200)
-	applyReplyHeaders(w, rep)
-	if req.Stream {
-		f.stream(w, r, id, now, req, rep, q)
-		return
-	}
+}
+
+// writeCompletion writes rep as one (non-streamed) chat.completion.
+func writeCompletion(w http.ResponseWriter, id string, now time.Time, rep Reply, q Quirks) {
 	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
 	if rep.Text != "" || len(rep.ToolCalls) == 0 {
 		msg["content"] = rep.Text
@@ -163,15 +175,22 @@ func splitFragments(s string, size int) []string {
 	return out
 }
 
+// stream writes rep as server-sent chat.completion.chunk events, cut or
+// failed part-way when the reply says so.
 func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, now time.Time, req ChatRequest, rep Reply, q Quirks) {
 	if q.NoUsage {
 		req.IncludeUsage = false // the server ignores stream_options
 	}
-	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
+	writeEvents(w, r, rep, streamEvents(id, now, req, rep, q))
+}
 
+// streamEvents is the chunks of a streamed reply: the role, the reasoning
+// and text word by word, the tool calls, the finish and (when asked) the
+// usage.
+func streamEvents(id string, now time.Time, req ChatRequest, rep Reply, q Quirks) []map[string]any {
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		c := map[string]any{
 			"id": id, "object": "chat.completion.chunk", "created": now.Unix(), "model": rep.Model,
@@ -195,6 +214,22 @@ func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, n
 	for _, p := range pieces {
 		events = append(events, chunk(map[string]any{"content": p}, nil))
 	}
+	events = append(events, toolCallEvents(rep, q, chunk)...)
+	events = append(events, chunk(map[string]any{}, rep.FinishReason))
+	if req.IncludeUsage {
+		events = append(events, map[string]any{
+			"id": id, "object": "chat.completion.chunk", "created": now.Unix(), "model": rep.Model,
+			"system_fingerprint": "fp_fake", "choices": []any{}, "usage": usageJSON(*rep.Usage),
+		})
+	}
+	return events
+}
+
+// toolCallEvents streams the reply's tool calls: each starts with a header
+// chunk (id, type, name) followed by its argument fragments; with
+// InterleaveToolCalls all headers come first and the fragments of the
+// calls alternate.
+func toolCallEvents(rep Reply, q Quirks, chunk func(delta map[string]any, finish any) map[string]any) []map[string]any {
 	type frag struct {
 		index int
 		text  string
@@ -208,9 +243,6 @@ func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, n
 			frags[i] = append(frags[i], frag{i, p})
 		}
 	}
-	// Each call starts with a header chunk (id, type, name) followed by its
-	// argument fragments; with InterleaveToolCalls all headers come first
-	// and the fragments of the calls alternate.
 	header := func(i int) map[string]any {
 		tc := rep.ToolCalls[i]
 		return chunk(map[string]any{"tool_calls": []any{q.toolCall(tc, i)}}, nil)
@@ -220,36 +252,42 @@ func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, n
 			"index": fr.index, "function": map[string]any{"arguments": fr.text},
 		}}}, nil)
 	}
-	if rep.InterleaveToolCalls {
-		for i := range rep.ToolCalls {
-			events = append(events, header(i))
-		}
-		for k := 0; ; k++ {
-			more := false
-			for i := range frags {
-				if k < len(frags[i]) {
-					events = append(events, fragment(frags[i][k]))
-					more = true
-				}
-			}
-			if !more {
-				break
-			}
-		}
-	} else {
+	var events []map[string]any
+	if !rep.InterleaveToolCalls {
 		for i := range rep.ToolCalls {
 			events = append(events, header(i))
 			for _, fr := range frags[i] {
 				events = append(events, fragment(fr))
 			}
 		}
+		return events
 	}
-	events = append(events, chunk(map[string]any{}, rep.FinishReason))
-	if req.IncludeUsage {
-		events = append(events, map[string]any{
-			"id": id, "object": "chat.completion.chunk", "created": now.Unix(), "model": rep.Model,
-			"system_fingerprint": "fp_fake", "choices": []any{}, "usage": usageJSON(*rep.Usage),
-		})
+	for i := range rep.ToolCalls {
+		events = append(events, header(i))
+	}
+	for k := 0; ; k++ {
+		more := false
+		for i := range frags {
+			if k < len(frags[i]) {
+				events = append(events, fragment(frags[i][k]))
+				more = true
+			}
+		}
+		if !more {
+			return events
+		}
+	}
+}
+
+// writeEvents sends the events as "data:" lines and ends with [DONE],
+// unless the reply cuts the connection (CutAfter), sends an error event
+// (StreamErrorAfter) or the client goes away between delayed chunks.
+func writeEvents(w http.ResponseWriter, r *http.Request, rep Reply, events []map[string]any) {
+	flusher, _ := w.(http.Flusher)
+	flush := func() {
+		if flusher != nil {
+			flusher.Flush()
+		}
 	}
 	for n, ev := range events {
 		if rep.CutAfter > 0 && n >= rep.CutAfter {
@@ -263,9 +301,7 @@ func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, n
 			}
 			b, _ := json.Marshal(map[string]any{"error": oaError{Message: msg, Type: typ, Code: strPtr(code)}})
 			fmt.Fprintf(w, "data: %s\n\n", b)
-			if flusher != nil {
-				flusher.Flush()
-			}
+			flush()
 			return
 		}
 		if rep.ChunkDelay > 0 && n > 0 {
@@ -279,12 +315,8 @@ func (f *FakeOpenAI) stream(w http.ResponseWriter, r *http.Request, id string, n
 		}
 		b, _ := json.Marshal(ev)
 		fmt.Fprintf(w, "data: %s\n\n", b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		flush()
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
-	}
+	flush()
 }
