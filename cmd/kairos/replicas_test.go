@@ -95,7 +95,6 @@ func TestReplicasShareOnePostgreSQLInWebhookMode(t *testing.T) {
 		t.Skip(storetest.EnvURL + " not set: no PostgreSQL server")
 	}
 	const chats, perChat = 5, 8
-	bin := kairosBinary(t)
 	tg := testkit.NewFakeTelegram(t, "")
 	llm := testkit.NewFakeOpenAI(t)
 	llm.SetHandler(func(req testkit.ChatRequest) testkit.Reply {
@@ -107,53 +106,16 @@ func TestReplicasShareOnePostgreSQLInWebhookMode(t *testing.T) {
 	rr := &roundRobin{served: map[string]int{}}
 	lb := httptest.NewServer(rr)
 	t.Cleanup(lb.Close)
-
-	dir := t.TempDir()
-	var users []string
+	var users []int64
 	for c := 0; c < chats; c++ {
-		users = append(users, fmt.Sprint(4001+c))
+		users = append(users, int64(4001+c))
 	}
-	policy := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(policy, []byte("access:\n  allowed_users: ["+strings.Join(users, ", ")+"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	url := storetest.FreshSchemaURL(t, base)
-	var replicas []*proc
-	for r := 0; r < 2; r++ {
-		vars := map[string]string{
-			"TELEGRAM_BOT_TOKEN":    tg.Token(),
-			"TELEGRAM_API_URL":      tg.URL(),
-			"OPENAI_BASE_URL":       llm.URL(),
-			"OPENAI_API_KEY":        "sk-test-replicas",
-			"KAIROS_MODEL":          "test-model",
-			"KAIROS_DATA_DIR":       filepath.Join(dir, fmt.Sprint("data", r)),
-			"KAIROS_DATABASE_URL":   url,
-			"KAIROS_POLICY":         policy,
-			"KAIROS_HTTP_ADDR":      "127.0.0.1:0",
-			"KAIROS_SEARCH_URL":     "http://127.0.0.1:1",
-			"KAIROS_WEBHOOK_URL":    lb.URL + bot.WebhookPath,
-			"KAIROS_WEBHOOK_SECRET": "replica-shared-secret",
-			"KAIROS_SEND_LIMITS":    "off",
-		}
-		p := startProc(t, bin, vars)
-		replicas = append(replicas, p)
-		addr := p.waitAddr(t)
-		rr.mu.Lock()
-		rr.targets = append(rr.targets, "http://"+addr)
-		rr.mu.Unlock()
-	}
-	// Both replicas registered the webhook before the first push.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := tg.WaitCalls(ctx, "setWebhook", 2); err != nil {
-		t.Fatalf("setWebhook: %v\n%s\n%s", err, replicas[0].logs.String(), replicas[1].logs.String())
-	}
+	replicas := startWebhookReplicas(t, tg, llm, rr, lb.URL, storetest.FreshSchemaURL(t, base), users)
 
 	want := map[int64][]string{}
 	var texts []string
 	for i := 0; i < perChat; i++ {
-		for c := 0; c < chats; c++ {
-			chat := int64(4001 + c)
+		for _, chat := range users {
 			text := fmt.Sprintf("replica order %d message %02d", chat, i)
 			want[chat] = append(want[chat], "echo: "+text)
 			texts = append(texts, text)
@@ -168,8 +130,65 @@ func TestReplicasShareOnePostgreSQLInWebhookMode(t *testing.T) {
 	for _, p := range replicas {
 		p.stop(t, syscall.SIGTERM, 30*time.Second)
 	}
+	checkOnceEachInOrder(t, tg, texts, want)
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	t.Logf("webhook posts accepted per replica: %v", rr.served)
+	if len(rr.served) != 2 {
+		t.Errorf("updates reached %d replicas, want both: %v", len(rr.served), rr.served)
+	}
+	if t.Failed() {
+		logReplicas(t, replicas)
+	}
+}
 
-	tl := countReplies(tg, texts, reply)
+// writeAllowPolicy writes a policy allowing users into dir and returns its
+// path.
+func writeAllowPolicy(t *testing.T, dir string, users ...int64) string {
+	t.Helper()
+	ids := make([]string, len(users))
+	for i, u := range users {
+		ids[i] = fmt.Sprint(u)
+	}
+	policy := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(policy, []byte("access:\n  allowed_users: ["+strings.Join(ids, ", ")+"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return policy
+}
+
+// startWebhookReplicas starts two webhook-mode replicas on the database at
+// dbURL behind rr (served at lbURL) for users, and waits until both have
+// registered the webhook.
+func startWebhookReplicas(t *testing.T, tg *testkit.FakeTelegram, llm *testkit.FakeOpenAI, rr *roundRobin, lbURL, dbURL string, users []int64) []*proc {
+	bin := kairosBinary(t)
+	dir := t.TempDir()
+	policy := writeAllowPolicy(t, dir, users...)
+	var replicas []*proc
+	for r := 0; r < 2; r++ {
+		vars := replicaVars(t, tg, llm, dir, policy, dbURL, r)
+		vars["KAIROS_WEBHOOK_URL"] = lbURL + bot.WebhookPath
+		vars["KAIROS_WEBHOOK_SECRET"] = "replica-shared-secret"
+		p := startProc(t, bin, vars)
+		replicas = append(replicas, p)
+		addr := p.waitAddr(t)
+		rr.mu.Lock()
+		rr.targets = append(rr.targets, "http://"+addr)
+		rr.mu.Unlock()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := tg.WaitCalls(ctx, "setWebhook", 2); err != nil {
+		t.Fatalf("setWebhook: %v\n%s\n%s", err, replicas[0].logs.String(), replicas[1].logs.String())
+	}
+	return replicas
+}
+
+// checkOnceEachInOrder checks that each text was echoed once, nothing else
+// was sent, and each chat got its echoes in the order want says.
+func checkOnceEachInOrder(t *testing.T, tg *testkit.FakeTelegram, texts []string, want map[int64][]string) {
+	t.Helper()
+	tl := countReplies(tg, texts, func(s string) string { return "echo: " + s })
 	for _, s := range texts {
 		if n := tl.complete[s]; n != 1 {
 			t.Errorf("%q answered %d times", s, n)
@@ -185,17 +204,6 @@ func TestReplicasShareOnePostgreSQLInWebhookMode(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(w, "\n") {
 			t.Errorf("chat %d answered out of order:\n got %q\nwant %q", chat, got, w)
-		}
-	}
-	rr.mu.Lock()
-	defer rr.mu.Unlock()
-	t.Logf("webhook posts accepted per replica: %v", rr.served)
-	if len(rr.served) != 2 {
-		t.Errorf("updates reached %d replicas, want both: %v", len(rr.served), rr.served)
-	}
-	if t.Failed() {
-		for i, p := range replicas {
-			t.Logf("replica %d log:\n%s", i, p.logs.String())
 		}
 	}
 }
@@ -303,10 +311,7 @@ func echoStallingFirstSlow(llm *testkit.FakeOpenAI) <-chan struct{} {
 func startPollingReplicas(t *testing.T, tg *testkit.FakeTelegram, llm *testkit.FakeOpenAI) []*proc {
 	bin := kairosBinary(t)
 	dir := t.TempDir()
-	policy := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(policy, []byte("access:\n  allowed_users: [5001, 5002]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	policy := writeAllowPolicy(t, dir, 5001, 5002)
 	dbURL := ""
 	if base := os.Getenv(storetest.EnvURL); base != "" {
 		dbURL = storetest.FreshSchemaURL(t, base)
