@@ -15,77 +15,118 @@ import (
 // and the agent's clock mark commit with the update's completion.
 func TestDeferredWritesCommitWithTheIntent(t *testing.T) {
 	bg := context.Background()
-	db := storetest.MustOpenDB(t)
-	log, sessions, clock := store.NewUpdateLog(db), store.NewSessionStore(db), store.NewClockStore(db)
-	at := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
-	if _, err := log.SaveUpdates(bg, []*kairos.RawUpdate{{UpdateID: 20, ChatID: 7, Payload: []byte(`{}`), ReceivedAt: at}}); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := sessions.OpenSession(bg, "telegram:7", "telegram:7", at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn := func(ctx context.Context) []*kairos.Message {
-		t.Helper()
-		if err := clock.RecordUserMessage(ctx, kairos.ClockMark{ThreadKey: "telegram:7", UserKey: "telegram:7", At: at}); err != nil {
-			t.Fatal(err)
-		}
-		if err := sessions.RecordUsage(ctx, &kairos.UsageRecord{SessionID: sess.ID, UserKey: "telegram:7", Model: "m", PromptTokens: 10, CompletionTokens: 5, CreatedAt: at}); err != nil {
-			t.Fatal(err)
-		}
-		msgs := []*kairos.Message{
-			{SessionID: sess.ID, ThreadKey: "telegram:7", UserKey: "telegram:7", Role: kairos.RoleUser, Content: "hi", CreatedAt: at},
-			{SessionID: sess.ID, ThreadKey: "telegram:7", Role: kairos.RoleAssistant, Content: "hello", CreatedAt: at},
-		}
-		if err := sessions.AppendMessages(ctx, msgs...); err != nil {
-			t.Fatal(err)
-		}
-		return msgs
-	}
-	visible := func() (msgs int, prompt int64, lastUser time.Time) {
-		t.Helper()
-		ms, err := sessions.Messages(bg, sess.ID, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, _, err := sessions.UsageTotals(bg, "", sess.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := clock.LoadClockState(bg, "telegram:7", "telegram:7")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(ms), p, st.Thread.LastUserMessage
-	}
+	r := newTurnRig(t)
+	log, at := r.log, r.at
 
 	// A first attempt that dies before its answer's intent: nothing of
 	// it was written.
-	turn(log.DeferWrites(bg))
-	if n, p, last := visible(); n != 0 || p != 0 || !last.IsZero() {
+	r.turn(log.DeferWrites(bg))
+	if n, p, last := r.visible(); n != 0 || p != 0 || !last.IsZero() {
 		t.Fatalf("abandoned turn left %d messages, %d tokens, clock mark %v", n, p, last)
 	}
 
 	ctx := log.DeferWrites(bg)
-	msgs := turn(ctx)
-	if n, p, last := visible(); n != 0 || p != 0 || !last.IsZero() {
+	msgs := r.turn(ctx)
+	if n, p, last := r.visible(); n != 0 || p != 0 || !last.IsZero() {
 		t.Fatalf("deferred writes visible before the intent: %d messages, %d tokens, clock mark %v", n, p, last)
 	}
 	if state, _, err := log.BeginSend(ctx, "u20:0", 7); err != nil || state != kairos.OutboxNew {
 		t.Fatalf("BeginSend = %q, %v", state, err)
 	}
-	if n, p, last := visible(); n != 2 || p != 10 || !last.Equal(at) {
+	if n, p, last := r.visible(); n != 2 || p != 10 || !last.Equal(at) {
 		t.Fatalf("after the intent: %d messages, %d tokens, clock mark %v", n, p, last)
 	}
 	if msgs[0].ID == 0 || msgs[1].ID <= msgs[0].ID {
 		t.Fatalf("message ids %d, %d", msgs[0].ID, msgs[1].ID)
 	}
+	r.checkMarksWaitForDone(ctx)
 
-	// Sent mark and agent clock mark wait for the update's completion.
+	// Once the update is done, writes under its context run at once.
+	if err := r.sessions.AppendMessages(ctx, &kairos.Message{SessionID: r.sess.ID, ThreadKey: "telegram:7", Role: kairos.RoleAssistant, Content: "late", CreatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := r.visible(); n != 3 {
+		t.Fatalf("write after done: %d messages, want 3", n)
+	}
+}
+
+// turnRig is one stored update (20, chat 7) and its session, for a turn's
+// bookkeeping under DeferWrites.
+type turnRig struct {
+	t        *testing.T
+	log      *store.UpdateLog
+	sessions *store.SessionStore
+	clock    *store.ClockStore
+	sess     *kairos.Session
+	at       time.Time
+}
+
+func newTurnRig(t *testing.T) *turnRig {
+	bg := context.Background()
+	db := storetest.MustOpenDB(t)
+	r := &turnRig{t: t, log: store.NewUpdateLog(db), sessions: store.NewSessionStore(db), clock: store.NewClockStore(db),
+		at: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)}
+	if _, err := r.log.SaveUpdates(bg, []*kairos.RawUpdate{{UpdateID: 20, ChatID: 7, Payload: []byte(`{}`), ReceivedAt: r.at}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := r.sessions.OpenSession(bg, "telegram:7", "telegram:7", r.at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.sess = sess
+	return r
+}
+
+// turn writes a turn's bookkeeping under ctx: the user's clock mark, the
+// usage and the two messages.
+func (r *turnRig) turn(ctx context.Context) []*kairos.Message {
+	t := r.t
+	t.Helper()
+	if err := r.clock.RecordUserMessage(ctx, kairos.ClockMark{ThreadKey: "telegram:7", UserKey: "telegram:7", At: r.at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.sessions.RecordUsage(ctx, &kairos.UsageRecord{SessionID: r.sess.ID, UserKey: "telegram:7", Model: "m", PromptTokens: 10, CompletionTokens: 5, CreatedAt: r.at}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := []*kairos.Message{
+		{SessionID: r.sess.ID, ThreadKey: "telegram:7", UserKey: "telegram:7", Role: kairos.RoleUser, Content: "hi", CreatedAt: r.at},
+		{SessionID: r.sess.ID, ThreadKey: "telegram:7", Role: kairos.RoleAssistant, Content: "hello", CreatedAt: r.at},
+	}
+	if err := r.sessions.AppendMessages(ctx, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// visible is what another reader sees: the session's messages, its prompt
+// tokens and the thread's last user message.
+func (r *turnRig) visible() (msgs int, prompt int64, lastUser time.Time) {
+	t, bg := r.t, context.Background()
+	t.Helper()
+	ms, err := r.sessions.Messages(bg, r.sess.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := r.sessions.UsageTotals(bg, "", r.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.clock.LoadClockState(bg, "telegram:7", "telegram:7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ms), p, st.Thread.LastUserMessage
+}
+
+// checkMarksWaitForDone checks that the sent mark and the agent's clock
+// mark written under ctx wait for the update's completion.
+func (r *turnRig) checkMarksWaitForDone(ctx context.Context) {
+	t, log, bg := r.t, r.log, context.Background()
+	t.Helper()
 	if err := log.MarkSent(ctx, "u20:0", 99); err != nil {
 		t.Fatal(err)
 	}
-	if err := clock.RecordAgentMessage(ctx, kairos.ClockMark{ThreadKey: "telegram:7", UserKey: "telegram:7", At: at.Add(time.Second)}); err != nil {
+	if err := r.clock.RecordAgentMessage(ctx, kairos.ClockMark{ThreadKey: "telegram:7", UserKey: "telegram:7", At: r.at.Add(time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	if state, _, _ := log.OutboxState(bg, "u20:0"); state != kairos.OutboxSending {
@@ -97,20 +138,12 @@ func TestDeferredWritesCommitWithTheIntent(t *testing.T) {
 	if state, id, _ := log.OutboxState(bg, "u20:0"); state != kairos.OutboxSent || id != 99 {
 		t.Fatalf("after done: outbox %q %d", state, id)
 	}
-	st, _ := clock.LoadClockState(bg, "telegram:7", "telegram:7")
-	if !st.Thread.LastAgentMessage.Equal(at.Add(time.Second)) {
+	st, _ := r.clock.LoadClockState(bg, "telegram:7", "telegram:7")
+	if !st.Thread.LastAgentMessage.Equal(r.at.Add(time.Second)) {
 		t.Fatalf("agent clock mark = %v", st.Thread.LastAgentMessage)
 	}
 	if pending, _ := log.PendingUpdates(bg, 0); len(pending) != 0 {
 		t.Fatalf("pending = %v", pending)
-	}
-
-	// Once the update is done, writes under its context run at once.
-	if err := sessions.AppendMessages(ctx, &kairos.Message{SessionID: sess.ID, ThreadKey: "telegram:7", Role: kairos.RoleAssistant, Content: "late", CreatedAt: at}); err != nil {
-		t.Fatal(err)
-	}
-	if n, _, _ := visible(); n != 3 {
-		t.Fatalf("write after done: %d messages, want 3", n)
 	}
 }
 

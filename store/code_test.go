@@ -110,27 +110,7 @@ func TestCodeStoreStatsFailuresPrune(t *testing.T) {
 	s := store.NewCodeStore(storetest.MustOpenDB(t))
 	t0 := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 
-	rec := func(id string, at time.Time, ok bool, cat string, dur int64) {
-		t.Helper()
-		e := &kairos.CodeExecution{ID: id, Code: "code " + id, Success: ok, ErrorCategory: cat, DurationMS: dur, CreatedAt: at}
-		if err := s.RecordExecution(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Old: outside the 7-day window.
-	rec("old-ok", t0.Add(-10*24*time.Hour), true, "", 1000)
-	rec("old-fail", t0.Add(-8*24*time.Hour), false, kairos.CatNetwork, 1000)
-	// In the window: 3 successes, 4 failures (2 syntax, 1 timeout, 1 type).
-	rec("a", t0.Add(-6*24*time.Hour), true, "", 10)
-	rec("b", t0.Add(-5*24*time.Hour), true, "", 20)
-	rec("c", t0.Add(-4*24*time.Hour), true, "", 30)
-	rec("d", t0.Add(-3*24*time.Hour), false, kairos.CatSyntax, 40)
-	rec("e", t0.Add(-2*24*time.Hour), false, kairos.CatTimeout, 50)
-	rec("f", t0.Add(-1*24*time.Hour), false, kairos.CatSyntax, 60)
-	rec("g", t0.Add(-1*time.Hour), false, kairos.CatType, 70)
-	// A running job: not counted.
-	rec("h", t0.Add(-time.Minute), false, "", 0)
-
+	seedExecutions(t, s, t0)
 	since := t0.Add(-7 * 24 * time.Hour)
 	st, err := s.CodeStats(ctx, since)
 	if err != nil {
@@ -156,29 +136,7 @@ func TestCodeStoreStatsFailuresPrune(t *testing.T) {
 		t.Fatalf("CodeStats of an empty window (-want +got):\n%s", d)
 	}
 
-	tests := []struct {
-		n    int
-		want []string
-	}{
-		{n: 2, want: []string{"g", "f"}},
-		{n: 0, want: []string{"g", "f", "e", "d", "old-fail"}},
-		{n: 100, want: []string{"g", "f", "e", "d", "old-fail"}},
-	}
-	for _, tc := range tests {
-		t.Run(fmt.Sprintf("failures %d", tc.n), func(t *testing.T) {
-			fs, err := s.CodeFailures(ctx, tc.n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ids []string
-			for _, f := range fs {
-				ids = append(ids, f.ID)
-			}
-			if d := cmp.Diff(tc.want, ids); d != "" {
-				t.Fatalf("CodeFailures(%d) (-want +got):\n%s", tc.n, d)
-			}
-		})
-	}
+	checkCodeFailures(t, s)
 
 	n, err := s.PruneExecutions(ctx, since)
 	if err != nil || n != 2 {
@@ -193,6 +151,61 @@ func TestCodeStoreStatsFailuresPrune(t *testing.T) {
 	n, err = s.PruneExecutions(ctx, since)
 	if err != nil || n != 0 {
 		t.Fatalf("second PruneExecutions = %d, %v; want 0", n, err)
+	}
+}
+
+// seedExecutions records executions around t0: two older than 7 days, 3
+// successes and 4 failures (2 syntax, 1 timeout, 1 type) within, and a
+// running job.
+func seedExecutions(t *testing.T, s *store.CodeStore, t0 time.Time) {
+	t.Helper()
+	rec := func(id string, at time.Time, ok bool, cat string, dur int64) {
+		t.Helper()
+		e := &kairos.CodeExecution{ID: id, Code: "code " + id, Success: ok, ErrorCategory: cat, DurationMS: dur, CreatedAt: at}
+		if err := s.RecordExecution(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Old: outside the 7-day window.
+	rec("old-ok", t0.Add(-10*24*time.Hour), true, "", 1000)
+	rec("old-fail", t0.Add(-8*24*time.Hour), false, kairos.CatNetwork, 1000)
+	// In the window: 3 successes, 4 failures (2 syntax, 1 timeout, 1 type).
+	rec("a", t0.Add(-6*24*time.Hour), true, "", 10)
+	rec("b", t0.Add(-5*24*time.Hour), true, "", 20)
+	rec("c", t0.Add(-4*24*time.Hour), true, "", 30)
+	rec("d", t0.Add(-3*24*time.Hour), false, kairos.CatSyntax, 40)
+	rec("e", t0.Add(-2*24*time.Hour), false, kairos.CatTimeout, 50)
+	rec("f", t0.Add(-1*24*time.Hour), false, kairos.CatSyntax, 60)
+	rec("g", t0.Add(-1*time.Hour), false, kairos.CatType, 70)
+	// A running job: not counted.
+	rec("h", t0.Add(-time.Minute), false, "", 0)
+}
+
+// checkCodeFailures checks CodeFailures over seedExecutions' rows: the n
+// most recent failures, all of them when n is 0 or more than there are.
+func checkCodeFailures(t *testing.T, s *store.CodeStore) {
+	tests := []struct {
+		n    int
+		want []string
+	}{
+		{n: 2, want: []string{"g", "f"}},
+		{n: 0, want: []string{"g", "f", "e", "d", "old-fail"}},
+		{n: 100, want: []string{"g", "f", "e", "d", "old-fail"}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("failures %d", tc.n), func(t *testing.T) {
+			fs, err := s.CodeFailures(context.Background(), tc.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, f := range fs {
+				ids = append(ids, f.ID)
+			}
+			if d := cmp.Diff(tc.want, ids); d != "" {
+				t.Fatalf("CodeFailures(%d) (-want +got):\n%s", tc.n, d)
+			}
+		})
 	}
 }
 
