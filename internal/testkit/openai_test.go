@@ -117,57 +117,15 @@ func TestFakeOpenAIStreaming(t *testing.T) {
 	c := newOpenAIClient(f, "")
 	ctx := testCtx(t)
 
-	collect := func(t *testing.T, req goopenai.ChatCompletionRequest) (text string, calls map[int]*goopenai.ToolCall, usage *goopenai.Usage, finish string, chunks int, err error) {
-		t.Helper()
-		s, err := c.CreateChatCompletionStream(ctx, req)
-		if err != nil {
-			return "", nil, nil, "", 0, err
-		}
-		defer s.Close()
-		calls = map[int]*goopenai.ToolCall{}
-		for {
-			ch, err := s.Recv()
-			if errors.Is(err, io.EOF) {
-				return text, calls, usage, finish, chunks, nil
-			}
-			if err != nil {
-				return text, calls, usage, finish, chunks, err
-			}
-			chunks++
-			if ch.Usage != nil {
-				usage = ch.Usage
-			}
-			if len(ch.Choices) == 0 {
-				continue
-			}
-			d := ch.Choices[0].Delta
-			text += d.Content
-			for _, tc := range d.ToolCalls {
-				cur := calls[*tc.Index]
-				if cur == nil {
-					cur = &goopenai.ToolCall{}
-					calls[*tc.Index] = cur
-				}
-				if tc.ID != "" {
-					cur.ID = tc.ID
-				}
-				cur.Function.Name += tc.Function.Name
-				cur.Function.Arguments += tc.Function.Arguments
-			}
-			if ch.Choices[0].FinishReason != "" {
-				finish = string(ch.Choices[0].FinishReason)
-			}
-		}
-	}
 	base := goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "tell me"}}}
 
 	t.Run("text with usage", func(t *testing.T) {
 		f.Enqueue(TextReply("one two three four"))
 		req := base
 		req.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
-		text, _, usage, finish, chunks, err := collect(t, req)
-		if err != nil || text != "one two three four" || finish != "stop" || usage == nil || usage.CompletionTokens != 4 || chunks < 6 {
-			t.Errorf("text=%q finish=%q usage=%+v chunks=%d err=%v", text, finish, usage, chunks, err)
+		r, err := collectStream(ctx, c, req)
+		if err != nil || r.text != "one two three four" || r.finish != "stop" || r.usage == nil || r.usage.CompletionTokens != 4 || r.chunks < 6 {
+			t.Errorf("text=%q finish=%q usage=%+v chunks=%d err=%v", r.text, r.finish, r.usage, r.chunks, err)
 		}
 		if r := f.LastRequest(); !r.Stream || !r.IncludeUsage {
 			t.Errorf("recorded = %+v", r)
@@ -175,9 +133,9 @@ func TestFakeOpenAIStreaming(t *testing.T) {
 	})
 	t.Run("no usage without include_usage", func(t *testing.T) {
 		f.Enqueue(TextReply("x"))
-		_, _, usage, _, _, err := collect(t, base)
-		if err != nil || usage != nil {
-			t.Errorf("usage=%+v err=%v", usage, err)
+		r, err := collectStream(ctx, c, base)
+		if err != nil || r.usage != nil {
+			t.Errorf("usage=%+v err=%v", r.usage, err)
 		}
 	})
 	for _, interleave := range []bool{false, true} {
@@ -190,9 +148,10 @@ func TestFakeOpenAIStreaming(t *testing.T) {
 			f.Enqueue(Reply{Text: "Checking.", InterleaveToolCalls: interleave, ToolCalls: []ToolCall{
 				{Name: "get_weather", Arguments: args[0]}, {Name: "get_weather", Arguments: args[1]}, {Name: "noop", Arguments: args[2]},
 			}})
-			text, calls, _, finish, _, err := collect(t, base)
-			if err != nil || text != "Checking." || finish != "tool_calls" || len(calls) != 3 {
-				t.Fatalf("text=%q finish=%q calls=%d err=%v", text, finish, len(calls), err)
+			r, err := collectStream(ctx, c, base)
+			calls := r.calls
+			if err != nil || r.text != "Checking." || r.finish != "tool_calls" || len(calls) != 3 {
+				t.Fatalf("text=%q finish=%q calls=%d err=%v", r.text, r.finish, len(calls), err)
 			}
 			for i, a := range args {
 				if calls[i].Function.Arguments != a || calls[i].ID == "" {
@@ -206,9 +165,9 @@ func TestFakeOpenAIStreaming(t *testing.T) {
 	}
 	t.Run("error mid-stream", func(t *testing.T) {
 		f.Enqueue(Reply{Text: "a b c d e f", StreamErrorAfter: 3})
-		text, _, _, _, _, err := collect(t, base)
-		if err == nil || text != "a b " {
-			t.Errorf("text=%q err=%v", text, err)
+		r, err := collectStream(ctx, c, base)
+		if err == nil || r.text != "a b " {
+			t.Errorf("text=%q err=%v", r.text, err)
 		}
 		var apiErr *goopenai.APIError
 		if !errors.As(err, &apiErr) || apiErr.Type != "server_error" {
@@ -217,9 +176,9 @@ func TestFakeOpenAIStreaming(t *testing.T) {
 	})
 	t.Run("cut connection", func(t *testing.T) {
 		f.Enqueue(Reply{Text: "a b c d e f", CutAfter: 3})
-		_, _, _, finish, _, err := collect(t, base)
-		if err == nil && finish != "" {
-			t.Errorf("cut stream looked complete: finish=%q", finish)
+		r, err := collectStream(ctx, c, base)
+		if err == nil && r.finish != "" {
+			t.Errorf("cut stream looked complete: finish=%q", r.finish)
 		}
 	})
 	t.Run("status error before stream", func(t *testing.T) {
@@ -230,6 +189,59 @@ func TestFakeOpenAIStreaming(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+// streamed is what a client put together from a streamed completion.
+type streamed struct {
+	text   string
+	calls  map[int]*goopenai.ToolCall
+	usage  *goopenai.Usage
+	finish string
+	chunks int
+}
+
+// collectStream reads a streamed completion to its end (or error),
+// assembling the text and the tool calls from their fragments.
+func collectStream(ctx context.Context, c *goopenai.Client, req goopenai.ChatCompletionRequest) (streamed, error) {
+	r := streamed{calls: map[int]*goopenai.ToolCall{}}
+	s, err := c.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return streamed{}, err
+	}
+	defer s.Close()
+	for {
+		ch, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			return r, nil
+		}
+		if err != nil {
+			return r, err
+		}
+		r.chunks++
+		if ch.Usage != nil {
+			r.usage = ch.Usage
+		}
+		if len(ch.Choices) == 0 {
+			continue
+		}
+		d := ch.Choices[0].Delta
+		r.text += d.Content
+		for _, tc := range d.ToolCalls {
+			cur := r.calls[*tc.Index]
+			if cur == nil {
+				cur = &goopenai.ToolCall{}
+				r.calls[*tc.Index] = cur
+			}
+			if tc.ID != "" {
+				cur.ID = tc.ID
+			}
+			cur.Function.Name += tc.Function.Name
+			cur.Function.Arguments += tc.Function.Arguments
+		}
+		if ch.Choices[0].FinishReason != "" {
+			r.finish = string(ch.Choices[0].FinishReason)
+		}
+	}
 }
 
 func TestFakeOpenAIPerModelScripting(t *testing.T) {
