@@ -10,79 +10,82 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// parseEntitiesCases are texts in each parse mode with the plain text and
+// entities (UTF-16 offsets) Telegram makes of them, or its error.
+var parseEntitiesCases = []struct {
+	name    string
+	text    string
+	mode    string
+	plain   string
+	ents    []Entity
+	wantErr string
+}{
+	{name: "plain keeps markup chars", text: "a < b & *c*", mode: "", plain: "a < b & *c*"},
+	{name: "trim", text: "  \n hi \n ", mode: "", plain: "hi"},
+
+	{name: "html tags", text: "<b>B</b><strong>S</strong><i>I</i><em>E</em><u>U</u><ins>N</ins><s>s</s><strike>k</strike><del>d</del>", mode: "HTML",
+		plain: "BSIEUNskd", ents: []Entity{
+			{Type: "bold", Offset: 0, Length: 1}, {Type: "bold", Offset: 1, Length: 1},
+			{Type: "italic", Offset: 2, Length: 1}, {Type: "italic", Offset: 3, Length: 1},
+			{Type: "underline", Offset: 4, Length: 1}, {Type: "underline", Offset: 5, Length: 1},
+			{Type: "strikethrough", Offset: 6, Length: 1}, {Type: "strikethrough", Offset: 7, Length: 1},
+			{Type: "strikethrough", Offset: 8, Length: 1},
+		}},
+	{name: "html nested and link", text: `<b>x <a href="https://e.com/?a=1&amp;b=2">y</a></b>`, mode: "html", plain: "x y",
+		ents: []Entity{{Type: "bold", Offset: 0, Length: 3}, {Type: "text_link", Offset: 2, Length: 1, URL: "https://e.com/?a=1&b=2"}}},
+	{name: "html spoiler and emoji", text: `<span class="tg-spoiler">s</span><tg-spoiler>t</tg-spoiler><tg-emoji emoji-id="5368324170671202286">👍</tg-emoji>`, mode: "HTML",
+		plain: "st👍", ents: []Entity{{Type: "spoiler", Offset: 0, Length: 1}, {Type: "spoiler", Offset: 1, Length: 1},
+			{Type: "custom_emoji", Offset: 2, Length: 2, CustomEmojiID: "5368324170671202286"}}},
+	{name: "html pre language", text: `<pre><code class="language-go">x := 1</code></pre>`, mode: "HTML", plain: "x := 1",
+		ents: []Entity{{Type: "pre", Offset: 0, Length: 6, Language: "go"}}},
+	{name: "html blockquote expandable", text: "<blockquote expandable>q</blockquote>", mode: "HTML", plain: "q",
+		ents: []Entity{{Type: "expandable_blockquote", Offset: 0, Length: 1}}},
+	{name: "html entities", text: "&lt;&gt;&amp;&quot;&#65;&#x42;&nbsp;&", mode: "HTML", plain: `<>&"AB&nbsp;&`},
+	{name: "html utf16 offsets", text: "😀<b>é😀</b>", mode: "HTML", plain: "😀é😀", ents: []Entity{{Type: "bold", Offset: 2, Length: 3}}},
+	{name: "html uppercase tag", text: "<B>x</B>", mode: "HTML", plain: "x", ents: []Entity{{Type: "bold", Offset: 0, Length: 1}}},
+	{name: "html closing shorthand", text: "<b>x</>", mode: "HTML", plain: "x", ents: []Entity{{Type: "bold", Offset: 0, Length: 1}}},
+	{name: "html br", text: "a<br/>b", mode: "HTML", wantErr: `Unsupported start tag "br/" at byte offset 1`},
+	{name: "html p", text: "<p>x</p>", mode: "HTML", wantErr: `Unsupported start tag "p" at byte offset 0`},
+	{name: "html lone lt", text: "1 < 2", mode: "HTML", wantErr: `Unsupported start tag "" at byte offset 2`},
+	{name: "html unclosed start", text: "x <b", mode: "HTML", wantErr: "Unclosed start tag at byte offset 2"},
+	{name: "html unexpected end", text: "x</b>", mode: "HTML", wantErr: "Unexpected end tag at byte offset 1"},
+	{name: "html unmatched", text: "<b><i>x</b></i>", mode: "HTML", wantErr: `Unmatched end tag at byte offset 7, expected "</i>", found "</b>"`},
+	{name: "html missing end", text: "<i>x", mode: "HTML", wantErr: `Can't find end tag corresponding to start tag "i"`},
+	{name: "html bad attribute", text: `<a href=x/y>x</a>`, mode: "HTML", wantErr: "Unexpected end of name token at byte offset 8"},
+	{name: "html empty href", text: `<a href=>x</a>`, mode: "HTML", plain: "x"},
+
+	{name: "mdv2 entities", text: "*b* _i_ __u__ ~s~ ||p|| `c`", mode: "MarkdownV2", plain: "b i u s p c", ents: []Entity{
+		{Type: "bold", Offset: 0, Length: 1}, {Type: "italic", Offset: 2, Length: 1}, {Type: "underline", Offset: 4, Length: 1},
+		{Type: "strikethrough", Offset: 6, Length: 1}, {Type: "spoiler", Offset: 8, Length: 1}, {Type: "code", Offset: 10, Length: 1},
+	}},
+	{name: "mdv2 escapes", text: `\_\*\[\]\(\)\~\` + "`" + `\>\#\+\-\=\|\{\}\.\!\\`, mode: "markdownv2", plain: "_*[]()~`>#+-=|{}.!\\"},
+	{name: "mdv2 link", text: `[site](https://e.com/a\)b) \.`, mode: "MarkdownV2", plain: "site .",
+		ents: []Entity{{Type: "text_link", Offset: 0, Length: 4, URL: "https://e.com/a)b"}}},
+	{name: "mdv2 pre", text: "```python\nprint(1.5)\n```", mode: "MarkdownV2", plain: "print(1.5)",
+		ents: []Entity{{Type: "pre", Offset: 0, Length: 10, Language: "python"}}},
+	{name: "mdv2 code keeps reserved", text: "`a.b-c!`", mode: "MarkdownV2", plain: "a.b-c!", ents: []Entity{{Type: "code", Offset: 0, Length: 6}}},
+	{name: "mdv2 quote", text: ">quoted\n>more\nafter", mode: "MarkdownV2", plain: "quoted\nmore\nafter",
+		ents: []Entity{{Type: "blockquote", Offset: 0, Length: 11}}},
+	{name: "mdv2 nested", text: "*bold _both_*", mode: "MarkdownV2", plain: "bold both",
+		ents: []Entity{{Type: "bold", Offset: 0, Length: 9}, {Type: "italic", Offset: 5, Length: 4}}},
+	{name: "mdv2 dot", text: "Hi.", mode: "MarkdownV2", wantErr: `Character '.' is reserved and must be escaped with the preceding '\'`},
+	{name: "mdv2 dash", text: "a - b", mode: "MarkdownV2", wantErr: `Character '-' is reserved`},
+	{name: "mdv2 paren", text: "f(x)", mode: "MarkdownV2", wantErr: `Character '(' is reserved`},
+	{name: "mdv2 mid-line gt", text: "a > b", mode: "MarkdownV2", wantErr: `Character '>' is reserved`},
+	{name: "mdv2 single pipe", text: "a | b", mode: "MarkdownV2", wantErr: `Character '|' is reserved`},
+	{name: "mdv2 open italic", text: "snake_case", mode: "MarkdownV2", wantErr: "Can't find end of Italic entity at byte offset 5"},
+	{name: "mdv2 open pre", text: "x ```", mode: "MarkdownV2", wantErr: "Can't find end of Pre entity at byte offset 2"},
+	{name: "mdv2 url unterminated", text: "[a](http://x", mode: "MarkdownV2", wantErr: "Can't find end of a URL at byte offset 4"},
+
+	{name: "markdown v1", text: "*b* _i_ `c` [l](e.com) a.b-c", mode: "Markdown", plain: "b i c l a.b-c", ents: []Entity{
+		{Type: "bold", Offset: 0, Length: 1}, {Type: "italic", Offset: 2, Length: 1}, {Type: "code", Offset: 4, Length: 1},
+		{Type: "text_link", Offset: 6, Length: 1, URL: "http://e.com/"},
+	}},
+	{name: "markdown v1 open", text: "snake_case", mode: "Markdown", wantErr: "Can't find end of the entity starting at byte offset 5"},
+}
+
 func TestParseEntities(t *testing.T) {
-	tests := []struct {
-		name    string
-		text    string
-		mode    string
-		plain   string
-		ents    []Entity
-		wantErr string
-	}{
-		{name: "plain keeps markup chars", text: "a < b & *c*", mode: "", plain: "a < b & *c*"},
-		{name: "trim", text: "  \n hi \n ", mode: "", plain: "hi"},
-
-		{name: "html tags", text: "<b>B</b><strong>S</strong><i>I</i><em>E</em><u>U</u><ins>N</ins><s>s</s><strike>k</strike><del>d</del>", mode: "HTML",
-			plain: "BSIEUNskd", ents: []Entity{
-				{Type: "bold", Offset: 0, Length: 1}, {Type: "bold", Offset: 1, Length: 1},
-				{Type: "italic", Offset: 2, Length: 1}, {Type: "italic", Offset: 3, Length: 1},
-				{Type: "underline", Offset: 4, Length: 1}, {Type: "underline", Offset: 5, Length: 1},
-				{Type: "strikethrough", Offset: 6, Length: 1}, {Type: "strikethrough", Offset: 7, Length: 1},
-				{Type: "strikethrough", Offset: 8, Length: 1},
-			}},
-		{name: "html nested and link", text: `<b>x <a href="https://e.com/?a=1&amp;b=2">y</a></b>`, mode: "html", plain: "x y",
-			ents: []Entity{{Type: "bold", Offset: 0, Length: 3}, {Type: "text_link", Offset: 2, Length: 1, URL: "https://e.com/?a=1&b=2"}}},
-		{name: "html spoiler and emoji", text: `<span class="tg-spoiler">s</span><tg-spoiler>t</tg-spoiler><tg-emoji emoji-id="5368324170671202286">👍</tg-emoji>`, mode: "HTML",
-			plain: "st👍", ents: []Entity{{Type: "spoiler", Offset: 0, Length: 1}, {Type: "spoiler", Offset: 1, Length: 1},
-				{Type: "custom_emoji", Offset: 2, Length: 2, CustomEmojiID: "5368324170671202286"}}},
-		{name: "html pre language", text: `<pre><code class="language-go">x := 1</code></pre>`, mode: "HTML", plain: "x := 1",
-			ents: []Entity{{Type: "pre", Offset: 0, Length: 6, Language: "go"}}},
-		{name: "html blockquote expandable", text: "<blockquote expandable>q</blockquote>", mode: "HTML", plain: "q",
-			ents: []Entity{{Type: "expandable_blockquote", Offset: 0, Length: 1}}},
-		{name: "html entities", text: "&lt;&gt;&amp;&quot;&#65;&#x42;&nbsp;&", mode: "HTML", plain: `<>&"AB&nbsp;&`},
-		{name: "html utf16 offsets", text: "😀<b>é😀</b>", mode: "HTML", plain: "😀é😀", ents: []Entity{{Type: "bold", Offset: 2, Length: 3}}},
-		{name: "html uppercase tag", text: "<B>x</B>", mode: "HTML", plain: "x", ents: []Entity{{Type: "bold", Offset: 0, Length: 1}}},
-		{name: "html closing shorthand", text: "<b>x</>", mode: "HTML", plain: "x", ents: []Entity{{Type: "bold", Offset: 0, Length: 1}}},
-		{name: "html br", text: "a<br/>b", mode: "HTML", wantErr: `Unsupported start tag "br/" at byte offset 1`},
-		{name: "html p", text: "<p>x</p>", mode: "HTML", wantErr: `Unsupported start tag "p" at byte offset 0`},
-		{name: "html lone lt", text: "1 < 2", mode: "HTML", wantErr: `Unsupported start tag "" at byte offset 2`},
-		{name: "html unclosed start", text: "x <b", mode: "HTML", wantErr: "Unclosed start tag at byte offset 2"},
-		{name: "html unexpected end", text: "x</b>", mode: "HTML", wantErr: "Unexpected end tag at byte offset 1"},
-		{name: "html unmatched", text: "<b><i>x</b></i>", mode: "HTML", wantErr: `Unmatched end tag at byte offset 7, expected "</i>", found "</b>"`},
-		{name: "html missing end", text: "<i>x", mode: "HTML", wantErr: `Can't find end tag corresponding to start tag "i"`},
-		{name: "html bad attribute", text: `<a href=x/y>x</a>`, mode: "HTML", wantErr: "Unexpected end of name token at byte offset 8"},
-		{name: "html empty href", text: `<a href=>x</a>`, mode: "HTML", plain: "x"},
-
-		{name: "mdv2 entities", text: "*b* _i_ __u__ ~s~ ||p|| `c`", mode: "MarkdownV2", plain: "b i u s p c", ents: []Entity{
-			{Type: "bold", Offset: 0, Length: 1}, {Type: "italic", Offset: 2, Length: 1}, {Type: "underline", Offset: 4, Length: 1},
-			{Type: "strikethrough", Offset: 6, Length: 1}, {Type: "spoiler", Offset: 8, Length: 1}, {Type: "code", Offset: 10, Length: 1},
-		}},
-		{name: "mdv2 escapes", text: `\_\*\[\]\(\)\~\` + "`" + `\>\#\+\-\=\|\{\}\.\!\\`, mode: "markdownv2", plain: "_*[]()~`>#+-=|{}.!\\"},
-		{name: "mdv2 link", text: `[site](https://e.com/a\)b) \.`, mode: "MarkdownV2", plain: "site .",
-			ents: []Entity{{Type: "text_link", Offset: 0, Length: 4, URL: "https://e.com/a)b"}}},
-		{name: "mdv2 pre", text: "```python\nprint(1.5)\n```", mode: "MarkdownV2", plain: "print(1.5)",
-			ents: []Entity{{Type: "pre", Offset: 0, Length: 10, Language: "python"}}},
-		{name: "mdv2 code keeps reserved", text: "`a.b-c!`", mode: "MarkdownV2", plain: "a.b-c!", ents: []Entity{{Type: "code", Offset: 0, Length: 6}}},
-		{name: "mdv2 quote", text: ">quoted\n>more\nafter", mode: "MarkdownV2", plain: "quoted\nmore\nafter",
-			ents: []Entity{{Type: "blockquote", Offset: 0, Length: 11}}},
-		{name: "mdv2 nested", text: "*bold _both_*", mode: "MarkdownV2", plain: "bold both",
-			ents: []Entity{{Type: "bold", Offset: 0, Length: 9}, {Type: "italic", Offset: 5, Length: 4}}},
-		{name: "mdv2 dot", text: "Hi.", mode: "MarkdownV2", wantErr: `Character '.' is reserved and must be escaped with the preceding '\'`},
-		{name: "mdv2 dash", text: "a - b", mode: "MarkdownV2", wantErr: `Character '-' is reserved`},
-		{name: "mdv2 paren", text: "f(x)", mode: "MarkdownV2", wantErr: `Character '(' is reserved`},
-		{name: "mdv2 mid-line gt", text: "a > b", mode: "MarkdownV2", wantErr: `Character '>' is reserved`},
-		{name: "mdv2 single pipe", text: "a | b", mode: "MarkdownV2", wantErr: `Character '|' is reserved`},
-		{name: "mdv2 open italic", text: "snake_case", mode: "MarkdownV2", wantErr: "Can't find end of Italic entity at byte offset 5"},
-		{name: "mdv2 open pre", text: "x ```", mode: "MarkdownV2", wantErr: "Can't find end of Pre entity at byte offset 2"},
-		{name: "mdv2 url unterminated", text: "[a](http://x", mode: "MarkdownV2", wantErr: "Can't find end of a URL at byte offset 4"},
-
-		{name: "markdown v1", text: "*b* _i_ `c` [l](e.com) a.b-c", mode: "Markdown", plain: "b i c l a.b-c", ents: []Entity{
-			{Type: "bold", Offset: 0, Length: 1}, {Type: "italic", Offset: 2, Length: 1}, {Type: "code", Offset: 4, Length: 1},
-			{Type: "text_link", Offset: 6, Length: 1, URL: "http://e.com/"},
-		}},
-		{name: "markdown v1 open", text: "snake_case", mode: "Markdown", wantErr: "Can't find end of the entity starting at byte offset 5"},
-	}
-	for _, tc := range tests {
+	for _, tc := range parseEntitiesCases {
 		t.Run(tc.name, func(t *testing.T) {
 			plain, ents, err := ParseEntities(tc.text, tc.mode)
 			if tc.wantErr != "" {

@@ -421,19 +421,9 @@ func TestFakeTelegramPollingWithBotStart(t *testing.T) {
 
 func TestFakeTelegramGetUpdatesSemantics(t *testing.T) {
 	f := NewFakeTelegram(t, "")
-	type updatesResp []struct {
-		UpdateID int64 `json:"update_id"`
-	}
 	get := func(t *testing.T, params map[string]any) (int, updatesResp, string) {
 		t.Helper()
-		status, resp := rawCall(t, f, "getUpdates", params)
-		var ups updatesResp
-		if resp.OK {
-			if err := json.Unmarshal(resp.Result, &ups); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return status, ups, resp.Description
+		return getUpdatesRaw(t, f, params)
 	}
 	var ids []int64
 	for i := 0; i < 5; i++ {
@@ -464,15 +454,7 @@ func TestFakeTelegramGetUpdatesSemantics(t *testing.T) {
 	})
 	t.Run("long poll wakes on push", func(t *testing.T) {
 		get(t, map[string]any{"offset": ids[4] + 1})
-		f.mu.Lock()
-		g0 := f.pollGen
-		f.mu.Unlock()
-		ch := make(chan []byte, 1)
-		go func() { ch <- postRaw(f, "getUpdates", map[string]any{"offset": ids[4] + 1, "timeout": 30}) }()
-		// Push only once the poll is waiting.
-		if err := f.waitFor(testCtx(t), "poll", func() bool { return f.pollGen > g0 }); err != nil {
-			t.Fatal(err)
-		}
+		ch := startLongPoll(t, f, ids[4]+1) // push only once the poll is waiting
 		id := f.PushText(1, 1, "late", time.Time{})
 		select {
 		case body := <-ch:
@@ -495,14 +477,7 @@ func TestFakeTelegramGetUpdatesSemantics(t *testing.T) {
 		}
 	})
 	t.Run("conflict", func(t *testing.T) {
-		f.mu.Lock()
-		g0 := f.pollGen
-		f.mu.Unlock()
-		ch := make(chan []byte, 1)
-		go func() { ch <- postRaw(f, "getUpdates", map[string]any{"offset": 1 << 40, "timeout": 30}) }()
-		if err := f.waitFor(testCtx(t), "poll", func() bool { return f.pollGen > g0 }); err != nil {
-			t.Fatal(err)
-		}
+		ch := startLongPoll(t, f, 1<<40)
 		if status, _, desc := get(t, map[string]any{"offset": 1 << 40}); status != 200 {
 			t.Errorf("second poll = %d %q", status, desc)
 		}
@@ -515,6 +490,39 @@ func TestFakeTelegramGetUpdatesSemantics(t *testing.T) {
 			t.Fatal("superseded poll did not return")
 		}
 	})
+}
+
+type updatesResp []struct {
+	UpdateID int64 `json:"update_id"`
+}
+
+// getUpdatesRaw calls getUpdates with params and returns the status, the
+// updates' ids and the error description.
+func getUpdatesRaw(t *testing.T, f *FakeTelegram, params map[string]any) (int, updatesResp, string) {
+	t.Helper()
+	status, resp := rawCall(t, f, "getUpdates", params)
+	var ups updatesResp
+	if resp.OK {
+		if err := json.Unmarshal(resp.Result, &ups); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return status, ups, resp.Description
+}
+
+// startLongPoll starts a 30 s getUpdates from offset and returns once the
+// fake holds it; the channel gets the raw answer.
+func startLongPoll(t *testing.T, f *FakeTelegram, offset int64) <-chan []byte {
+	t.Helper()
+	f.mu.Lock()
+	g0 := f.pollGen
+	f.mu.Unlock()
+	ch := make(chan []byte, 1)
+	go func() { ch <- postRaw(f, "getUpdates", map[string]any{"offset": offset, "timeout": 30}) }()
+	if err := f.waitFor(testCtx(t), "poll", func() bool { return f.pollGen > g0 }); err != nil {
+		t.Fatal(err)
+	}
+	return ch
 }
 
 // postRaw posts a JSON body and returns the answer's body ("" on failure);
