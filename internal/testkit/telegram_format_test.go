@@ -82,6 +82,9 @@ var parseEntitiesCases = []struct {
 		{Type: "text_link", Offset: 6, Length: 1, URL: "http://e.com/"},
 	}},
 	{name: "markdown v1 open", text: "snake_case", mode: "Markdown", wantErr: "Can't find end of the entity starting at byte offset 5"},
+	{name: "markdown v1 pre", text: "```go\nx``` ```y```", mode: "Markdown", plain: "\nx y", ents: []Entity{
+		{Type: "pre", Offset: 0, Length: 2, Language: "go"}, {Type: "pre", Offset: 3, Length: 1},
+	}},
 }
 
 func TestParseEntities(t *testing.T) {

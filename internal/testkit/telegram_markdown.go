@@ -290,33 +290,8 @@ func parseMarkdownV1(text string) (string, []rawEntity, error) {
 			continue
 		}
 		begin := i
-		var endChar byte
-		typ := ""
-		lang := ""
-		switch c {
-		case '_':
-			typ, endChar = "italic", '_'
-		case '*':
-			typ, endChar = "bold", '*'
-		case '[':
-			typ, endChar = "text_link", ']'
-		case '`':
-			if i+2 < n && text[i+1] == '`' && text[i+2] == '`' {
-				i += 2
-				typ, endChar = "pre", '`'
-				j := i + 1
-				for j < n && !isHTMLSpace(text[j]) && text[j] != '`' {
-					j++
-				}
-				if j > i+1 && j < n && text[j] != '`' {
-					lang = text[i+1 : j]
-					i = j - 1
-				}
-			} else {
-				typ, endChar = "code", '`'
-			}
-		}
-		i++
+		typ, endChar, lang, at := v1Opener(text, i)
+		i = at + 1
 		start := out.Len()
 		for i < n && text[i] != endChar {
 			if typ != "code" && typ != "pre" && text[i] == '\\' && i+1 < n && text[i+1] == endChar {
@@ -359,4 +334,31 @@ func parseMarkdownV1(text string) (string, []rawEntity, error) {
 		}
 	}
 	return out.String(), ents, nil
+}
+
+// v1Opener classifies the legacy Markdown entity opening at text[i] (one
+// of _*`[): its type, the byte that closes it, a pre block's language,
+// and the index of the opener's last byte (past "```" and the language).
+func v1Opener(text string, i int) (typ string, endChar byte, lang string, last int) {
+	n := len(text)
+	switch text[i] {
+	case '_':
+		return "italic", '_', "", i
+	case '*':
+		return "bold", '*', "", i
+	case '[':
+		return "text_link", ']', "", i
+	}
+	if !(i+2 < n && text[i+1] == '`' && text[i+2] == '`') {
+		return "code", '`', "", i
+	}
+	i += 2
+	j := i + 1
+	for j < n && !isHTMLSpace(text[j]) && text[j] != '`' {
+		j++
+	}
+	if j > i+1 && j < n && text[j] != '`' {
+		return "pre", '`', text[i+1 : j], j - 1
+	}
+	return "pre", '`', "", i
 }
