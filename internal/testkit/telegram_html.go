@@ -117,12 +117,6 @@ func parseHTML(text string) (string, []rawEntity, error) {
 	var stack []htmlOpen
 	var ents []rawEntity
 	n := len(text)
-	at := func(i int) byte {
-		if i < n {
-			return text[i]
-		}
-		return 0
-	}
 	for i := 0; i < n; i++ {
 		c := text[i]
 		if c == '&' {
@@ -137,165 +131,209 @@ func parseHTML(text string) (string, []rawEntity, error) {
 			continue
 		}
 		begin := i
-		i++
-		if at(i) != '/' {
-			for i < n && !isHTMLSpace(text[i]) && text[i] != '>' {
-				i++
-			}
-			if i >= n {
-				return "", nil, parseErrorf("Unclosed start tag at byte offset %d", begin)
-			}
-			tag := strings.ToLower(text[begin+1 : i])
-			if !htmlTags[tag] {
-				return "", nil, parseErrorf("Unsupported start tag \"%s\" at byte offset %d", tag, begin)
-			}
-			open := htmlOpen{tag: tag}
-			for at(i) != '>' {
-				for i < n && isHTMLSpace(text[i]) {
-					i++
-				}
-				if at(i) == '>' {
-					break
-				}
-				if i >= n {
-					return "", nil, parseErrorf("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
-				}
-				nameStart := i
-				for i < n && !isHTMLSpace(text[i]) && text[i] != '=' && text[i] != '>' {
-					i++
-				}
-				name := strings.ToLower(text[nameStart:i])
-				if name == "" {
-					return "", nil, parseErrorf("Empty attribute name in the tag \"%s\" at byte offset %d", tag, begin)
-				}
-				for i < n && isHTMLSpace(text[i]) {
-					i++
-				}
-				if at(i) != '=' {
-					// A bare attribute (only "expandable" means something).
-					if i >= n {
-						return "", nil, parseErrorf("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
-					}
-					if tag == "blockquote" && name == "expandable" {
-						open.expand = true
-					}
-					continue
-				}
-				i++
-				for i < n && isHTMLSpace(text[i]) {
-					i++
-				}
-				if i >= n {
-					return "", nil, parseErrorf("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
-				}
-				var value string
-				if q := text[i]; q != '"' && q != '\'' {
-					tokStart := i
-					for i < n && (isASCIIAlnum(text[i]) || text[i] == '.' || text[i] == '-') {
-						i++
-					}
-					value = strings.ToLower(text[tokStart:i])
-					if i >= n || (!isHTMLSpace(text[i]) && text[i] != '>') {
-						return "", nil, parseErrorf("Unexpected end of name token at byte offset %d", tokStart)
-					}
-				} else {
-					i++
-					vStart := i
-					for i < n && text[i] != q {
-						i++
-					}
-					if i >= n {
-						return "", nil, parseErrorf("Unclosed end of attribute value at byte offset %d", vStart)
-					}
-					value = decodeHTMLText(text[vStart:i])
-					i++
-				}
-				switch {
-				case tag == "a" && name == "href",
-					tag == "span" && name == "class",
-					tag == "tg-emoji" && name == "emoji-id",
-					tag == "code" && name == "class",
-					tag == "pre" && name == "language":
-					open.attr = value
-				}
-			}
-			if tag == "span" && open.attr != "tg-spoiler" {
-				return "", nil, parseErrorf("Tag \"span\" must have class \"tg-spoiler\" at byte offset %d", begin)
-			}
-			if tag == "tg-emoji" && open.attr == "" {
-				return "", nil, parseErrorf("Custom emoji entity must have emoji-id attribute at byte offset %d", begin)
+		if i+1 >= n || text[i+1] != '/' {
+			open, last, err := parseStartTag(text, begin)
+			if err != nil {
+				return "", nil, err
 			}
 			open.outStart = out.Len()
 			stack = append(stack, open)
+			i = last
 			continue
 		}
-		// End tag.
 		if len(stack) == 0 {
 			return "", nil, parseErrorf("Unexpected end tag at byte offset %d", begin)
 		}
-		i++
-		nameStart := i
-		for i < n && !isHTMLSpace(text[i]) && text[i] != '>' {
-			i++
+		endName, last, err := parseEndTag(text, begin)
+		if err != nil {
+			return "", nil, err
 		}
-		endName := strings.ToLower(text[nameStart:i])
-		for i < n && isHTMLSpace(text[i]) {
-			i++
-		}
-		if at(i) != '>' {
-			return "", nil, parseErrorf("Unclosed end tag at byte offset %d", begin)
-		}
+		i = last
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if endName != "" && endName != top.tag {
 			return "", nil, parseErrorf("Unmatched end tag at byte offset %d, expected \"</%s>\", found \"</%s>\"", begin, top.tag, endName)
 		}
-		end := out.Len()
-		if end == top.outStart {
+		if out.Len() == top.outStart {
 			continue // empty entities are dropped
 		}
-		e := rawEntity{Start: top.outStart, End: end}
-		switch top.tag {
-		case "b", "strong":
-			e.Type = "bold"
-		case "i", "em":
-			e.Type = "italic"
-		case "u", "ins":
-			e.Type = "underline"
-		case "s", "strike", "del":
-			e.Type = "strikethrough"
-		case "span", "tg-spoiler":
-			e.Type = "spoiler"
-		case "tg-emoji":
-			e.Type = "custom_emoji"
-			e.CustomEmojiID = top.attr
-		case "a":
-			if top.attr == "" {
-				continue
-			}
-			e.Type = "text_link"
-			e.URL = top.attr
-		case "code":
-			// <pre><code class="language-x"> gives the pre its language.
-			if len(stack) > 0 && stack[len(stack)-1].tag == "pre" && stack[len(stack)-1].outStart == top.outStart &&
-				strings.HasPrefix(top.attr, "language-") {
-				stack[len(stack)-1].attr = strings.TrimPrefix(top.attr, "language-")
-				continue
-			}
-			e.Type = "code"
-		case "pre":
-			e.Type = "pre"
-			e.Language = top.attr
-		case "blockquote":
-			e.Type = "blockquote"
-			if top.expand {
-				e.Type = "expandable_blockquote"
-			}
+		if e, ok := closeHTMLEntity(top, stack, out.Len()); ok {
+			ents = append(ents, e)
 		}
-		ents = append(ents, e)
 	}
 	if len(stack) > 0 {
 		return "", nil, parseErrorf("Can't find end tag corresponding to start tag \"%s\"", stack[len(stack)-1].tag)
 	}
 	return out.String(), ents, nil
+}
+
+// parseStartTag parses the start tag at text[begin] ('<') with its
+// attributes, and returns it with the index of its closing '>'.
+func parseStartTag(text string, begin int) (htmlOpen, int, error) {
+	n := len(text)
+	i := begin + 1
+	for i < n && !isHTMLSpace(text[i]) && text[i] != '>' {
+		i++
+	}
+	if i >= n {
+		return htmlOpen{}, 0, parseErrorf("Unclosed start tag at byte offset %d", begin)
+	}
+	tag := strings.ToLower(text[begin+1 : i])
+	if !htmlTags[tag] {
+		return htmlOpen{}, 0, parseErrorf("Unsupported start tag \"%s\" at byte offset %d", tag, begin)
+	}
+	open := htmlOpen{tag: tag}
+	for i >= n || text[i] != '>' {
+		for i < n && isHTMLSpace(text[i]) {
+			i++
+		}
+		if i < n && text[i] == '>' {
+			break
+		}
+		if i >= n {
+			return htmlOpen{}, 0, parseErrorf("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
+		}
+		name, value, bare, next, err := parseHTMLAttr(text, i, tag, begin)
+		if err != nil {
+			return htmlOpen{}, 0, err
+		}
+		i = next
+		if bare {
+			// A bare attribute (only "expandable" means something).
+			if tag == "blockquote" && name == "expandable" {
+				open.expand = true
+			}
+			continue
+		}
+		switch {
+		case tag == "a" && name == "href",
+			tag == "span" && name == "class",
+			tag == "tg-emoji" && name == "emoji-id",
+			tag == "code" && name == "class",
+			tag == "pre" && name == "language":
+			open.attr = value
+		}
+	}
+	if tag == "span" && open.attr != "tg-spoiler" {
+		return htmlOpen{}, 0, parseErrorf("Tag \"span\" must have class \"tg-spoiler\" at byte offset %d", begin)
+	}
+	if tag == "tg-emoji" && open.attr == "" {
+		return htmlOpen{}, 0, parseErrorf("Custom emoji entity must have emoji-id attribute at byte offset %d", begin)
+	}
+	return open, i, nil
+}
+
+// parseHTMLAttr parses the attribute at text[i] of the tag that starts at
+// begin: its lower-cased name, its value (bare when it has none) and the
+// index after it.
+func parseHTMLAttr(text string, i int, tag string, begin int) (name, value string, bare bool, next int, err error) {
+	n := len(text)
+	unclosed := func() error { return parseErrorf("Unclosed start tag \"%s\" at byte offset %d", tag, begin) }
+	nameStart := i
+	for i < n && !isHTMLSpace(text[i]) && text[i] != '=' && text[i] != '>' {
+		i++
+	}
+	name = strings.ToLower(text[nameStart:i])
+	if name == "" {
+		return "", "", false, 0, parseErrorf("Empty attribute name in the tag \"%s\" at byte offset %d", tag, begin)
+	}
+	for i < n && isHTMLSpace(text[i]) {
+		i++
+	}
+	if i >= n {
+		return "", "", false, 0, unclosed()
+	}
+	if text[i] != '=' {
+		return name, "", true, i, nil
+	}
+	i++
+	for i < n && isHTMLSpace(text[i]) {
+		i++
+	}
+	if i >= n {
+		return "", "", false, 0, unclosed()
+	}
+	if text[i] != '"' && text[i] != '\'' {
+		tokStart := i
+		for i < n && (isASCIIAlnum(text[i]) || text[i] == '.' || text[i] == '-') {
+			i++
+		}
+		if i >= n || (!isHTMLSpace(text[i]) && text[i] != '>') {
+			return "", "", false, 0, parseErrorf("Unexpected end of name token at byte offset %d", tokStart)
+		}
+		return name, strings.ToLower(text[tokStart:i]), false, i, nil
+	}
+	q := text[i]
+	i++
+	vStart := i
+	for i < n && text[i] != q {
+		i++
+	}
+	if i >= n {
+		return "", "", false, 0, parseErrorf("Unclosed end of attribute value at byte offset %d", vStart)
+	}
+	return name, decodeHTMLText(text[vStart:i]), false, i + 1, nil
+}
+
+// parseEndTag parses the end tag at text[begin] ("</") and returns its
+// lower-cased name ("" for "</>") and the index of its closing '>'.
+func parseEndTag(text string, begin int) (string, int, error) {
+	n := len(text)
+	i := begin + 2
+	nameStart := i
+	for i < n && !isHTMLSpace(text[i]) && text[i] != '>' {
+		i++
+	}
+	endName := strings.ToLower(text[nameStart:i])
+	for i < n && isHTMLSpace(text[i]) {
+		i++
+	}
+	if i >= n || text[i] != '>' {
+		return "", 0, parseErrorf("Unclosed end tag at byte offset %d", begin)
+	}
+	return endName, i, nil
+}
+
+// closeHTMLEntity is the entity a closed tag makes over [top.outStart,
+// end); false for none (a link without href, or a <code class=language-x>
+// right inside a <pre>, which gives the pre its language instead).
+func closeHTMLEntity(top htmlOpen, stack []htmlOpen, end int) (rawEntity, bool) {
+	e := rawEntity{Start: top.outStart, End: end}
+	switch top.tag {
+	case "b", "strong":
+		e.Type = "bold"
+	case "i", "em":
+		e.Type = "italic"
+	case "u", "ins":
+		e.Type = "underline"
+	case "s", "strike", "del":
+		e.Type = "strikethrough"
+	case "span", "tg-spoiler":
+		e.Type = "spoiler"
+	case "tg-emoji":
+		e.Type = "custom_emoji"
+		e.CustomEmojiID = top.attr
+	case "a":
+		if top.attr == "" {
+			return e, false
+		}
+		e.Type = "text_link"
+		e.URL = top.attr
+	case "code":
+		if len(stack) > 0 && stack[len(stack)-1].tag == "pre" && stack[len(stack)-1].outStart == top.outStart &&
+			strings.HasPrefix(top.attr, "language-") {
+			stack[len(stack)-1].attr = strings.TrimPrefix(top.attr, "language-")
+			return e, false
+		}
+		e.Type = "code"
+	case "pre":
+		e.Type = "pre"
+		e.Language = top.attr
+	case "blockquote":
+		e.Type = "blockquote"
+		if top.expand {
+			e.Type = "expandable_blockquote"
+		}
+	}
+	return e, true
 }
