@@ -31,10 +31,43 @@ func reservedError(c byte) error {
 	return parseErrorf("Character '%c' is reserved and must be escaped with the preceding '\\'", c)
 }
 
+// mdv2State is a MarkdownV2 parse in progress: the plain text so far, the
+// open entities, the finished ones and the blockquote being read.
+type mdv2State struct {
+	out         strings.Builder
+	stack       []mdOpen
+	ents        []rawEntity
+	quoteStart  int // output offset where the current blockquote began; -1 for none
+	quoteExpand bool
+}
+
+func (st *mdv2State) inCode() bool {
+	return len(st.stack) > 0 && (st.stack[len(st.stack)-1].typ == "code" || st.stack[len(st.stack)-1].typ == "pre")
+}
+
+// closeQuote ends the current blockquote, if any (without the newline that
+// ended it).
+func (st *mdv2State) closeQuote() {
+	if st.quoteStart < 0 {
+		return
+	}
+	end := st.out.Len()
+	if end > st.quoteStart && strings.HasSuffix(st.out.String(), "\n") {
+		end--
+	}
+	if end > st.quoteStart {
+		t := "blockquote"
+		if st.quoteExpand {
+			t = "expandable_blockquote"
+		}
+		st.ents = append(st.ents, rawEntity{Type: t, Start: st.quoteStart, End: end})
+	}
+	st.quoteStart = -1
+	st.quoteExpand = false
+}
+
 func parseMarkdownV2(text string) (string, []rawEntity, error) {
-	var out strings.Builder
-	var stack []mdOpen
-	var ents []rawEntity
+	st := &mdv2State{quoteStart: -1}
 	n := len(text)
 	at := func(i int) byte {
 		if i < n {
@@ -42,206 +75,232 @@ func parseMarkdownV2(text string) (string, []rawEntity, error) {
 		}
 		return 0
 	}
-	quoteStart := -1 // output offset where the current blockquote began
-	quoteExpand := false
-	inCode := func() bool {
-		return len(stack) > 0 && (stack[len(stack)-1].typ == "code" || stack[len(stack)-1].typ == "pre")
-	}
-	closeQuote := func() {
-		if quoteStart >= 0 {
-			end := out.Len()
-			// the newline that ended the quote is not part of it
-			if end > quoteStart && strings.HasSuffix(out.String(), "\n") {
-				end--
-			}
-			if end > quoteStart {
-				t := "blockquote"
-				if quoteExpand {
-					t = "expandable_blockquote"
-				}
-				ents = append(ents, rawEntity{Type: t, Start: quoteStart, End: end})
-			}
-			quoteStart = -1
-			quoteExpand = false
-		}
-	}
 	for i := 0; i < n; i++ {
 		c := text[i]
-		lineStart := i == 0 || text[i-1] == '\n'
-		if lineStart && !inCode() {
+		if (i == 0 || text[i-1] == '\n') && !st.inCode() {
 			switch {
 			case c == '>':
-				if quoteStart < 0 {
-					quoteStart = out.Len()
+				if st.quoteStart < 0 {
+					st.quoteStart = st.out.Len()
 				}
 				continue
 			case c == '*' && at(i+1) == '*' && at(i+2) == '>':
-				if quoteStart < 0 {
-					quoteStart = out.Len()
+				if st.quoteStart < 0 {
+					st.quoteStart = st.out.Len()
 				}
-				quoteExpand = true
+				st.quoteExpand = true
 				i += 2
 				continue
 			default:
-				closeQuote()
+				st.closeQuote()
 			}
 		}
 		if c == '\\' && at(i+1) > 0 && at(i+1) <= 126 {
 			i++
-			out.WriteByte(text[i])
+			st.out.WriteByte(text[i])
 			continue
 		}
 		reserved := MarkdownV2Reserved
-		if inCode() {
+		if st.inCode() {
 			reserved = "`"
 		}
 		if strings.IndexByte(reserved, c) < 0 {
-			out.WriteByte(c)
+			st.out.WriteByte(c)
 			continue
 		}
 		// "||" at the end of an expandable quote's last line closes it.
-		if c == '|' && at(i+1) == '|' && quoteExpand && quoteStart >= 0 && (at(i+2) == '\n' || i+2 >= n) &&
-			(len(stack) == 0 || stack[len(stack)-1].typ != "spoiler") {
+		if c == '|' && at(i+1) == '|' && st.quoteExpand && st.quoteStart >= 0 && (at(i+2) == '\n' || i+2 >= n) &&
+			(len(st.stack) == 0 || st.stack[len(st.stack)-1].typ != "spoiler") {
 			i++
 			continue
 		}
-		isEnd := false
-		if len(stack) > 0 {
-			switch stack[len(stack)-1].typ {
-			case "bold":
-				isEnd = c == '*'
-			case "italic":
-				isEnd = c == '_' && at(i+1) != '_'
-			case "code":
-				isEnd = c == '`'
-			case "pre":
-				isEnd = c == '`' && at(i+1) == '`' && at(i+2) == '`'
-			case "text_link", "custom_emoji":
-				isEnd = c == ']'
-			case "underline":
-				isEnd = c == '_' && at(i+1) == '_'
-			case "strikethrough":
-				isEnd = c == '~'
-			case "spoiler":
-				isEnd = c == '|' && at(i+1) == '|'
+		if len(st.stack) == 0 || !mdv2Closes(st.stack[len(st.stack)-1].typ, text, i) {
+			open, last, err := mdv2Opener(text, i)
+			if err != nil {
+				return "", nil, err
 			}
-		}
-		if !isEnd {
-			open := mdOpen{byteOffset: i}
-			switch c {
-			case '_':
-				if at(i+1) == '_' {
-					open.typ = "underline"
-					i++
-				} else {
-					open.typ = "italic"
-				}
-			case '*':
-				open.typ = "bold"
-			case '~':
-				open.typ = "strikethrough"
-			case '|':
-				if at(i+1) != '|' {
-					return "", nil, reservedError(c)
-				}
-				i++
-				open.typ = "spoiler"
-			case '[':
-				open.typ = "text_link"
-			case '`':
-				if at(i+1) == '`' && at(i+2) == '`' {
-					i += 3
-					open.typ = "pre"
-					langEnd := i
-					for langEnd < n && !isHTMLSpace(text[langEnd]) && text[langEnd] != '`' {
-						langEnd++
-					}
-					if i != langEnd && langEnd < n && text[langEnd] != '`' {
-						open.lang = text[i:langEnd]
-						i = langEnd
-					}
-					if at(i) == '\n' || at(i) == '\r' {
-						if (at(i+1) == '\n' || at(i+1) == '\r') && at(i) != at(i+1) {
-							i += 2
-						} else {
-							i++
-						}
-					}
-					i--
-				} else {
-					open.typ = "code"
-				}
-			case '!':
-				if at(i+1) != '[' {
-					return "", nil, reservedError(c)
-				}
-				i++
-				open.typ = "custom_emoji"
-			default:
-				return "", nil, reservedError(c)
-			}
-			open.outStart = out.Len()
-			stack = append(stack, open)
+			open.outStart = st.out.Len()
+			st.stack = append(st.stack, open)
+			i = last
 			continue
 		}
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		e := rawEntity{Type: top.typ, Start: top.outStart, End: out.Len()}
-		switch top.typ {
-		case "underline", "spoiler":
-			i++
-		case "pre":
-			i += 2
-			e.Language = top.lang
-		case "text_link", "custom_emoji":
-			var url string
-			if at(i+1) != '(' {
-				if top.typ == "custom_emoji" {
-					return "", nil, parseErrorf("Custom emoji entity must contain a tg://emoji URL")
-				}
-				url = out.String()[top.outStart:]
-			} else {
-				i += 2
-				urlStart := i
-				var ub strings.Builder
-				for i < n && text[i] != ')' {
-					if text[i] == '\\' && at(i+1) > 0 && at(i+1) <= 126 {
-						ub.WriteByte(text[i+1])
-						i += 2
-						continue
-					}
-					ub.WriteByte(text[i])
-					i++
-				}
-				if i >= n {
-					return "", nil, parseErrorf("Can't find end of a URL at byte offset %d", urlStart)
-				}
-				url = ub.String()
-			}
-			if top.typ == "custom_emoji" {
-				id, ok := strings.CutPrefix(url, "tg://emoji?id=")
-				if !ok || id == "" {
-					return "", nil, parseErrorf("Custom emoji URL must have an emoji identifier")
-				}
-				e.CustomEmojiID = id
-			} else {
-				u, ok := normalizeLinkURL(url)
-				if !ok {
-					continue // Telegram drops links it cannot use
-				}
-				e.URL = u
-			}
+		last, err := st.closeEntity(text, i)
+		if err != nil {
+			return "", nil, err
 		}
-		if e.End > e.Start {
-			ents = append(ents, e)
-		}
+		i = last
 	}
-	if len(stack) > 0 {
-		top := stack[len(stack)-1]
+	if len(st.stack) > 0 {
+		top := st.stack[len(st.stack)-1]
 		return "", nil, parseErrorf("Can't find end of %s entity at byte offset %d", mdTypeNames[top.typ], top.byteOffset)
 	}
-	closeQuote()
-	return out.String(), ents, nil
+	st.closeQuote()
+	return st.out.String(), st.ents, nil
+}
+
+// mdv2Closes reports whether text[i] closes an open entity of type typ.
+func mdv2Closes(typ, text string, i int) bool {
+	at := func(i int) byte {
+		if i < len(text) {
+			return text[i]
+		}
+		return 0
+	}
+	c := text[i]
+	switch typ {
+	case "bold":
+		return c == '*'
+	case "italic":
+		return c == '_' && at(i+1) != '_'
+	case "code":
+		return c == '`'
+	case "pre":
+		return c == '`' && at(i+1) == '`' && at(i+2) == '`'
+	case "text_link", "custom_emoji":
+		return c == ']'
+	case "underline":
+		return c == '_' && at(i+1) == '_'
+	case "strikethrough":
+		return c == '~'
+	case "spoiler":
+		return c == '|' && at(i+1) == '|'
+	}
+	return false
+}
+
+// mdv2Opener reads the entity opening at text[i]: the entity (a pre
+// block's language included) and the index of the opener's last byte.
+func mdv2Opener(text string, i int) (mdOpen, int, error) {
+	n := len(text)
+	at := func(i int) byte {
+		if i < n {
+			return text[i]
+		}
+		return 0
+	}
+	c := text[i]
+	open := mdOpen{byteOffset: i}
+	switch c {
+	case '_':
+		if at(i+1) == '_' {
+			open.typ = "underline"
+			i++
+		} else {
+			open.typ = "italic"
+		}
+	case '*':
+		open.typ = "bold"
+	case '~':
+		open.typ = "strikethrough"
+	case '|':
+		if at(i+1) != '|' {
+			return mdOpen{}, 0, reservedError(c)
+		}
+		i++
+		open.typ = "spoiler"
+	case '[':
+		open.typ = "text_link"
+	case '`':
+		if at(i+1) != '`' || at(i+2) != '`' {
+			open.typ = "code"
+			break
+		}
+		i += 3
+		open.typ = "pre"
+		langEnd := i
+		for langEnd < n && !isHTMLSpace(text[langEnd]) && text[langEnd] != '`' {
+			langEnd++
+		}
+		if i != langEnd && langEnd < n && text[langEnd] != '`' {
+			open.lang = text[i:langEnd]
+			i = langEnd
+		}
+		if at(i) == '\n' || at(i) == '\r' {
+			if (at(i+1) == '\n' || at(i+1) == '\r') && at(i) != at(i+1) {
+				i += 2
+			} else {
+				i++
+			}
+		}
+		i--
+	case '!':
+		if at(i+1) != '[' {
+			return mdOpen{}, 0, reservedError(c)
+		}
+		i++
+		open.typ = "custom_emoji"
+	default:
+		return mdOpen{}, 0, reservedError(c)
+	}
+	return open, i, nil
+}
+
+// closeEntity closes the innermost entity at text[i] (its closer; for a
+// link, the "(url)" after it) and returns the index of the closer's last
+// byte. Empty entities and links Telegram cannot use are dropped.
+func (st *mdv2State) closeEntity(text string, i int) (int, error) {
+	top := st.stack[len(st.stack)-1]
+	st.stack = st.stack[:len(st.stack)-1]
+	e := rawEntity{Type: top.typ, Start: top.outStart, End: st.out.Len()}
+	switch top.typ {
+	case "underline", "spoiler":
+		i++
+	case "pre":
+		i += 2
+		e.Language = top.lang
+	case "text_link", "custom_emoji":
+		url, last, err := mdv2LinkTarget(text, i, st.out.String()[top.outStart:], top.typ == "custom_emoji")
+		if err != nil {
+			return 0, err
+		}
+		i = last
+		if top.typ == "custom_emoji" {
+			id, ok := strings.CutPrefix(url, "tg://emoji?id=")
+			if !ok || id == "" {
+				return 0, parseErrorf("Custom emoji URL must have an emoji identifier")
+			}
+			e.CustomEmojiID = id
+		} else {
+			u, ok := normalizeLinkURL(url)
+			if !ok {
+				return i, nil // Telegram drops links it cannot use
+			}
+			e.URL = u
+		}
+	}
+	if e.End > e.Start {
+		st.ents = append(st.ents, e)
+	}
+	return i, nil
+}
+
+// mdv2LinkTarget reads the "(url)" after the ']' at text[i] (unescaping
+// it) and returns it with the index of its ')'; without one, a link's
+// target is its text and a custom emoji is an error.
+func mdv2LinkTarget(text string, i int, linkText string, emoji bool) (string, int, error) {
+	n := len(text)
+	if i+1 >= n || text[i+1] != '(' {
+		if emoji {
+			return "", 0, parseErrorf("Custom emoji entity must contain a tg://emoji URL")
+		}
+		return linkText, i, nil
+	}
+	i += 2
+	urlStart := i
+	var ub strings.Builder
+	for i < n && text[i] != ')' {
+		if text[i] == '\\' && i+1 < n && text[i+1] > 0 && text[i+1] <= 126 {
+			ub.WriteByte(text[i+1])
+			i += 2
+			continue
+		}
+		ub.WriteByte(text[i])
+		i++
+	}
+	if i >= n {
+		return "", 0, parseErrorf("Can't find end of a URL at byte offset %d", urlStart)
+	}
+	return ub.String(), i, nil
 }
 
 // normalizeLinkURL mimics Telegram's handling of link targets: a URL without
