@@ -323,13 +323,7 @@ func (f *FakeOpenAI) Requests() []ChatRequest {
 func (f *FakeOpenAI) RequestsFor(model string) []ChatRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []ChatRequest
-	for _, r := range f.requests {
-		if r.Model == model {
-			out = append(out, r)
-		}
-	}
-	return out
+	return filter(f.requests, func(r ChatRequest) bool { return r.Model == model })
 }
 
 // LastRequest returns the last chat request (zero when none arrived).

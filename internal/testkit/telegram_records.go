@@ -48,26 +48,14 @@ func (f *FakeTelegram) SentTo(chatID int64) []SentMessage {
 func (f *FakeTelegram) Edits(chatID int64) []Edit {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []Edit
-	for _, e := range f.edits {
-		if e.ChatID == chatID {
-			out = append(out, e)
-		}
-	}
-	return out
+	return filter(f.edits, func(e Edit) bool { return e.ChatID == chatID })
 }
 
 // ChatActions returns the chat actions sent to chatID, in order.
 func (f *FakeTelegram) ChatActions(chatID int64) []ChatAction {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []ChatAction
-	for _, a := range f.actions {
-		if a.ChatID == chatID {
-			out = append(out, a)
-		}
-	}
-	return out
+	return filter(f.actions, func(a ChatAction) bool { return a.ChatID == chatID })
 }
 
 // CallbackAnswers returns the answered callback queries, in order.
@@ -235,4 +223,16 @@ func sentSummary(ms []SentMessage) string {
 		parts = append(parts, fmt.Sprintf("%d:%q", m.ChatID, t))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// filter returns, in order, the elements of xs that keep accepts (nil for
+// none).
+func filter[T any](xs []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
