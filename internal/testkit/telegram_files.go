@@ -181,19 +181,10 @@ func orStr(s, def string) string {
 }
 
 func (f *FakeTelegram) pushMedia(chatID, userID int64, field string, value any, caption string, date time.Time, opts []PushOption) int64 {
-	cfg := &pushConfig{}
-	for _, o := range opts {
-		o(cfg)
-	}
+	cfg := pushOptions(opts)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if date.IsZero() {
-		date = f.now()
-	}
-	user := f.userFor(userID, cfg)
-	c := f.applyChatLocked(chatID, user, cfg)
-	c.nextID++
-	m := &storedMessage{id: c.nextID, from: user, threadID: cfg.threadID, date: date.Unix()}
+	c, m := f.incomingLocked(chatID, userID, date, cfg)
 	c.messages[m.id] = m
 	raw, err := json.Marshal(f.messageJSONLocked(c, m, true))
 	if err != nil {

@@ -198,25 +198,38 @@ func (f *FakeTelegram) enqueueLocked(kind string, payload any) int64 {
 	return id
 }
 
-// PushText queues a text message from userID in chatID sent at date (the
-// fake's clock when zero) and returns its update_id. By default the chat is
-// private when chatID > 0; options make it a group, a forum topic, a reply,
-// an edit, or set the sender and entities. Bot commands, @mentions and
-// #hashtags get entities as Telegram adds them.
-func (f *FakeTelegram) PushText(chatID, userID int64, text string, date time.Time, opts ...PushOption) int64 {
+func pushOptions(opts []PushOption) *pushConfig {
 	cfg := &pushConfig{}
 	for _, o := range opts {
 		o(cfg)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	return cfg
+}
+
+// incomingLocked makes the next message of chatID, from userID (as cfg
+// says) at date (the fake's clock when zero); the caller fills and stores
+// it.
+func (f *FakeTelegram) incomingLocked(chatID, userID int64, date time.Time, cfg *pushConfig) (*chatState, *storedMessage) {
 	if date.IsZero() {
 		date = f.now()
 	}
 	user := f.userFor(userID, cfg)
 	c := f.applyChatLocked(chatID, user, cfg)
 	c.nextID++
-	m := &storedMessage{id: c.nextID, from: user, threadID: cfg.threadID, date: date.Unix(), text: text}
+	return c, &storedMessage{id: c.nextID, from: user, threadID: cfg.threadID, date: date.Unix()}
+}
+
+// PushText queues a text message from userID in chatID sent at date (the
+// fake's clock when zero) and returns its update_id. By default the chat is
+// private when chatID > 0; options make it a group, a forum topic, a reply,
+// an edit, or set the sender and entities. Bot commands, @mentions and
+// #hashtags get entities as Telegram adds them.
+func (f *FakeTelegram) PushText(chatID, userID int64, text string, date time.Time, opts ...PushOption) int64 {
+	cfg := pushOptions(opts)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, m := f.incomingLocked(chatID, userID, date, cfg)
+	m.text = text
 	if cfg.setEntities {
 		m.entities = cfg.entities
 	} else {
@@ -232,7 +245,7 @@ func (f *FakeTelegram) PushText(chatID, userID int64, text string, date time.Tim
 	}
 	if cfg.replyTo != 0 {
 		if c.messages[cfg.replyTo] == nil && cfg.replyToBot {
-			c.messages[cfg.replyTo] = &storedMessage{id: cfg.replyTo, fromBot: true, from: &f.bot, date: date.Unix()}
+			c.messages[cfg.replyTo] = &storedMessage{id: cfg.replyTo, fromBot: true, from: &f.bot, date: m.date}
 		}
 		m.replyToID = cfg.replyTo
 	}
@@ -241,7 +254,7 @@ func (f *FakeTelegram) PushText(chatID, userID int64, text string, date time.Tim
 	kind := "message"
 	if cfg.edited {
 		kind = "edited_message"
-		payload.EditDate = date.Unix()
+		payload.EditDate = m.date
 	}
 	id := f.enqueueLocked(kind, payload)
 	f.pushedMsg[id] = [2]int64{chatID, int64(m.id)}
@@ -263,10 +276,7 @@ func CallbackQueryID(updateID int64) string { return "cbq-" + itoa(updateID) }
 // messageID of chatID carrying data, and returns the update_id; the query's
 // id is CallbackQueryID(update_id).
 func (f *FakeTelegram) PushCallback(chatID, userID int64, messageID int, data string, opts ...PushOption) int64 {
-	cfg := &pushConfig{}
-	for _, o := range opts {
-		o(cfg)
-	}
+	cfg := pushOptions(opts)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.pushCallbackLocked(chatID, userID, messageID, data, cfg)
@@ -299,10 +309,7 @@ func (f *FakeTelegram) pushCallbackLocked(chatID, userID int64, messageID int, d
 // keyboard has a callback button labelled buttonText and pushes its press
 // by userID. It returns the update_id.
 func (f *FakeTelegram) PressButton(chatID, userID int64, buttonText string, opts ...PushOption) (int64, error) {
-	cfg := &pushConfig{}
-	for _, o := range opts {
-		o(cfg)
-	}
+	cfg := pushOptions(opts)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := len(f.sent) - 1; i >= 0; i-- {
