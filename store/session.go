@@ -303,13 +303,11 @@ func (s *SessionStore) RecordToolCall(ctx context.Context, rec *kairos.ToolCallR
 
 // toolCallOrder orders the journal by time and, within one millisecond, by
 // insertion: the ids are the model's or random and say nothing about order.
-// The table has no sequence column, so the tie is broken by the row's place
-// in storage: SQLite's rowid (kept by an upsert), PostgreSQL's ctid (a row
-// rewritten by an upsert moves to the end, as its created_at moves to the
-// time of that write).
+// The tie is broken by insertion: SQLite's rowid (kept by an upsert),
+// PostgreSQL's seq column (migration 000028; an upsert keeps it too).
 func (s *SessionStore) toolCallOrder() string {
 	if s.db.dialect == DialectPostgres {
-		return "created_at, ctid"
+		return "created_at, seq"
 	}
 	return "created_at, rowid"
 }
