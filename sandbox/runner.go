@@ -235,13 +235,9 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		return r.rejected(res, task, red.Scrub("code rejected: "+reason), start), nil
 	}
 
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return nil, kairos.Errorf(kairos.EUNAVAILABLE, "sandbox is closed")
+	if err := r.enter(); err != nil {
+		return nil, err
 	}
-	r.active.Add(1)
-	r.mu.Unlock()
 	defer r.active.Done()
 
 	eng, err := r.engine(ctx)
@@ -284,15 +280,7 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 		now = r.cfg.Now()
 	}
 	in.io.attach(c, start, now)
-
-	callCtx := context.WithValue(context.Background(), hostKey{}, c)
-	exc, evalErr := in.eval(callCtx, "<setup>", setupCall(task), evalGlobal)
-	if evalErr == nil && exc == "" {
-		exc, evalErr = in.eval(callCtx, "<cell>", task.Code, evalGlobal|evalAsync)
-	}
-	c.mu.Lock()
-	c.done = true
-	c.mu.Unlock()
+	exc, evalErr := c.evaluate()
 	res.Duration = time.Since(start)
 	r.finish(c, res, exc, evalErr, red)
 	if res.ErrorCategory == kairos.CatSyntax && reStaticImport.MatchString(task.Code) {
@@ -301,6 +289,31 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	r.log.Debug("cell finished", "id", res.ID, "verb", task.Verb, "risk_tier", b.RiskTier,
 		"success", res.Success, "category", res.ErrorCategory, "duration", res.Duration)
 	return res, nil
+}
+
+// enter counts a cell in, unless the runner is closed.
+func (r *Runner) enter() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return kairos.Errorf(kairos.EUNAVAILABLE, "sandbox is closed")
+	}
+	r.active.Add(1)
+	return nil
+}
+
+// evaluate runs the set-up call and then the cell's code, and marks the
+// cell done (host calls after this are refused).
+func (c *cell) evaluate() (exc string, err error) {
+	callCtx := context.WithValue(context.Background(), hostKey{}, c)
+	exc, err = c.in.eval(callCtx, "<setup>", setupCall(c.task), evalGlobal)
+	if err == nil && exc == "" {
+		exc, err = c.in.eval(callCtx, "<cell>", c.task.Code, evalGlobal|evalAsync)
+	}
+	c.mu.Lock()
+	c.done = true
+	c.mu.Unlock()
+	return exc, err
 }
 
 // stopForContext stops the cell because its context (parent, or the
