@@ -225,7 +225,7 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	}
 	start := time.Now()
 	res := &kairos.CellResult{ID: kairos.NewID()}
-	red := kairos.NewRedactor(secretValues(task.Secrets))
+	red := kairos.SecretsRedactor(task.Secrets)
 	if !task.Credentials && task.Secrets != nil {
 		t := *task // features.credentials_access off: no secrets at all
 		t.Secrets = nil
@@ -440,14 +440,6 @@ func (r *Runner) finish(c *cell, res *kairos.CellResult, exc string, evalErr err
 		}
 		res.Checkpoint = &cp
 	}
-}
-
-func secretValues(m map[string]string) []string {
-	vs := make([]string, 0, len(m))
-	for _, v := range m {
-		vs = append(vs, v)
-	}
-	return vs
 }
 
 // attach hands the instance's WASI side to a cell.
