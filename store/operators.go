@@ -23,11 +23,8 @@ const claimKey = "operator_claim_sha256"
 // SetOperatorClaim records the hash of a new claim code (replacing one
 // pending).
 func (l *UpdateLog) SetOperatorClaim(ctx context.Context, codeHash string) error {
-	r := settingRow{Key: claimKey, Value: codeHash}
-	err := l.db.gdb.WithContext(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "key"}},
-		DoUpdates: clause.AssignmentColumns([]string{"value"})}).Create(&r).Error
-	if err != nil {
-		return fmt.Errorf("write operator claim: %w", err)
+	if err := l.SetSetting(ctx, claimKey, codeHash); err != nil {
+		return fmt.Errorf("operator claim: %w", err)
 	}
 	return nil
 }
