@@ -274,7 +274,7 @@ func (l *UpdateLog) AccessGrants(ctx context.Context) ([]AccessGrant, error) {
 	}
 	out := make([]AccessGrant, len(rows))
 	for i, r := range rows {
-		out[i] = AccessGrant{UserID: r.UserID, GrantedBy: r.GrantedBy, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), Role: r.Role}
+		out[i] = AccessGrant{UserID: r.UserID, GrantedBy: r.GrantedBy, CreatedAt: fromMS(r.CreatedAt), Role: r.Role}
 	}
 	return out, nil
 }
