@@ -30,11 +30,7 @@ func (l *UpdateLog) AcquireLease(ctx context.Context, name, holder string, ttl t
 // ReleaseLease frees a lease its holder no longer needs (a clean stop),
 // so that another replica need not wait for it to expire.
 func (l *UpdateLog) ReleaseLease(ctx context.Context, name, holder string) error {
-	err := l.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
-		_, err := tx.exec(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder)
-		return err
-	})
-	if err != nil {
+	if _, err := l.db.execCount(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder); err != nil {
 		return fmt.Errorf("release lease %s: %w", name, err)
 	}
 	return nil
