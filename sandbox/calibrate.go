@@ -101,7 +101,7 @@ func (e *engine) checkHandler(ctx context.Context, rand io.Reader) error {
 }
 
 // checkJobs checks that the pending job function was identified: a chain
-// of top-level awaits must call it at least once per await (jobListener).
+// of top-level awaits must call it at least once per await (cellListener).
 func (e *engine) checkJobs(ctx context.Context, in *instance) error {
 	var turns atomic.Int64
 	jctx := context.WithValue(ctx, jobCountKey{}, &turns)

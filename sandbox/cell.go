@@ -75,7 +75,7 @@ func (c *cell) stop(cat, msg string) {
 }
 
 // poll is called from QuickJS's interrupt poll and interrupt handler (see
-// pollListener): it stops the cell at its deadline or when its linear
+// cellListener): it stops the cell at its deadline or when its linear
 // memory outgrows Budget.MemoryLimit, and unwinds a stopped cell.
 // (QuickJS's own malloc limit is useless in this build: without
 // malloc_usable_size under WASI it counts 8 bytes per allocation.)

@@ -46,7 +46,7 @@ type engine struct {
 	limitOffset int32
 	// pollFunc is the function index of QuickJS's interrupt poll.
 	pollFunc uint32
-	// jobFunc is the function index of JS_ExecutePendingJob (jobListener).
+	// jobFunc is the function index of JS_ExecutePendingJob (cellListener).
 	jobFunc uint32
 	// handlerSlot (table index) and handlerFunc (function index) name the
 	// no-op function installed as QuickJS's interrupt handler.
@@ -116,7 +116,7 @@ func newEngineMode(ctx context.Context, cacheDir string, maxPages, stackPages ui
 	}
 	cfg := wazero.NewRuntimeConfig().
 		WithCompilationCache(e.cache).
-		WithCloseOnContextDone(mode == modeCloseOnDone). // interruption: see pollListener
+		WithCloseOnContextDone(mode == modeCloseOnDone). // interruption: see cellListener
 		WithMemoryLimitPages(maxPages).
 		WithDebugInfoEnabled(false)
 	e.rt = wazero.NewRuntimeWithConfig(ctx, cfg)

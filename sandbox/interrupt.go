@@ -15,55 +15,44 @@ import (
 // (and on its regexp interrupt handler) stops a cell at its deadline
 // without closing the module on context cancellation.
 
-// pollListener runs on every call of QuickJS's interrupt poll function
-// (__js_poll_interrupts), which the interpreter calls every 10000
-// bytecodes and the regexp engine calls while matching. This is how a
-// running cell is stopped: if its cell has been stopped (deadline, budget,
-// cancellation) the listener panics, which unwinds the WASM stack and ends
-// the eval with an error. It is also what keeps the process healthy:
-// wazero's compiled code cannot be preempted by the Go scheduler, so
-// without a regular exit into Go a long loop would hold up every
-// stop-the-world (garbage collection) in the process. The cost is one exit
-// into Go per 10000 bytecodes, where wazero's WithCloseOnContextDone pays
-// one per loop iteration (about 4-5x on tight loops here).
-type pollListener struct{}
+// cellListener polls the running cell on every call of the function it
+// listens on, or, outside a cell (calibration), counts the call in the
+// *atomic.Int64 under the context key count.
+//
+// On QuickJS's interrupt poll (__js_poll_interrupts, count pollCountKey),
+// which the interpreter calls every 10000 bytecodes and the regexp engine
+// calls while matching, this is how a running cell is stopped: if its cell
+// has been stopped (deadline, budget, cancellation) the listener panics,
+// which unwinds the WASM stack and ends the eval with an error. It is also
+// what keeps the process healthy: wazero's compiled code cannot be
+// preempted by the Go scheduler, so without a regular exit into Go a long
+// loop would hold up every stop-the-world (garbage collection) in the
+// process. The cost is one exit into Go per 10000 bytecodes, where
+// wazero's WithCloseOnContextDone pays one per loop iteration (about 4-5x
+// on tight loops here).
+//
+// On QuickJS's JS_ExecutePendingJob (count jobCountKey): the job loop that
+// waits for a top-level await (js_std_await) calls it once per turn, and
+// when the awaited promise can never settle (nothing queued, no timer) it
+// spins in C without running a bytecode or calling the host: the interrupt
+// poll never runs there, so without this listener such a cell outlived its
+// budget and its context, holding its instance and a core. Here the cell
+// is polled once per job and per idle turn.
+type cellListener struct{ count any }
 
-func (pollListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+func (l cellListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
 	if c, ok := ctx.Value(hostKey{}).(*cell); ok {
 		c.poll(mod)
 		return
 	}
-	if n, ok := ctx.Value(pollCountKey{}).(*atomic.Int64); ok {
+	if n, ok := ctx.Value(l.count).(*atomic.Int64); ok {
 		n.Add(1)
 	}
 }
 
-func (pollListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+func (cellListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 
-func (pollListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
-
-// jobListener runs on every call of QuickJS's JS_ExecutePendingJob. The
-// job loop that waits for a top-level await (js_std_await) calls it once
-// per turn, and when the awaited promise can never settle (nothing queued,
-// no timer) it spins in C without running a bytecode or calling the host:
-// the interrupt poll never runs there, so without this listener such a
-// cell outlived its budget and its context, holding its instance and a
-// core. Here the cell is polled once per job and per idle turn.
-type jobListener struct{}
-
-func (jobListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
-	if c, ok := ctx.Value(hostKey{}).(*cell); ok {
-		c.poll(mod)
-		return
-	}
-	if n, ok := ctx.Value(jobCountKey{}).(*atomic.Int64); ok {
-		n.Add(1)
-	}
-}
-
-func (jobListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
-
-func (jobListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
+func (cellListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
 
 // jobCountKey carries a counter of job-loop turns for calibration.
 type jobCountKey struct{}
@@ -73,9 +62,9 @@ type pollFactory struct{ poll, handler, jobs uint32 }
 func (f pollFactory) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
 	switch def.Index() {
 	case f.poll, f.handler:
-		return pollListener{}
+		return cellListener{pollCountKey{}}
 	case f.jobs:
-		return jobListener{}
+		return cellListener{jobCountKey{}}
 	}
 	return nil
 }
