@@ -52,11 +52,8 @@ func (s *UsageStore) SpendSince(ctx context.Context, userKey string, since, spli
 		FROM token_usage WHERE created_at >= ?`
 	args := []any{ms(split), ms(split), ms(since)}
 	if userKey != "" {
-		q = `SELECT CAST(COALESCE(SUM(prompt_tokens + completion_tokens), 0) AS BIGINT), CAST(COALESCE(SUM(cost_nusd), 0) AS BIGINT),
-		CAST(COALESCE(SUM(CASE WHEN created_at >= ? THEN prompt_tokens + completion_tokens ELSE 0 END), 0) AS BIGINT),
-		CAST(COALESCE(SUM(CASE WHEN created_at >= ? THEN cost_nusd ELSE 0 END), 0) AS BIGINT)
-		FROM token_usage WHERE user_key = ? AND created_at >= ?`
-		args = []any{ms(split), ms(split), userKey, ms(since)}
+		q += ` AND user_key = ?`
+		args = append(args, userKey)
 	}
 	var at, an, st, sn int64
 	if err := s.db.queryRow(ctx, q, args...).Scan(&at, &an, &st, &sn); err != nil {
@@ -169,11 +166,8 @@ func (s *UsageStore) MarkSpendNotice(ctx context.Context, userKey, key string, a
 
 // LiftSpendCap lifts a user's caps of one period.
 func (s *UsageStore) LiftSpendCap(ctx context.Context, userKey, period, by string, at time.Time) error {
-	err := s.db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {
-		_, err := tx.exec(ctx, `INSERT INTO spend_lifts (user_key, period, lifted_by, created_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (user_key, period) DO NOTHING`, userKey, period, by, ms(at))
-		return err
-	})
+	_, err := s.db.execCount(ctx, `INSERT INTO spend_lifts (user_key, period, lifted_by, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (user_key, period) DO NOTHING`, userKey, period, by, ms(at))
 	if err != nil {
 		return fmt.Errorf("lift spending cap: %w", err)
 	}
