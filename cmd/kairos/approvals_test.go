@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
@@ -368,27 +368,11 @@ func TestApprovalAcrossReplicas(t *testing.T) {
 	rr := &roundRobin{served: map[string]int{}}
 	lb := httptest.NewServer(rr)
 	t.Cleanup(lb.Close)
-	var replicas []*proc
-	for r := 0; r < 2; r++ {
-		vars := map[string]string{}
-		for k, v := range rig.vars {
-			vars[k] = v
-		}
+	replicas := startReplicaProcs(t, bin, rig.tg, rr, lb.URL, func(r int) map[string]string {
+		vars := maps.Clone(rig.vars)
 		vars["KAIROS_DATA_DIR"] = filepath.Join(t.TempDir(), fmt.Sprint("data", r))
-		vars["KAIROS_WEBHOOK_URL"] = lb.URL + bot.WebhookPath
-		vars["KAIROS_WEBHOOK_SECRET"] = "replica-shared-secret"
-		p := startProc(t, bin, vars)
-		replicas = append(replicas, p)
-		addr := p.waitAddr(t)
-		rr.mu.Lock()
-		rr.targets = append(rr.targets, "http://"+addr)
-		rr.mu.Unlock()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := rig.tg.WaitCalls(ctx, "setWebhook", 2); err != nil {
-		t.Fatal(err)
-	}
+		return vars
+	})
 	var db *store.DB
 	rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
 	if _, err := rig.tg.PressButton(approvalChat, approvalChat, "Approve"); err != nil {

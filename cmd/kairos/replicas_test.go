@@ -164,9 +164,19 @@ func startWebhookReplicas(t *testing.T, tg *testkit.FakeTelegram, llm *testkit.F
 	bin := kairosBinary(t)
 	dir := t.TempDir()
 	policy := writeAllowPolicy(t, dir, users...)
+	return startReplicaProcs(t, bin, tg, rr, lbURL, func(r int) map[string]string {
+		return replicaVars(t, tg, llm, dir, policy, dbURL, r)
+	})
+}
+
+// startReplicaProcs starts two webhook-mode replicas of bin with the
+// variables varsFor gives each (plus the shared webhook URL and secret),
+// puts them behind rr (served at lbURL), and waits until both have
+// registered the webhook.
+func startReplicaProcs(t *testing.T, bin string, tg *testkit.FakeTelegram, rr *roundRobin, lbURL string, varsFor func(r int) map[string]string) []*proc {
 	var replicas []*proc
 	for r := 0; r < 2; r++ {
-		vars := replicaVars(t, tg, llm, dir, policy, dbURL, r)
+		vars := varsFor(r)
 		vars["KAIROS_WEBHOOK_URL"] = lbURL + bot.WebhookPath
 		vars["KAIROS_WEBHOOK_SECRET"] = "replica-shared-secret"
 		p := startProc(t, bin, vars)
