@@ -122,33 +122,13 @@ func (m *Main) claimCode(ctx context.Context, c *core, path string) (string, err
 	if err := os.MkdirAll(m.Config.DataDir, 0o700); err != nil {
 		return "", fmt.Errorf("claim code: %w", err)
 	}
-	if err := writeFile0600(path, []byte(code+"\n")); err != nil {
+	if err := writeFileAtomic(path, []byte(code+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("claim code: %w", err)
 	}
 	if err := c.updates.SetOperatorClaim(ctx, claimHash(code)); err != nil {
 		return "", err
 	}
 	return code, nil
-}
-
-// writeFile0600 replaces path atomically with a 0600 file.
-func writeFile0600(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // claim is the bot's Claim hook: `/start <code>`.

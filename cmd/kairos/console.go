@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -241,27 +240,6 @@ func (be *consoleBackend) ReplacePolicy(ctx context.Context, text []byte) ([]web
 	return nil, nil
 }
 
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, so a reader sees the old or the new file, never half of one.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".policy-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
 
 // RunTurn answers as if the user had written in their DM. Approvals are
 // asked in that chat (a human must say yes where they talk to the bot);
