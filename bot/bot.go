@@ -597,6 +597,19 @@ func (b *Bot) markDone(ctx context.Context, u *kairos.RawUpdate) {
 	}
 }
 
+// Allowed reports whether a user may reach the agent: an operator or
+// allowed user of the policy, or one admitted at run time (pairing,
+// kairos access allow, a claimed operator).
+func (b *Bot) Allowed(ctx context.Context, userID int64) (bool, error) {
+	if b.cfg.Policy().IsAllowed(userID) {
+		return true, nil
+	}
+	if b.cfg.Access == nil {
+		return false, nil
+	}
+	return b.cfg.Access.HasAccess(ctx, userID)
+}
+
 // handleMessage turns a Telegram message into an Inbound and routes it.
 func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.Message) error {
 	atts := b.attachments(m)
@@ -608,13 +621,9 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 		in.Text, in.Attachments = m.Caption, atts
 	}
 	pol := b.cfg.Policy()
-	allowed := pol.IsAllowed(in.UserID)
-	if !allowed && b.cfg.Access != nil {
-		ok, err := b.cfg.Access.HasAccess(ctx, in.UserID)
-		if err != nil {
-			return err
-		}
-		allowed = ok
+	allowed, err := b.Allowed(ctx, in.UserID)
+	if err != nil {
+		return err
 	}
 	cmd, args, isCmd := b.parseCommand(in.Text)
 	if in.ChatKind == kairos.ChatGroup && !in.Addressed && pol.Access.GroupReplies != "all" {

@@ -245,15 +245,12 @@ func (be *consoleBackend) ReplacePolicy(ctx context.Context, text []byte) ([]web
 // asked in that chat (a human must say yes where they talk to the bot);
 // deliver says whether the answer goes there too.
 func (be *consoleBackend) RunTurn(ctx context.Context, userID int64, text string, deliver bool) (string, error) {
-	pol := be.c.policy()
-	if !pol.IsAllowed(userID) {
-		ok, err := be.c.updates.HasAccess(ctx, userID)
-		if err != nil {
-			return "", err
-		}
-		if !ok {
-			return "", kairos.Errorf(kairos.EFORBIDDEN, "User %d may not talk to the agent (access.allowed_users or kairos access allow).", userID)
-		}
+	ok, err := be.b.Allowed(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", kairos.Errorf(kairos.EFORBIDDEN, "User %d may not talk to the agent (access.allowed_users or kairos access allow).", userID)
 	}
 	in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: userID, UserID: userID, ChatKind: kairos.ChatDM,
 		Text: text, Date: be.c.now(), Addressed: true}
