@@ -12,7 +12,6 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
-	"github.com/kairos-agent/kairos/mcp"
 	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/store"
 	schedtool "github.com/kairos-agent/kairos/tools/schedule"
@@ -129,7 +128,7 @@ func (be *consoleBackend) Skills(ctx context.Context) (any, error) {
 // Skill is one skill with its kept versions, newest first, each with the
 // diff from the kept version before it.
 func (be *consoleBackend) Skill(ctx context.Context, id int64) (any, error) {
-	sk, err := be.skillByID(ctx, id)
+	sk, err := be.c.skills.skillByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -151,22 +150,9 @@ func (be *consoleBackend) Skill(ctx context.Context, id int64) (any, error) {
 		"scope": sk.Scope, "enabled": sk.Enabled, "tainted": sk.Tainted}, "versions": versions}, nil
 }
 
-func (be *consoleBackend) skillByID(ctx context.Context, id int64) (*kairos.Skill, error) {
-	list, err := be.c.skills.store.Skills(ctx, kairos.SkillFilter{})
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range list {
-		if s.ID == id {
-			return s, nil
-		}
-	}
-	return nil, kairos.Errorf(kairos.ENOTFOUND, "No skill has the id %d.", id)
-}
-
 // SkillAction applies an operator's action as /skills' buttons do.
 func (be *consoleBackend) SkillAction(ctx context.Context, id int64, action string, to int) (string, error) {
-	sk, err := be.skillByID(ctx, id)
+	sk, err := be.c.skills.skillByID(ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -179,21 +165,7 @@ func (be *consoleBackend) SkillAction(ctx context.Context, id int64, action stri
 }
 
 func (be *consoleBackend) Tools(ctx context.Context) (any, error) {
-	pol := be.c.policy()
-	var tools []map[string]string
-	for _, t := range be.c.registry.Tools(pol) {
-		sp := t.Spec()
-		_, ext := t.(kairos.ExternalTool)
-		tools = append(tools, map[string]string{"name": sp.Name, "description": sp.Description,
-			"source": map[bool]string{true: "mcp", false: "built-in"}[ext]})
-	}
-	be.c.mu.Lock()
-	mgr := be.c.mcp
-	be.c.mu.Unlock()
-	servers := []mcp.ServerStatus{}
-	if mgr != nil {
-		servers = mgr.Status(pol)
-	}
+	tools, servers := toolState(be.c)
 	return map[string]any{"tools": tools, "mcp": servers}, nil
 }
 
@@ -239,7 +211,6 @@ func (be *consoleBackend) ReplacePolicy(ctx context.Context, text []byte) ([]web
 	be.c.log.Info("policy replaced through the console or API", "path", path)
 	return nil, nil
 }
-
 
 // RunTurn answers as if the user had written in their DM. Approvals are
 // asked in that chat (a human must say yes where they talk to the bot);

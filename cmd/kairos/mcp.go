@@ -43,21 +43,45 @@ func (m *Main) addMCPCommands(c *core, cmds map[string]bot.Command) {
 }
 
 func toolsText(c *core) string {
-	pol := c.policy()
+	tools, status := toolState(c)
 	var builtin []string
-	for _, t := range c.registry.Tools(pol) {
-		if _, ext := t.(kairos.ExternalTool); !ext {
-			builtin = append(builtin, t.Spec().Name)
+	for _, t := range tools {
+		if t.Source == "built-in" {
+			builtin = append(builtin, t.Name)
 		}
+	}
+	return "```\nBuilt-in: " + strings.Join(builtin, ", ") + "\n\n" + mcp.FormatStatus(status) + "\n```"
+}
+
+// toolInfo is one tool the model is offered, as /tools and the console
+// show it.
+type toolInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Source      string `json:"source"` // built-in or mcp
+}
+
+// toolState is the tools the policy in force offers and the MCP servers'
+// state (the /tools command, the console and GET /api/v1/tools).
+func toolState(c *core) ([]toolInfo, []mcp.ServerStatus) {
+	pol := c.policy()
+	var tools []toolInfo
+	for _, t := range c.registry.Tools(pol) {
+		sp := t.Spec()
+		src := "built-in"
+		if _, ext := t.(kairos.ExternalTool); ext {
+			src = "mcp"
+		}
+		tools = append(tools, toolInfo{Name: sp.Name, Description: sp.Description, Source: src})
 	}
 	c.mu.Lock()
 	mgr := c.mcp
 	c.mu.Unlock()
-	var status []mcp.ServerStatus
+	status := []mcp.ServerStatus{}
 	if mgr != nil {
 		status = mgr.Status(pol)
 	}
-	return "```\nBuilt-in: " + strings.Join(builtin, ", ") + "\n\n" + mcp.FormatStatus(status) + "\n```"
+	return tools, status
 }
 
 // runMCP is `kairos mcp check [FILE]`: it connects to every server the

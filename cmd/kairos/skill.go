@@ -169,6 +169,21 @@ func skillShow(ctx context.Context, sp *skillParts, owner, name string) (string,
 	return sb.String(), nil
 }
 
+// skillByID finds a skill of any owner by its id (buttons and the console
+// name skills by id); ENOTFOUND when it is gone.
+func (sp *skillParts) skillByID(ctx context.Context, id int64) (*kairos.Skill, error) {
+	list, err := sp.store.Skills(ctx, kairos.SkillFilter{})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range list {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return nil, kairos.Errorf(kairos.ENOTFOUND, "That skill is gone.")
+}
+
 // skillButton handles Disable, Enable, Rollback and Share. The owner or
 // an operator may press them; Share is an operator's decision.
 func (m *Main) skillButton(ctx context.Context, c *core, from int64, data string) (string, bool, error) {
@@ -178,20 +193,11 @@ func (m *Main) skillButton(ctx context.Context, c *core, from int64, data string
 		return "", false, kairos.Errorf(kairos.EINVALID, "Unknown button.")
 	}
 	sp := c.skills
-	list, err := sp.store.Skills(ctx, kairos.SkillFilter{})
+	sk, err := sp.skillByID(ctx, id)
 	if err != nil {
 		return "", false, err
 	}
-	var sk *kairos.Skill
-	for _, x := range list {
-		if x.ID == id {
-			sk = x
-		}
-	}
 	op := c.policy().IsOperator(from)
-	if sk == nil {
-		return "", false, kairos.Errorf(kairos.ENOTFOUND, "That skill is gone.")
-	}
 	if sk.Owner != kairos.UserKey(kairos.ChannelTelegram, from) && !op {
 		return "", false, kairos.Errorf(kairos.EFORBIDDEN, "Only its owner or an operator can change it.")
 	}
