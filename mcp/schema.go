@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,7 +32,7 @@ func dataValue(v any) any {
 	if !ok {
 		return v
 	}
-	if len(s) > maxParamDescription || strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
+	if len(s) > maxParamDescription || strings.IndexFunc(s, invisible) >= 0 {
 		return asData(s, maxParamDescription)
 	}
 	return s

@@ -26,7 +26,7 @@ func asData(s string, limit int) string {
 		case r == '\n' || r == '\r' || r == '\t' || r == '\u2028' || r == '\u2029' || unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		case invisible(r):
 			continue
 		}
 		if space {
@@ -49,9 +49,13 @@ var ansiEscape = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\
 // name cannot be cleaned without changing what the server expects.
 func hidden(s string) bool {
 	for _, r := range s {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) {
+		if invisible(r) || unicode.IsSpace(r) {
 			return true
 		}
 	}
 	return false
 }
+
+// invisible reports whether asData removes r: a control or Unicode format
+// character.
+func invisible(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
