@@ -123,15 +123,15 @@ func (t *Tool) start(j *job, task *kairos.CellTask, trace *kairos.CodeExecution,
 		defer t.wg.Done()
 		defer j.cancel()
 		res, err := t.runner.Run(jctx, task)
-		t.finish(j, trace, res, err, note)
+		t.finish(j, res, err, note)
 	}()
 	return nil
 }
 
 // finish scrubs and records a finished run and wakes its waiters; it
 // reports false when the run had been settled already (by Close).
-func (t *Tool) finish(j *job, started *kairos.CodeExecution, res *kairos.CellResult, err error, note string) bool {
-	tr := *started // the running record may be reading started
+func (t *Tool) finish(j *job, res *kairos.CellResult, err error, note string) bool {
+	tr := *j.trace // the running record may be reading j.trace
 	trace := &tr
 	if err == nil && res == nil {
 		err = fmt.Errorf("the runner returned no result")
@@ -207,7 +207,7 @@ func (t *Tool) abandonRunning() int {
 	n := 0
 	for _, j := range running {
 		msg := "the run did not stop when the code tool closed"
-		if t.finish(j, j.trace, &kairos.CellResult{ErrorCategory: kairos.CatTimeout, Error: msg, Stderr: msg, ExitCode: -1}, nil, "") {
+		if t.finish(j, &kairos.CellResult{ErrorCategory: kairos.CatTimeout, Error: msg, Stderr: msg, ExitCode: -1}, nil, "") {
 			n++
 			t.log.Error(msg, "job_id", j.id)
 		}
