@@ -41,15 +41,15 @@ func (m *Main) runAccess(ctx context.Context, args []string) error {
 		}
 		return m.listAccess(ctx, store.NewUpdateLog(db), res.Policy)
 	}
+	id, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("ID must be a Telegram user id (a positive number), not %q", args[1])
+	}
 	db, err := m.openStore(ctx, m.logger())
 	if err != nil {
 		return err
 	}
 	l := store.NewUpdateLog(db)
-	id, err := strconv.ParseInt(args[1], 10, 64)
-	if err != nil || id <= 0 {
-		return usagef("ID must be a Telegram user id (a positive number), not %q", args[1])
-	}
 	switch args[0] {
 	case "allow":
 		return m.allowAccess(ctx, l, res.Policy, id)

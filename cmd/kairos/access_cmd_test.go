@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,5 +71,20 @@ func TestAccessCommandSaysWhatItDoes(t *testing.T) {
 	}
 	if strings.Contains(out, "4242") {
 		t.Errorf("list still shows the removed user 4242:\n%s", out)
+	}
+}
+
+// TestAccessBadIDTouchesNoDatabase: a mistyped ID is a usage error found
+// before the database is opened, so it neither creates nor migrates one.
+func TestAccessBadIDTouchesNoDatabase(t *testing.T) {
+	e := newEnv(t)
+	if code := e.main().Main(context.Background(), []string{"access", "allow", "abc"}); code != 2 {
+		t.Fatalf("exit %d, want 2; err %q", code, e.logs.String())
+	}
+	if !strings.Contains(e.logs.String()+e.out.String(), `not "abc"`) {
+		t.Fatalf("no word about the bad id: %q", e.logs.String())
+	}
+	if _, err := os.Stat(filepath.Join(e.vars["KAIROS_DATA_DIR"], "kairos.db")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the database file exists after a usage error (stat: %v)", err)
 	}
 }
