@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -159,8 +160,9 @@ func (d *Directory) Approvals(ctx context.Context, status string, p kairos.Page)
 		q = q.Where("status = ?", status)
 	}
 	if p.Cursor != "" {
-		msPart, id, ok := cutCursor(p.Cursor)
-		if !ok {
+		msText, id, ok := strings.Cut(p.Cursor, "/")
+		msPart, err := strconv.ParseInt(msText, 10, 64)
+		if !ok || err != nil {
 			return nil, "", kairos.Errorf(kairos.EINVALID, "cursor %q is not one this list gave", p.Cursor)
 		}
 		q = q.Where("created_at < ? OR (created_at = ? AND id < ?)", msPart, msPart, id)
@@ -178,16 +180,6 @@ func (d *Directory) Approvals(ctx context.Context, status string, p kairos.Page)
 		return strconv.FormatInt(ms(a.CreatedAt), 10) + "/" + a.ID
 	})
 	return out, cur, nil
-}
-
-func cutCursor(c string) (int64, string, bool) {
-	for i := 0; i < len(c); i++ {
-		if c[i] == '/' {
-			v, err := strconv.ParseInt(c[:i], 10, 64)
-			return v, c[i+1:], err == nil
-		}
-	}
-	return 0, "", false
 }
 
 // Memories lists memories newest first by insertion order.

@@ -25,11 +25,12 @@ type Backend interface {
 	DecideApproval(ctx context.Context, id string, approve bool, by string) (string, error)
 	// Usage is `kairos usage` for one user (0: everyone) since a day.
 	Usage(ctx context.Context, userID int64, since time.Time) (any, error)
-	// Skills lists the approved skills.
-	Skills(ctx context.Context) (any, error)
+	// Skills lists the approved skills (the fields of `kairos skill list`
+	// and what an operator reviews).
+	Skills(ctx context.Context) ([]map[string]any, error)
 	// Skill is one skill with its kept versions, each with the diff from
 	// the version before it (ENOTFOUND).
-	Skill(ctx context.Context, id int64) (any, error)
+	Skill(ctx context.Context, id int64) (map[string]any, error)
 	// SkillAction disables, enables, shares, unshares or rolls back a skill
 	// (to version `to`, or the one before the current) as an operator;
 	// it returns the sentence the Telegram button shows.

@@ -146,18 +146,12 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request, sess *session
 		"Chart": barChart(costs, func(i int) string { return days[i] })})
 }
 
-// dailyCost sums a usage report's rows per day ("day" and "cost_usd"
-// fields), whatever else they carry.
+// dailyCost sums a usage report's rows per day (their "day" and
+// "cost_usd" fields as `kairos usage` prints them).
 func dailyCost(u any) ([]string, []float64) {
 	b, _ := json.Marshal(u)
 	var rows []map[string]any
-	var wrapped struct {
-		Rows []map[string]any `json:"rows"`
-	}
-	if json.Unmarshal(b, &rows) != nil {
-		_ = json.Unmarshal(b, &wrapped)
-		rows = wrapped.Rows
-	}
+	_ = json.Unmarshal(b, &rows)
 	sum := map[string]float64{}
 	var days []string
 	for _, row := range rows {
@@ -210,21 +204,13 @@ func statusFor(err error) int {
 	return http.StatusInternalServerError
 }
 
-// asRows turns a backend list into template rows (maps by JSON name).
-func asRows(v any) []map[string]any {
-	b, _ := json.Marshal(v)
-	var rows []map[string]any
-	_ = json.Unmarshal(b, &rows)
-	return rows
-}
-
 func (s *Server) skillsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	v, err := s.cfg.Backend.Skills(r.Context())
 	if err != nil {
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "skills", sess, map[string]any{"Skills": asRows(v)})
+	s.render(w, r, http.StatusOK, "skills", sess, map[string]any{"Skills": v})
 }
 
 func (s *Server) skillPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -238,10 +224,7 @@ func (s *Server) skillPage(w http.ResponseWriter, r *http.Request, sess *session
 		s.consoleError(w, r, err)
 		return
 	}
-	b, _ := json.Marshal(v)
-	var detail map[string]any
-	_ = json.Unmarshal(b, &detail)
-	s.render(w, r, http.StatusOK, "skill", sess, map[string]any{"Skill": detail})
+	s.render(w, r, http.StatusOK, "skill", sess, map[string]any{"Skill": v})
 }
 
 func (s *Server) skillPost(w http.ResponseWriter, r *http.Request, sess *session) {

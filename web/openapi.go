@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -129,10 +128,6 @@ func operation(rt route) obj {
 	return op
 }
 
-var docOnce sync.Once
-var docCache obj
-
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
-	docOnce.Do(func() { docCache = s.openAPIDoc() })
-	writeJSON(w, http.StatusOK, docCache)
+	writeJSON(w, http.StatusOK, s.doc())
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -27,6 +28,8 @@ type Config struct {
 type Server struct {
 	cfg Config
 	log *slog.Logger
+	// doc is the OpenAPI document, built once from the route table.
+	doc func() obj
 }
 
 // New returns the front end.
@@ -37,7 +40,9 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, log: cfg.Logger.With("component", "web")}
+	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "web")}
+	s.doc = sync.OnceValue(s.openAPIDoc)
+	return s
 }
 
 // Register adds the API's and the console's routes to mux.

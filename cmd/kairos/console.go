@@ -105,7 +105,7 @@ func (be *consoleBackend) Usage(ctx context.Context, userID int64, since time.Ti
 // Skills lists every skill with its current version, in the shape of
 // `kairos skill list` plus what an operator reviews (description, taint,
 // runs and failures).
-func (be *consoleBackend) Skills(ctx context.Context) (any, error) {
+func (be *consoleBackend) Skills(ctx context.Context) ([]map[string]any, error) {
 	list, err := store.NewSkillStore(be.c.db).Skills(ctx, kairos.SkillFilter{})
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (be *consoleBackend) Skills(ctx context.Context) (any, error) {
 
 // Skill is one skill with its kept versions, newest first, each with the
 // diff from the kept version before it.
-func (be *consoleBackend) Skill(ctx context.Context, id int64) (any, error) {
+func (be *consoleBackend) Skill(ctx context.Context, id int64) (map[string]any, error) {
 	sk, err := be.c.skills.skillByID(ctx, id)
 	if err != nil {
 		return nil, err
