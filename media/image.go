@@ -138,7 +138,7 @@ func PrepareImage(data []byte, maxSide int) (string, error) {
 		return "", kairos.Errorf(kairos.EINVALID, "That image is too large for me to open (%d×%d pixels; I handle up to %d megapixels). Please send a smaller version.",
 			cfg.Width, cfg.Height, MaxImagePixels/1_000_000)
 	}
-	if n := DecodedBytes(cfg); n > MaxImageBytes {
+	if n := decodedBytes(cfg); n > MaxImageBytes {
 		return "", kairos.Errorf(kairos.EINVALID, "That image is too large for me to open (%d×%d pixels take %d MB once opened; I open up to %d MB). Please send a smaller version.",
 			cfg.Width, cfg.Height, n>>20, MaxImageBytes>>20)
 	}
@@ -169,12 +169,12 @@ func PrepareImage(data []byte, maxSide int) (string, error) {
 	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(out.Bytes()), nil
 }
 
-// DecodedBytes is how many bytes the image that cfg describes takes once
+// decodedBytes is how many bytes the image that cfg describes takes once
 // decoded, from its colour model: 8 per pixel for 16-bit RGBA, 2 for
 // 16-bit grey, 1 for grey or a palette, 4 for 8-bit RGBA and CMYK, and 3
 // for YCbCr (JPEG and lossy WebP, 4:4:4 at worst) plus 1 when it carries
 // alpha.
-func DecodedBytes(cfg image.Config) int64 {
+func decodedBytes(cfg image.Config) int64 {
 	px := int64(cfg.Width) * int64(cfg.Height)
 	return px * bytesPerPixel(cfg.ColorModel)
 }
