@@ -149,4 +149,7 @@ type Directory interface {
 	Approvals(ctx context.Context, status string, p Page) ([]*PendingApproval, string, error)
 	// Memories lists memories newest first, of one user when userKey is set.
 	Memories(ctx context.Context, userKey string, p Page) ([]*Memory, string, error)
+	// Counts returns how many users there are and how many approval
+	// requests are pending.
+	Counts(ctx context.Context) (users, pendingApprovals int, err error)
 }

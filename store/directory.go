@@ -213,6 +213,17 @@ func (d *Directory) Memories(ctx context.Context, userKey string, p kairos.Page)
 	return out, cur, nil
 }
 
+// Counts counts users and pending approval requests.
+func (d *Directory) Counts(ctx context.Context) (users, pending int, err error) {
+	var n struct{ Users, Pending int }
+	err = d.db.gdb.WithContext(ctx).Raw(`SELECT (SELECT COUNT(*) FROM clock_users) AS users,
+		(SELECT COUNT(*) FROM approvals WHERE status = ?) AS pending`, kairos.ApprovalPending).Scan(&n).Error
+	if err != nil {
+		return 0, 0, fmt.Errorf("count users and approvals: %w", err)
+	}
+	return n.Users, n.Pending, nil
+}
+
 // optMS is a stored millisecond time where 0 means never.
 func optMS(v int64) time.Time {
 	if v == 0 {

@@ -98,6 +98,9 @@ func TestDirectoryApprovalsNewestFirstByStatus(t *testing.T) {
 	if fmt.Sprint(ids) != "[a6 a5 a4 a2 a1 a0]" {
 		t.Fatalf("pending approvals = %v", ids)
 	}
+	if users, pending, err := d.Counts(ctx); err != nil || users != 0 || pending != 6 {
+		t.Fatalf("counts = %d users, %d pending, %v; want 0, 6", users, pending, err)
+	}
 }
 
 // BenchmarkDirectoryMemoriesPage is the API's first page of memories

@@ -288,15 +288,8 @@ func (be *consoleBackend) Overview(ctx context.Context) (*web.Overview, error) {
 			o.CostTodayUSD += *r.CostUSD
 		}
 	}
-	pending, _, err := be.Approvals(ctx, kairos.ApprovalPending, kairos.Page{Limit: 200})
-	if err != nil {
+	if o.Users, o.PendingApproval, err = be.Counts(ctx); err != nil {
 		return nil, err
 	}
-	o.PendingApproval = len(pending)
-	users, _, err := be.Users(ctx, kairos.Page{Limit: 200})
-	if err != nil {
-		return nil, err
-	}
-	o.Users = len(users)
 	return o, nil
 }
