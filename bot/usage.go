@@ -30,30 +30,5 @@ func SendPhoto(ctx context.Context, image []byte, caption string) (bool, error) 
 	if len(image) > maxPhotoUpload {
 		return true, kairos.Errorf(kairos.EINVALID, "the picture is too large to send")
 	}
-	key := r.key("photo")
-	if r.upd != 0 && r.b.cfg.Updates != nil {
-		if state, _, err := r.b.cfg.Updates.OutboxState(ctx, key); err != nil || state != kairos.OutboxNew {
-			return true, err
-		}
-	}
-	if err := r.b.waitSlot(ctx, r.in); err != nil {
-		return true, err
-	}
-	if r.upd != 0 && r.b.cfg.Updates != nil {
-		state, _, err := r.b.cfg.Updates.BeginSend(ctx, key, r.in.ChatID)
-		if err != nil || state != kairos.OutboxNew {
-			return true, err
-		}
-	}
-	id, err := r.b.api.upload(ctx, "sendPhoto", r.in, "photo", "chart.png", image, "caption", kairos.Clip(caption, 1000))
-	if err != nil {
-		return true, err
-	}
-	r.b.cfg.Metrics.ReplySent("photo")
-	if r.upd != 0 && r.b.cfg.Updates != nil {
-		if err := r.b.cfg.Updates.MarkSent(context.WithoutCancel(ctx), key, id); err != nil {
-			r.b.log.Error("record sent photo", "err", err)
-		}
-	}
-	return true, nil
+	return true, r.uploadOnce(ctx, "photo", "sendPhoto", "chart.png", image, "caption", kairos.Clip(caption, 1000))
 }
