@@ -51,13 +51,3 @@ func (l *UpdateLog) PeekAttempts(ctx context.Context, keys []string, window time
 	}
 	return out, nil
 }
-
-// PruneAttempts deletes the windows that started before `before` (the
-// maintenance job passes now minus the longest window).
-func (l *UpdateLog) PruneAttempts(ctx context.Context, before time.Time) (int64, error) {
-	res := l.db.gdb.WithContext(ctx).Exec(`DELETE FROM attempts WHERE window_start < ?`, ms(before))
-	if res.Error != nil {
-		return 0, fmt.Errorf("prune attempts: %w", res.Error)
-	}
-	return res.RowsAffected, nil
-}
