@@ -155,7 +155,7 @@ func (s *ScheduleStore) Schedule(ctx context.Context, id int64) (*kairos.Schedul
 
 // OwnSchedule returns the schedule ref within scope.
 func (s *ScheduleStore) OwnSchedule(ctx context.Context, ref string, sc kairos.ScheduleScope) (*kairos.Schedule, error) {
-	notFound := kairos.Errorf(kairos.ENOTFOUND, "You have no schedule %q here.", clip(ref, 40))
+	notFound := kairos.Errorf(kairos.ENOTFOUND, "You have no schedule %q here.", kairos.Clip(ref, 40))
 	if ref == "" || sc.UserID == 0 {
 		return nil, notFound
 	}
@@ -172,7 +172,7 @@ func (s *ScheduleStore) OwnSchedule(ctx context.Context, ref string, sc kairos.S
 // ScheduleByRef returns the schedule whose public id is ref, whoever
 // owns it (operators' console; ENOTFOUND).
 func (s *ScheduleStore) ScheduleByRef(ctx context.Context, ref string) (*kairos.Schedule, error) {
-	return takeByRef(s.db.gdb.WithContext(ctx), ref, kairos.Errorf(kairos.ENOTFOUND, "No schedule has the id %q.", clip(ref, 40)))
+	return takeByRef(s.db.gdb.WithContext(ctx), ref, kairos.Errorf(kairos.ENOTFOUND, "No schedule has the id %q.", kairos.Clip(ref, 40)))
 }
 
 // takeByRef takes the schedule of q whose public id is ref: a number is
@@ -193,13 +193,6 @@ func takeByRef(q *gorm.DB, ref string, notFound error) (*kairos.Schedule, error)
 		return nil, fmt.Errorf("find schedule: %w", err)
 	}
 	return row.schedule(), nil
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // Schedules lists schedules by next run.
