@@ -366,13 +366,7 @@ func (t *Tool) classify(pol *kairos.Policy, code string) class {
 	}
 	var why []string
 	if write {
-		var ms []string
-		for _, m := range g.Methods {
-			if m != "GET" && m != "HEAD" {
-				ms = append(ms, m)
-			}
-		}
-		why = append(why, "may send data to the network ("+strings.Join(ms, "/")+" requests)")
+		why = append(why, writeReason(g))
 	} else {
 		c.grant = readOnly(g)
 	}

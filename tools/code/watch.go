@@ -15,13 +15,19 @@ func CellWrites(p *kairos.Policy, code string) (bool, string) {
 	if !writesAllowed(g) || !Scan(code).NetworkWrite {
 		return false, ""
 	}
+	return true, "the code " + writeReason(g)
+}
+
+// writeReason is the approval's reason for code that may write to the
+// network under g: the methods beyond GET/HEAD it may use.
+func writeReason(g kairos.NetworkGrant) string {
 	var ms []string
 	for _, m := range g.Methods {
 		if m != "GET" && m != "HEAD" {
 			ms = append(ms, m)
 		}
 	}
-	return true, "the code may send data to the network (" + strings.Join(ms, "/") + " requests)"
+	return "may send data to the network (" + strings.Join(ms, "/") + " requests)"
 }
 
 // CellGrant is the network grant of a watching cell: the policy's whole
