@@ -71,11 +71,15 @@ func (b *Bot) startHeartbeat() {
 	}
 	name := kairos.ReplicaLease(b.cfg.ReplicaID)
 	ctx := b.work
+	renew := func() bool {
+		_, err := ls.AcquireLease(ctx, name, b.cfg.ReplicaID, b.cfg.LeaseTTL)
+		if err != nil && ctx.Err() == nil {
+			b.log.Warn("replica heartbeat", "err", err)
+		}
+		return err == nil
+	}
 	beat := func() {
-		if _, err := ls.AcquireLease(ctx, name, b.cfg.ReplicaID, b.cfg.LeaseTTL); err != nil {
-			if ctx.Err() == nil {
-				b.log.Warn("replica heartbeat", "err", err)
-			}
+		if !renew() {
 			return
 		}
 		select {
@@ -87,7 +91,7 @@ func (b *Bot) startHeartbeat() {
 			b.log.Warn("claim updates of stopped replicas", "err", err)
 		}
 	}
-	beat() // the lease exists before anything is claimed at start
+	renew() // the lease exists before anything is claimed at start (resume claims, own and stopped replicas' alike)
 	done := make(chan struct{})
 	b.heartbeat = done
 	go func() {
