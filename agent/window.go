@@ -152,7 +152,8 @@ func (tc *tokenCounter) paragraph(model, p string) int {
 // in the request, or as text in the system prompt in prompted mode).
 func (a *Agent) fixedTokens(t *turn, model, system, user string) int {
 	n := a.tokens.paragraphs(model, system) + a.tokens.text(model, user) + 8
-	if mode := a.ToolMode(t.pol, model); mode == kairos.ToolCallingOff {
+	mode := a.ToolMode(t.pol, model)
+	if mode == kairos.ToolCallingOff {
 		return n
 	}
 	var specs []kairos.ToolSpec
@@ -162,7 +163,7 @@ func (a *Agent) fixedTokens(t *turn, model, system, user string) int {
 	if len(specs) == 0 {
 		return n
 	}
-	if a.ToolMode(t.pol, model) == kairos.ToolCallingPrompted {
+	if mode == kairos.ToolCallingPrompted {
 		return n + a.tokens.paragraph(model, promptedToolText(specs))
 	}
 	b, _ := json.Marshal(specs)
