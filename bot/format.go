@@ -111,6 +111,15 @@ func inline(s string) string {
 				i += n
 				continue
 			}
+		case (c == 'h' || c == 'H') && (i == 0 || !isWordByte(s[i-1])):
+			if n := bareURL(s[i:]); n > 0 {
+				b.WriteString(escape(s[i : i+n]))
+				i += n
+				continue
+			}
+		case c == '_' && i > 0 && isWordByte(s[i-1]):
+			// An underscore inside a word never opens emphasis (CommonMark):
+			// snake_case, file names and tokens in links stay as written.
 		case c == '*' || c == '_' || c == '~':
 			if tag, inner, n, ok := emphasis(s[i:]); ok {
 				b.WriteString("<" + tag + ">" + inline(inner) + "</" + tag + ">")
@@ -158,6 +167,35 @@ func emphasis(s string) (tag, inner string, n int, ok bool) {
 		return d.tag, rest[:j], len(d.delim)*2 + j, true
 	}
 	return "", "", 0, false
+}
+
+// bareURL is the length of an http(s) URL at the start of s, up to the
+// next space, without the sentence punctuation that usually follows one; 0
+// when s does not start with one. Telegram links it by itself, so it is
+// copied as written: Markdown inside a URL (a token's "_x_" or "__") is not
+// emphasis.
+func bareURL(s string) int {
+	l := strings.ToLower(s[:min(len(s), 8)])
+	scheme := len("https://")
+	if !strings.HasPrefix(l, "https://") {
+		if scheme = len("http://"); !strings.HasPrefix(l, "http://") {
+			return 0
+		}
+	}
+	n := strings.IndexAny(s, " \t<>\"")
+	if n < 0 {
+		n = len(s)
+	}
+	for n > 0 && strings.IndexByte(".,;:!?'*)]", s[n-1]) >= 0 {
+		if s[n-1] == ')' && strings.Count(s[:n], "(") >= strings.Count(s[:n], ")") {
+			break
+		}
+		n--
+	}
+	if n <= scheme {
+		return 0
+	}
+	return n
 }
 
 func isWordByte(c byte) bool {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/internal/testkit"
 )
@@ -24,6 +25,12 @@ func TestRenderHTML(t *testing.T) {
 		{"quote", "> a\n> b", "<blockquote>a\nb</blockquote>"},
 		{"strike", "~~gone~~", "<s>gone</s>"},
 		{"escapes", `\*not bold\*`, "*not bold*"},
+		{"url keeps its underscores", "go to https://h.example/login?t=kcl_Zb8-yv_-a3 now.", "go to https://h.example/login?t=kcl_Zb8-yv_-a3 now."},
+		{"url keeps its doubled marks", "http://x.y/a__b__c~~d~~e and **bold**", "http://x.y/a__b__c~~d~~e and <b>bold</b>"},
+		{"url escaped, sentence dot outside", "see https://x.y/?a=1&b=<2>.", "see https://x.y/?a=1&amp;b=&lt;2&gt;."},
+		{"url with parens", "(https://en.wikipedia.org/wiki/Go_(language))", "(https://en.wikipedia.org/wiki/Go_(language))"},
+		{"intraword underscore opens nothing", "kcl_ab-c_-d and x__y__z", "kcl_ab-c_-d and x__y__z"},
+		{"emphasis around a url", "**https://x.y/a_b_**", "<b>https://x.y/a_b_</b>"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := bot.RenderHTML(tc.md)
@@ -48,6 +55,21 @@ var hostile = []string{
 	"> quote with **bold",
 	"[a](https://x.y/\"onmouseover=alert(1))",
 	strings.Repeat("*", 1000),
+}
+
+// TestLinksSurviveRendering: a URL with a random token (a console sign-in
+// link, a search result) reaches the user exactly as written, whatever
+// Markdown-like marks the token holds.
+func TestLinksSurviveRendering(t *testing.T) {
+	for i := 0; i < 5000; i++ {
+		link := "https://k.example/console/login?t=" + kairos.NewSecret("kcl_")
+		md := "Your link (works once):\n" + link
+		got := bot.RenderHTML(md)
+		text, _, err := testkit.ParseEntities(got, "HTML")
+		if err != nil || !strings.Contains(text, link) {
+			t.Fatalf("%q rendered as %q (%v)", md, got, err)
+		}
+	}
 }
 
 func TestHostileMarkdownIsAccepted(t *testing.T) {

@@ -236,6 +236,29 @@ func signIn(t *testing.T, link string) (*http.Client, *http.Response) {
 	return c, resp
 }
 
+// mustSignIn signs in and fails the test, with the page, unless the
+// console's overview answered.
+func mustSignIn(t *testing.T, link string) *http.Client {
+	t.Helper()
+	c, resp := signIn(t, link)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/console/" {
+		t.Fatalf("sign-in with %s ended at %s with %d:\n%s", link, resp.Request.URL, resp.StatusCode, b)
+	}
+	return c
+}
+
+// csrfOf is a console page's CSRF token.
+func csrfOf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfRe.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token in the page:\n%s", page)
+	}
+	return m[1]
+}
+
 func get(t *testing.T, c *http.Client, u string) (int, string) {
 	t.Helper()
 	resp, err := c.Get(u)
@@ -286,7 +309,7 @@ func TestConsoleSignInCSRFAndApprove(t *testing.T) {
 	if code != 200 || idm == nil || !strings.Contains(page, "memory.forget") {
 		t.Fatalf("approvals page (%d) lacks the pending request:\n%s", code, page)
 	}
-	csrf := csrfRe.FindStringSubmatch(page)[1]
+	csrf := csrfOf(t, page)
 	forged, _ := c.PostForm(base+"/console/approvals/decide", url.Values{"id": {idm[1]}, "approve": {"1"}})
 	forged.Body.Close()
 	if forged.StatusCode != 403 {
@@ -311,10 +334,9 @@ func TestConsolePolicyEditorShowsLineAndColumn(t *testing.T) {
 	e := newEnv(t)
 	addr := e.start()
 	base := "http://" + addr
-	c, resp := signIn(t, consoleLink(t, e, 1))
-	resp.Body.Close()
+	c := mustSignIn(t, consoleLink(t, e, 1))
 	_, page := get(t, c, base+"/console/policy")
-	csrf := csrfRe.FindStringSubmatch(page)[1]
+	csrf := csrfOf(t, page)
 	bad := fmt.Sprintf("access:\n  operators: [%d]\n  allowed_users: [2002]\nagent:\n  max_stepz: 3\n", operatorID)
 	r, _ := c.PostForm(base+"/console/policy", url.Values{"text": {bad}, "csrf": {csrf}})
 	b, _ := io.ReadAll(r.Body)
@@ -352,13 +374,12 @@ func TestConsoleSkillVersionsDiffAndRollback(t *testing.T) {
 	if code != 200 || len(vs) != 2 || !strings.Contains(vs[0].(map[string]any)["diff"].(string), "+  return {doubled: input.n + input.n, v: 2};") {
 		t.Fatalf("skill detail %d: %v", code, detail)
 	}
-	c, resp := signIn(t, consoleLink(t, e, 1))
-	resp.Body.Close()
+	c := mustSignIn(t, consoleLink(t, e, 1))
 	_, page := get(t, c, base+"/console/skill?id=1")
 	if !strings.Contains(page, "Diff from the version before") || !strings.Contains(page, "Roll back to v1") {
 		t.Fatalf("skill page:\n%s", page)
 	}
-	csrf := csrfRe.FindStringSubmatch(page)[1]
+	csrf := csrfOf(t, page)
 	r, _ := c.PostForm(base+"/console/skill/action", url.Values{"csrf": {csrf}, "id": {"1"}, "action": {"rollback"}, "to": {"1"}})
 	r.Body.Close()
 	if r.StatusCode != 200 || !strings.Contains(r.Request.URL.RawQuery, "back+at+version+1") {
