@@ -91,7 +91,7 @@ func mergeSpec(base, own ModelSpec) ModelSpec {
 	return base
 }
 
-var modelDateSuffix = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{4}|\d{6}|latest|preview)$`)
+var modelDateSuffix = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{4}|\d{6}|\d{8}|latest|preview)$`)
 
 // BuiltinModel returns the built-in entry for a well-known model name.
 func BuiltinModel(name string) (ModelSpec, bool) {
@@ -101,16 +101,29 @@ func BuiltinModel(name string) (ModelSpec, bool) {
 		try = append(try, lower[i+1:])
 	}
 	for _, n := range try {
-		if s, ok := builtinModels[n]; ok {
-			return s.clone(), true
+		if s, ok := builtinEntry(n); ok {
+			return s, true
 		}
 		if m := modelDateSuffix.FindStringIndex(n); m != nil {
-			if s, ok := builtinModels[n[:m[0]]]; ok {
-				return s.clone(), true
+			if s, ok := builtinEntry(n[:m[0]]); ok {
+				return s, true
 			}
 		}
 	}
 	return ModelSpec{}, false
+}
+
+// builtinEntry is the table's entry for a lower-case name, spelled with
+// dots or dashes in its version.
+func builtinEntry(n string) (ModelSpec, bool) {
+	s, ok := builtinModels[n]
+	if !ok {
+		s, ok = builtinModels[builtinDashed[n]]
+	}
+	if !ok {
+		return ModelSpec{}, false
+	}
+	return s.clone(), true
 }
 
 // clone copies the pointers so that callers cannot change the table.

@@ -18,7 +18,14 @@ func TestBuiltinModelLookup(t *testing.T) {
 		{"openai/gpt-4o", true, 128000, 2.50},
 		{"GPT-4.1-mini", true, 1047576, 0.40},
 		{"gpt-4.1-mini-2025-04-14", true, 1047576, 0.40},
-		{"deepseek/deepseek-chat", true, 65536, 0.27},
+		{"deepseek/deepseek-chat", true, 131072, 0.28},
+		{"gpt-5-mini-2025-08-07", true, 400000, 0.25},
+		{"gpt-5.4-mini", true, 0, 0.75},
+		{"anthropic/claude-sonnet-4.5", true, 200000, 3.00},
+		{"claude-sonnet-4-5-20250929", true, 200000, 3.00},
+		{"claude-haiku-4-5", true, 200000, 1.00},
+		{"claude-opus-4-1-20250805", true, 200000, 15.00},
+		{"claude-haiku-5-5", false, 0, 0}, // priced by prompt length: not in the table
 		{"gemini-2.0-flash", true, 1048576, 0.10},
 		{"llama-3.3-70b-versatile", true, 131072, 0.59},
 		{"gpt-4.1-turbo", false, 0, 0}, // not a date suffix: no guess
