@@ -271,28 +271,12 @@ func (s *server) relist(cs *sdk.ClientSession) {
 	s.log.Info("mcp server tools changed", "tools", len(listed))
 }
 
-// clean keeps secrets out of an error: the bearer token is only ever in
-// a request header, but a URL error prints the URL, which is the
-// operator's and safe; the SDK's errors carry no headers.
+// clean keeps secrets out of an error: the manager's redactor already
+// holds every configured secret (the bearer token and secret_env values
+// among them) in raw, encoded and split forms; the error is clipped to
+// one short message.
 func (s *server) clean(err error) error {
-	msg := s.m.red.Scrub(err.Error())
-	for _, v := range s.secretValues() {
-		if v != "" {
-			msg = string(bytes.ReplaceAll([]byte(msg), []byte(v), []byte("[REDACTED]")))
-		}
-	}
-	return errors.New(kairos.Clip(msg, 300))
-}
-
-func (s *server) secretValues() []string {
-	var out []string
-	if s.spec.TokenSecret != "" {
-		out = append(out, s.m.cfg.Secrets[s.spec.TokenSecret])
-	}
-	for _, name := range s.spec.SecretEnv {
-		out = append(out, s.m.cfg.Secrets[name])
-	}
-	return out
+	return errors.New(kairos.Clip(s.m.red.Scrub(err.Error()), 300))
 }
 
 // transport builds the SDK transport for the server's settings.
