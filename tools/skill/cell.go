@@ -87,11 +87,12 @@ func verb(v *kairos.SkillVersion) string {
 	return kairos.VerbBuild
 }
 
-// runCode is a skill's code followed by one call of run(input). It uses
-// no top-level await (a top-level await on a promise that never settles
-// keeps the engine waiting past its budget): the call is chained, and a
-// run that never settles leaves no output. A thrown error is output as
-// {errorKey: message} and turned back into a failure on the host.
+// runCode is a skill's code followed by one call of run(input), chained
+// rather than awaited: a run whose promise never settles leaves no output
+// and the cell ends as soon as nothing is left to do, so the host says
+// "never returned" at once instead of a timeout at the budget. A thrown
+// error is output as {errorKey: message} and turned back into a failure on
+// the host.
 func runCode(code string, input json.RawMessage) string {
 	return code + "\n;Promise.resolve().then(() => run(" + string(input) + ")).then(\n" +
 		"  (r) => output(r === undefined ? null : r),\n" +
@@ -174,7 +175,7 @@ func (s *Skills) runTests(ctx context.Context, v *kairos.SkillVersion) (*testRun
 	rand.Read(tok)
 	nonce := hex.EncodeToString(tok)
 	task := &kairos.CellTask{Code: testCode(v.Code, nonce, v.Tests), Verb: kairos.VerbBuild, Budget: b, Network: g, Now: s.cfg.Now()}
-	res, err := s.guardedRun(ctx, task)
+	res, err := s.cfg.Runner.Run(ctx, task)
 	if err != nil {
 		return nil, fmt.Errorf("run the skill's tests: %w", err)
 	}

@@ -139,7 +139,7 @@ func (s *Skills) runCell(ctx context.Context, p *kairos.Policy, sk *kairos.Skill
 	task := &kairos.CellTask{Code: runCode(v.Code, input), Verb: verb(v), Budget: b, Network: g, Secrets: secrets,
 		Credentials: p.Features.CredentialsAccess, Now: s.cfg.Now()}
 	start := time.Now()
-	res, err := s.guardedRun(ctx, task)
+	res, err := s.cfg.Runner.Run(ctx, task)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -267,41 +267,4 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-// runGrace is how long past its time budget a cell is waited for.
-const runGrace = 2 * time.Second
-
-// guardedRun runs a task but stops waiting runGrace after its time budget:
-// a cell the engine fails to stop (a top-level await on a promise that
-// never settles waits past every budget) must not hold the turn. The run
-// is left to end on its own; its result is a timeout.
-func (s *Skills) guardedRun(ctx context.Context, task *kairos.CellTask) (*kairos.CellResult, error) {
-	type outcome struct {
-		res *kairos.CellResult
-		err error
-	}
-	ch := make(chan outcome, 1)
-	rctx, cancel := context.WithTimeout(ctx, task.Budget.TimeBudget+runGrace)
-	defer cancel()
-	go func() {
-		res, err := s.cfg.Runner.Run(rctx, task)
-		ch <- outcome{res, err}
-	}()
-	select {
-	case o := <-ch:
-		return o.res, o.err
-	case <-rctx.Done():
-		select {
-		case o := <-ch: // it answered as the deadline passed
-			return o.res, o.err
-		default:
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		s.log.Error("a skill cell did not stop at its time budget", "budget", task.Budget.TimeBudget)
-		return &kairos.CellResult{ErrorCategory: kairos.CatTimeout, ExitCode: -1, Duration: task.Budget.TimeBudget + runGrace,
-			Error: "the cell did not stop at its time budget"}, nil
-	}
 }

@@ -135,24 +135,27 @@ func TestSkillOverBudget(t *testing.T) {
 	}
 }
 
-// A run that never settles is a failure, not a hang; and a cell the
-// engine fails to stop (a skill's own top-level await that never settles
-// waits past every budget in the sandbox) is a timeout a grace period
-// after its budget.
+// A run that never settles is a failure, not a hang.
 func TestRunThatNeverSettles(t *testing.T) {
-	r, got := runOverBudget(t, "return new Promise(() => {});")
+	_, got := runOverBudget(t, "return new Promise(() => {});")
 	if got["success"] != false || !strings.Contains(fmt.Sprint(got["error"]), "never returned") {
 		t.Fatalf("never settles %v", got)
 	}
-	// A cell the engine does not stop (the runner here ignores its context
-	// and never answers) ends in a timeout after the grace period.
-	r.runner.mu.Lock()
-	gate := make(chan struct{})
-	r.runner.gate, r.runner.started = gate, make(chan *kairos.CellTask, 1)
-	r.runner.mu.Unlock()
-	t.Cleanup(func() { close(gate) })
-	got, _ = r.call(t, "double", `{"n":1}`)
-	if got["success"] != false || got["error_category"] != kairos.CatTimeout || !strings.Contains(fmt.Sprint(got["error"]), "did not stop") {
-		t.Fatalf("stuck cell %v", got)
+}
+
+// A skill's own top-level await on a promise that never settles is
+// stopped by the sandbox at the cell's budget (no grace period on the
+// skill's side): its tests fail with a timeout and the create returns.
+func TestTopLevelAwaitNeverSettlingEndsAtBudget(t *testing.T) {
+	r := newRig(t, func(p *kairos.Policy) {
+		p.Budgets.PerVerb = map[string]kairos.CellBudget{kairos.VerbBuild: {TimeBudgetMS: 300}}
+	})
+	_, out := r.do(t, inv(createArgs("stuck", "await new Promise(() => {});\n"+doubleCode)))
+	s := mustJSON(out)
+	if strings.Contains(s, `"passed":true`) || !strings.Contains(s, "time budget of 300ms exhausted") {
+		t.Fatalf("stuck create %s", s)
+	}
+	if c := r.runner.last(); c == nil || c.Budget.TimeBudget.Milliseconds() != 300 {
+		t.Fatalf("cell %+v", c)
 	}
 }
