@@ -202,62 +202,51 @@ const MaxSkipped = 1000
 // passed over (at most MaxSkipped); zero when the recurrence has ended
 // or it is a one-off.
 func NextRun(ctx context.Context, s *kairos.Schedule, after time.Time) (time.Time, int, error) {
+	next, skipped, _, err := nextRun(ctx, s, after)
+	return next, skipped, err
+}
+
+// nextRun is NextRun that also returns the rule to store from now on:
+// a rule stored with a COUNT (before Inspect wrote COUNT as the UNTIL of
+// its last occurrence) is converted once, so that it need not be expanded
+// from its start on every tick; "" when the rule stays as it is. The rule
+// is parsed and compiled once (twice for a COUNT rule: the rule, then its
+// UNTIL form).
+func nextRun(ctx context.Context, s *kairos.Schedule, after time.Time) (next time.Time, skipped int, until string, err error) {
 	if s.RRule == "" {
-		return time.Time{}, 0, nil
+		return time.Time{}, 0, "", nil
 	}
 	loc, err := time.LoadLocation(s.TZ)
 	if err != nil {
-		return time.Time{}, 0, kairos.Errorf(kairos.EINVALID, "schedule zone %q: %v", s.TZ, err)
+		return time.Time{}, 0, "", kairos.Errorf(kairos.EINVALID, "schedule zone %q: %v", s.TZ, err)
 	}
 	start, err := time.Parse(WallLayout, s.Start)
 	if err != nil {
-		return time.Time{}, 0, kairos.Errorf(kairos.EINVALID, "schedule start %q: %v", s.Start, err)
+		return time.Time{}, 0, "", kairos.Errorf(kairos.EINVALID, "schedule start %q: %v", s.Start, err)
 	}
 	r, err := Compile(s.RRule, start)
 	if err != nil {
-		return time.Time{}, 0, err
+		return time.Time{}, 0, "", err
 	}
-	if r.opt.Count > 0 { // stored before COUNT became UNTIL (Inspect): the same rule, movable
-		rule, err := r.untilForm(ctx)
-		if err != nil || rule == "" {
-			return time.Time{}, 0, err
+	if r.opt.Count > 0 { // the same rule, movable
+		if until, err = r.untilForm(ctx); err != nil || until == "" {
+			return time.Time{}, 0, "", err
 		}
-		if r, err = Compile(rule, start); err != nil {
-			return time.Time{}, 0, err
+		if r, err = Compile(until, start); err != nil {
+			return time.Time{}, 0, "", err
 		}
 	}
-	skipped := 0
 	if s.NextRun.Before(after) {
 		// A count cut short by the budget is still a count: the note says
 		// "at least" as many, and the next run matters more.
 		skipped, _ = r.Passed(ctx, loc, s.NextRun, after, MaxSkipped)
 		if err := ctx.Err(); err != nil {
-			return time.Time{}, 0, err
+			return time.Time{}, 0, "", err
 		}
 	}
 	occ, err := r.Next(ctx, loc, after, 1)
 	if err != nil || len(occ) == 0 {
-		return time.Time{}, skipped, err
+		return time.Time{}, skipped, "", err
 	}
-	return occ[0], skipped, nil
-}
-
-// UntilForm returns s's rule with a COUNT written as the UNTIL of its
-// last occurrence (what Inspect stores since COUNT is capped), or ""
-// when the rule has no COUNT or no occurrence: a schedule stored before
-// then is converted when it is claimed, so it need not be expanded from
-// its start on every tick.
-func UntilForm(ctx context.Context, s *kairos.Schedule) (string, error) {
-	if s.RRule == "" || !strings.Contains(strings.ToUpper(s.RRule), "COUNT=") {
-		return "", nil
-	}
-	start, err := time.Parse(WallLayout, s.Start)
-	if err != nil {
-		return "", kairos.Errorf(kairos.EINVALID, "schedule start %q: %v", s.Start, err)
-	}
-	r, err := Compile(s.RRule, start)
-	if err != nil || r.opt.Count == 0 {
-		return "", err
-	}
-	return r.untilForm(ctx)
+	return occ[0], skipped, until, nil
 }

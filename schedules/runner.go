@@ -124,15 +124,7 @@ func (r *Runner) Claim(ctx context.Context) (int, error) {
 					}
 				}
 			}
-			rule, err := UntilForm(ctx, exp)
-			if err != nil {
-				r.cfg.Logger.Warn("schedule rule conversion", "schedule", s.ID, "err", err)
-			} else if rule != "" {
-				cp := *exp
-				cp.RRule = rule
-				exp = &cp
-			}
-			next, skipped, err := NextRun(ctx, exp, now)
+			next, skipped, until, err := nextRun(ctx, exp, now)
 			if err != nil {
 				r.cfg.Logger.Error("schedule recurrence", "schedule", s.ID, "err", err)
 				if kairos.ErrorCode(err) != kairos.EINVALID {
@@ -140,12 +132,9 @@ func (r *Runner) Claim(ctx context.Context) (int, error) {
 				}
 			}
 			if !next.IsZero() {
-				adv = kairos.Advance{NextRun: next, Status: kairos.ScheduleActive, Skipped: skipped}
+				adv = kairos.Advance{NextRun: next, Status: kairos.ScheduleActive, Skipped: skipped, RRule: until}
 				if exp.TZ != s.TZ {
 					adv.TZ = exp.TZ
-				}
-				if exp.RRule != s.RRule {
-					adv.RRule = exp.RRule
 				}
 			}
 			f, err := r.cfg.Store.ClaimFiring(ctx, s, adv, now)
