@@ -16,10 +16,9 @@ type SpendCaps struct {
 // overrides, a monthly cap for the whole bot, and the share of each cap
 // that background work (scheduled tasks) may use.
 type SpendPolicy struct {
-	DailyTokens   *int64   `yaml:"daily_tokens" json:"daily_tokens,omitempty"`
-	MonthlyTokens *int64   `yaml:"monthly_tokens" json:"monthly_tokens,omitempty"`
-	DailyUSD      *float64 `yaml:"daily_usd" json:"daily_usd,omitempty"`
-	MonthlyUSD    *float64 `yaml:"monthly_usd" json:"monthly_usd,omitempty"`
+	// SpendCaps are the default caps of every user (the same keys at the
+	// top of budgets.spend).
+	SpendCaps `yaml:",inline"`
 	// PerUser overrides the defaults by Telegram user id: a cap given
 	// there replaces the default one; the others stay.
 	PerUser map[string]SpendCaps `yaml:"per_user" json:"per_user,omitempty"`
@@ -38,7 +37,7 @@ type SpendPolicy struct {
 // CapsFor returns the caps of a user: the defaults with the user's
 // overrides over them.
 func (s *SpendPolicy) CapsFor(userID int64) SpendCaps {
-	c := SpendCaps{DailyTokens: s.DailyTokens, MonthlyTokens: s.MonthlyTokens, DailyUSD: s.DailyUSD, MonthlyUSD: s.MonthlyUSD}
+	c := s.SpendCaps
 	if len(s.PerUser) == 0 {
 		return c
 	}

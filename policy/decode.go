@@ -152,8 +152,8 @@ func clip(s string) string {
 
 // fieldInfo lists the yaml keys of a struct type.
 type fieldInfo struct {
-	names []string       // in declaration order
-	index map[string]int // yaml key → field index
+	names []string         // in declaration order
+	index map[string][]int // yaml key → field index path (inlined structs' keys too)
 }
 
 var fieldCache sync.Map // reflect.Type → *fieldInfo
@@ -162,15 +162,23 @@ func fieldsOf(t reflect.Type) *fieldInfo {
 	if fi, ok := fieldCache.Load(t); ok {
 		return fi.(*fieldInfo)
 	}
-	fi := &fieldInfo{index: map[string]int{}}
+	fi := &fieldInfo{index: map[string][]int{}}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && strings.Contains(f.Tag.Get("yaml"), ",inline") {
+			in := fieldsOf(f.Type)
+			for _, name := range in.names {
+				fi.names = append(fi.names, name)
+				fi.index[name] = append([]int{i}, in.index[name]...)
+			}
+			continue
+		}
 		name := yamlName(f)
 		if name == "" {
 			continue
 		}
 		fi.names = append(fi.names, name)
-		fi.index[name] = i
+		fi.index[name] = []int{i}
 	}
 	fieldCache.Store(t, fi)
 	return fi
@@ -461,7 +469,7 @@ func (d *decoder) decodeStruct(m *ast.MappingNode, v reflect.Value, path string)
 		if isNull(mv.Value) {
 			d.valPos[fp] = kp
 		}
-		d.decode(mv.Value, v.Field(idx), fp)
+		d.decode(mv.Value, v.FieldByIndex(idx), fp)
 	}
 }
 

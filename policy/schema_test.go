@@ -41,7 +41,11 @@ func yamlPaths(t reflect.Type, prefix string, out *[]string) {
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if f.Anonymous && opts == "inline" {
+				yamlPaths(f.Type, prefix, out)
+				continue
+			}
 			if name == "" || name == "-" {
 				continue
 			}

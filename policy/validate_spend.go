@@ -13,8 +13,7 @@ import (
 // means "cannot use the model"), shares lie in [0, 1], per_user keys are
 // Telegram user ids.
 func validateSpend(c *checker, s *kairos.SpendPolicy) {
-	spendCaps(c, "budgets.spend", kairos.SpendCaps{DailyTokens: s.DailyTokens, MonthlyTokens: s.MonthlyTokens,
-		DailyUSD: s.DailyUSD, MonthlyUSD: s.MonthlyUSD})
+	spendCaps(c, "budgets.spend", s.SpendCaps)
 	for _, id := range sortedKeys(s.PerUser) {
 		path := "budgets.spend.per_user." + id
 		if n, err := strconv.ParseInt(id, 10, 64); err != nil || n <= 0 {

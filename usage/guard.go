@@ -188,26 +188,44 @@ func userID(userKey string) int64 {
 	return n
 }
 
-// capped says whether anything caps the calls of userKey under p.
-func capped(sp *kairos.SpendPolicy, userKey string) (user kairos.SpendCaps, bot bool) {
+// rule is the spend policy in force for one call, read once: the user's
+// caps and whether the bot has a cap of its own.
+type rule struct {
+	sp   *kairos.SpendPolicy
+	caps kairos.SpendCaps
+	bot  bool
+}
+
+// ruleOf is the rule of sp for a call of userKey.
+func ruleOf(sp *kairos.SpendPolicy, userKey string) rule {
+	r := rule{sp: sp, bot: sp.BotMonthlyUSD != nil || sp.BotMonthlyTokens != nil}
 	if userKey != "" {
-		user = sp.CapsFor(userID(userKey))
+		r.caps = sp.CapsFor(userID(userKey))
 	}
-	return user, sp.BotMonthlyUSD != nil || sp.BotMonthlyTokens != nil
+	return r
+}
+
+// ruleFor reads the policy once for a call of sc.
+func (g *Guard) ruleFor(sc kairos.SpendContext) rule {
+	return ruleOf(&g.cfg.Policy().Budgets.Spend, sc.UserKey)
+}
+
+// free says whether nothing caps the call: a summary, or no cap at all.
+func (r rule) free(sc kairos.SpendContext) bool {
+	return sc.Kind == kairos.SpendSummary || (!r.caps.Any() && !r.bot)
 }
 
 // Begin is the check before one model call: while the user has a cap it
 // waits for the user's call in flight to end (so concurrent turns
 // overshoot by at most one call), then admits or refuses. release ends
-// the call (after Record); it is never nil.
+// the call (after Record); it is never nil. The policy is read once.
 func (g *Guard) Begin(ctx context.Context, sc kairos.SpendContext) (release func(), err error) {
-	sp := &g.cfg.Policy().Budgets.Spend
-	caps, bot := capped(sp, sc.UserKey)
-	if sc.Kind == kairos.SpendSummary || (!caps.Any() && !bot) {
+	r := g.ruleFor(sc)
+	if r.free(sc) {
 		return func() {}, nil
 	}
 	release = func() {}
-	if caps.Any() {
+	if r.caps.Any() {
 		a := g.account(sc.UserKey)
 		select {
 		case a.slot <- struct{}{}:
@@ -216,7 +234,7 @@ func (g *Guard) Begin(ctx context.Context, sc kairos.SpendContext) (release func
 		}
 		release = func() { <-a.slot }
 	}
-	if err := g.Admit(ctx, sc); err != nil {
+	if err := g.admit(ctx, sc, r); err != nil {
 		release()
 		return func() {}, err
 	}
@@ -226,27 +244,28 @@ func (g *Guard) Begin(ctx context.Context, sc kairos.SpendContext) (release func
 // Admit implements kairos.SpendGate: nil, or a *kairos.SpendRefusal
 // naming the cap reached and when it resets.
 func (g *Guard) Admit(ctx context.Context, sc kairos.SpendContext) error {
-	pol := g.cfg.Policy()
-	sp := &pol.Budgets.Spend
-	caps, bot := capped(sp, sc.UserKey)
-	if sc.Kind == kairos.SpendSummary || (!caps.Any() && !bot) {
+	return g.admit(ctx, sc, g.ruleFor(sc))
+}
+
+func (g *Guard) admit(ctx context.Context, sc kairos.SpendContext, r rule) error {
+	if r.free(sc) {
 		return nil
 	}
 	now := g.cfg.Now()
 	share := 1.0
 	if sc.Kind == kairos.SpendTask {
-		share = sp.Background()
+		share = r.sp.Background()
 	}
 	var hit *limit
-	if caps.Any() {
-		ls, err := g.limitsOf(ctx, g.account(sc.UserKey), userLimits(caps), now)
+	if r.caps.Any() {
+		ls, err := g.limitsOf(ctx, g.account(sc.UserKey), userLimits(r.caps), now)
 		if err != nil {
 			return err
 		}
 		hit = firstReached(ls, share, sc.Kind == kairos.SpendTask)
 	}
-	if hit == nil && bot {
-		ls, err := g.limitsOf(ctx, g.account(BotKey), botLimits(sp), now)
+	if hit == nil && r.bot {
+		ls, err := g.limitsOf(ctx, g.account(BotKey), botLimits(r.sp), now)
 		if err != nil {
 			return err
 		}

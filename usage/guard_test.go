@@ -398,3 +398,22 @@ func TestTaskThatWouldExceedIsSkipped(t *testing.T) {
 		t.Fatalf("the user's own turn at 90 of 100: %v", err)
 	}
 }
+
+// Begin reads the policy once per call: the caps that decide whether to
+// wait for the user's call in flight are the ones the call is admitted
+// under (a reload in between cannot split them).
+func TestBeginReadsThePolicyOnce(t *testing.T) {
+	f := newFixture(t)
+	f.pol.Budgets.Spend.DailyTokens = ptr(int64(100))
+	var reads atomic.Int64
+	g := usage.New(usage.Config{Store: store.NewUsageStore(f.db), Recorder: store.NewSessionStore(f.db),
+		Policy: func() *kairos.Policy { reads.Add(1); return f.pol }, Now: f.clock})
+	release, err := g.Begin(context.Background(), kairos.SpendContext{UserKey: "tg:1", Kind: kairos.SpendChat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("policy read %d times for one call, want 1", n)
+	}
+}

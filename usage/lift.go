@@ -41,8 +41,8 @@ func (g *Guard) Lift(ctx context.Context, userKey, by string) (string, error) {
 // Status writes the caps in force for userKey, each with how much of it
 // is used and whether an operator lifted it; "" when none applies.
 func (g *Guard) Status(ctx context.Context, userKey string) (string, error) {
-	sp := &g.cfg.Policy().Budgets.Spend
-	caps, bot := capped(sp, userKey)
+	r := ruleOf(&g.cfg.Policy().Budgets.Spend, userKey)
+	sp, caps, bot := r.sp, r.caps, r.bot
 	now := g.cfg.Now()
 	var parts []string
 	describe := func(key string, ls []limit) error {

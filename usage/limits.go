@@ -106,7 +106,8 @@ func (g *Guard) Record(ctx context.Context, rec *kairos.UsageRecord) error {
 		rec.CreatedAt = now
 	}
 	sp := &pol.Budgets.Spend
-	caps, bot := capped(sp, rec.UserKey)
+	r := ruleOf(sp, rec.UserKey)
+	caps, bot := r.caps, r.bot
 	amt := kairos.SpendAmount{Tokens: int64(rec.PromptTokens + rec.CompletionTokens), CostUSD: rec.CostUSD}
 	var crossed []crossing
 	// An account kept from earlier caps is kept up to date too, so caps
