@@ -189,10 +189,35 @@ func parseAnchored(text, tz string, extraKnown []string, ref time.Time) ParseRes
 }
 
 // parseWith is the parser; whole says the whole text is the expression
-// (clock parse, the schedule tool): every time word anywhere must be read.
-// Otherwise (the envelope) only the words next to the phrase found count.
+// (clock parse, the schedule tool): every time word anywhere must be read,
+// and a text holding one is never a silent invalid. Otherwise (the
+// envelope) only the words next to the phrase found count.
 func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) ParseResult {
-	r := parseAnchoredRaw(text, tz, extraKnown, ref, whole)
+	if len(text) > maxParseInput {
+		text = text[:maxParseInput]
+	}
+	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole}
+	if tz != "" {
+		loc, err := LoadTZ(tz)
+		if err != nil {
+			return ParseResult{Kind: KindInvalid, NeedsClarification: true,
+				ClarificationQuestion: "Unknown timezone " + strconv.Quote(tz) + ": which IANA timezone do you mean (for example Europe/Berlin)?"}
+		}
+		p.anchor, p.anchorName = loc, tz
+	}
+	// The envelope skips text no rule can match; the whole text is always
+	// read, so that its time words reach the accounting step.
+	if strings.TrimSpace(text) == "" || !whole && !mayHaveTime(text) {
+		return ParseResult{Kind: KindInvalid}
+	}
+	p.masked = []byte(text)
+	p.readGreetings()
+	res, cluster := p.read(append([]string{tz}, extraKnown...))
+	return p.account(inYearRange(res), cluster)
+}
+
+// inYearRange turns a result outside years 1 to 9999 into an invalid one.
+func inYearRange(r ParseResult) ParseResult {
 	for _, t := range []*time.Time{r.Start, r.End} {
 		if t != nil && (t.Year() < 1 || t.Year() > 9999) {
 			return ParseResult{Kind: KindInvalid, Phrase: r.Phrase}
@@ -201,30 +226,42 @@ func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) 
 	return r
 }
 
-// timeWords are the words without which (and without a digit) no rule
-// can match; checking them first keeps ordinary messages cheap.
-var timeWords = []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "night", "morning", "afternoon", "evening",
-	"noon", "midnight", "midday", "week", "month", "year", "mon", "tue", "wed", "thu", "fri", "sat", "sun",
-	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "first", "second", "third",
-	"fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "teenth", "tieth",
-	"hour", "minute", "day", "ago", "quarter", "later", "few", "couple", "half", "o'clock", "oclock", "fortnight",
-	"arvo", "eod", "eow", "daily", "weekly", "monthly", "yearly", "annually", "every", "each", "end of", "min", "hr", "sec",
-	"wk", "yr", "nite", "2mo", "lunch", "cob", "a bit", "a while", "little while"}
-
+// mayHaveTime says whether any rule's hint occurs in text: the rules'
+// own hints (hintWords), so a form a rule reads is never skipped by a
+// list kept apart from the rules ("ten to five" was).
 func mayHaveTime(text string) bool {
 	for i := 0; i < len(text); i++ {
 		if text[i] >= '0' && text[i] <= '9' {
 			return true
 		}
 	}
-	lo := strings.ToLower(text)
-	for _, w := range timeWords {
+	lo := " " + strings.ToLower(text) + " "
+	for _, w := range hintWords {
 		if strings.Contains(lo, w) {
 			return true
 		}
 	}
 	return false
 }
+
+// hintWords are the words of the rules' first hint groups: a rule is only
+// tried when one of them (or a digit, for "#" hints) occurs.
+var hintWords = func() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range allRules {
+		for _, h := range r.hint {
+			if h == "&" {
+				break
+			}
+			if h != "" && h[0] != '#' && !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}()
 
 // byteSpan is a half-open byte range of the text a step consumed.
 type byteSpan struct{ a, b int }
@@ -262,36 +299,23 @@ func (p *parser) use(a, b int) {
 	}
 }
 
-func parseAnchoredRaw(text, tz string, extraKnown []string, ref time.Time, whole bool) ParseResult {
-	if len(text) > maxParseInput {
-		text = text[:maxParseInput]
-	}
-	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole}
-	if tz != "" {
-		loc, err := LoadTZ(tz)
-		if err != nil {
-			return ParseResult{Kind: KindInvalid, NeedsClarification: true,
-				ClarificationQuestion: "Unknown timezone " + strconv.Quote(tz) + ": which IANA timezone do you mean (for example Europe/Berlin)?"}
-		}
-		p.anchor, p.anchorName = loc, tz
-	}
-	if strings.TrimSpace(text) == "" || !mayHaveTime(text) {
-		return ParseResult{Kind: KindInvalid}
-	}
-	p.masked = []byte(text)
+// read runs the steps up to resolution: an ISO stamp, the zone, the rule
+// table, the first cluster resolved. It returns the result and the
+// cluster read (nil when none).
+func (p *parser) read(known []string) (ParseResult, []tmatch) {
 	if res, done := p.readISO(); done {
-		return p.account(res, nil)
+		return res, nil
 	}
-	p.readZone(append([]string{tz}, extraKnown...))
+	p.readZone(known)
 	p.findMatches()
 	if len(p.matches) == 0 {
 		if p.tzQuestion != "" {
-			return ParseResult{Kind: KindInvalid, NeedsClarification: true, ClarificationQuestion: p.tzQuestion}
+			return ParseResult{Kind: KindInvalid, NeedsClarification: true, ClarificationQuestion: p.tzQuestion}, nil
 		}
-		return ParseResult{Kind: KindInvalid}
+		return ParseResult{Kind: KindInvalid}, nil
 	}
 	cluster := firstCluster(p.matches, string(p.masked))
-	return p.account(p.resolveCluster(cluster), cluster)
+	return p.resolveCluster(cluster), cluster
 }
 
 // readISO finds an ISO-8601 stamp: with a time and an offset it is the

@@ -116,27 +116,41 @@ func strongRun(r string) bool {
 	return place
 }
 
-// unreadWord is the first unread run with time meaning ("" when none).
-// lo and hi bound the phrase found (the envelope checks its neighbours).
-func (p *parser) unreadWord(lo, hi int) string {
+// maxNamed bounds the unread words a question names.
+const maxNamed = 3
+
+// unreadWords are the unread runs with time meaning, as the words holding
+// them (at most maxNamed, none twice; nil when none). lo and hi bound the
+// phrase found (the envelope checks its neighbours).
+func (p *parser) unreadWords(lo, hi int) []string {
 	runs := unreadRuns(p.text, p.used)
+	var out []string
+	add := func(w string) {
+		for _, o := range out {
+			if o == w {
+				return
+			}
+		}
+		out = append(out, w)
+	}
 	if p.whole {
 		if tz, n := placeInRuns(runs); tz != "" {
-			return n
+			add(n)
 		}
 	}
 	for i, r := range runs {
+		if len(out) == maxNamed {
+			break
+		}
 		if !p.whole && !nextToPhrase(runs, i, lo, hi, p.text) {
 			continue
 		}
-		if strongRun(r.text) || p.whole && wholeWords[asciiLower(r.text)] {
-			return p.wordAt(r)
-		}
-		if weakWords[asciiLower(r.text)] && weakNear(runs, i, lo, hi) {
-			return p.wordAt(r)
+		if strongRun(r.text) || p.whole && wholeWords[asciiLower(r.text)] ||
+			weakWords[asciiLower(r.text)] && weakNear(runs, i, lo, hi) {
+			add(p.wordAt(r))
 		}
 	}
-	return ""
+	return out
 }
 
 // weakNear says whether the weak word runs[i] takes part in a time
@@ -238,10 +252,15 @@ func (p *parser) wordAt(r run) string {
 }
 
 // account applies the rule to a result: an instant, a range or a
-// floating reading stands only when no time word is left unread.
+// floating reading stands only when no time word is left unread. When the
+// whole text is the expression, an invalid result is accounted too: it
+// names the time words it could not read, or the phrase it could not make
+// a time of, so it is never a silent invalid while the text holds a time
+// word (§4.3: every time word is used or named in the question).
 func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
-	if res.Kind == KindInvalid && !res.NeedsClarification {
-		return res
+	silent := res.Kind == KindInvalid && !res.NeedsClarification
+	if silent && !p.whole {
+		return res // the envelope: no time reference here
 	}
 	lo, hi := 0, len(p.text)
 	if len(cluster) > 0 {
@@ -253,8 +272,23 @@ func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
 	} else if res.Start != nil {
 		lo, hi = p.used[0].a, p.used[0].b
 	}
-	w := p.unreadWord(lo, hi)
-	if w == "" {
+	words, read := p.unreadWords(lo, hi), []string(nil)
+	if silent {
+		read = p.readTimeText(res)
+	}
+	q := ""
+	switch {
+	case len(read) > 0:
+		q = "I could not make a date or time of " + quoteWords(read)
+		if len(words) > 0 {
+			q += " or read " + quoteWords(words)
+		}
+	case len(words) > 0 && res.Phrase != "" && !silent:
+		q = "I read " + strconv.Quote(res.Phrase) + " but not " + quoteWords(words)
+	case len(words) > 0:
+		q = "I could not read " + quoteWords(words)
+	}
+	if q == "" {
 		res.used = p.used
 		return res
 	}
@@ -262,10 +296,32 @@ func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
 	if res.Kind == KindFloating {
 		kind = KindFloating
 	}
-	q := "I could not read " + strconv.Quote(w)
-	if res.Phrase != "" {
-		q = "I read " + strconv.Quote(res.Phrase) + " but not " + strconv.Quote(w)
-	}
 	return ParseResult{Kind: kind, NeedsClarification: true, Phrase: res.Phrase, TZ: res.TZ,
 		ClarificationQuestion: q + ": which date and time do you mean? Please say it again in one phrase, for example \"Friday 21 March at 4pm\"."}
+}
+
+// readTimeText is what an invalid result read but could not make a time
+// of ("the 31st of february", "Feb 30", a zone with no time): the phrase,
+// else the zone; nil when nothing with time meaning was read.
+func (p *parser) readTimeText(res ParseResult) []string {
+	if res.Phrase != "" {
+		return []string{res.Phrase}
+	}
+	if len(p.zones) > 0 {
+		z := p.zones[len(p.zones)-1]
+		return []string{strings.TrimSpace(p.text[z.a:z.b])}
+	}
+	return nil
+}
+
+// quoteWords is "a", "a" and "b", or "a", "b" and "c".
+func quoteWords(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = strconv.Quote(w)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }

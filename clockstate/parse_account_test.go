@@ -2,6 +2,8 @@ package clockstate
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +133,100 @@ func TestClockParse_RepeatInJSON(t *testing.T) {
 			t.Errorf("%q: %s\nwant %s", tc.text, b, tc.want)
 		}
 	}
+}
+
+// reQuoted finds the quoted pieces of a question (strconv.Quote form).
+var reQuoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// reTestRun splits text into runs of digits and runs of letters.
+var reTestRun = regexp.MustCompile(`[0-9]+|[A-Za-z]+`)
+
+// testTimeRuns are the runs of text that carry time meaning by the test's
+// own list (a digit run, or a word of testTimeWords not greeted: "good
+// morning" is a greeting).
+func testTimeRuns(text string) []string {
+	var out []string
+	for _, m := range reTestRun.FindAllStringIndex(text, -1) {
+		w := text[m[0]:m[1]]
+		greeted := strings.HasSuffix(strings.ToLower(strings.TrimRight(text[:m[0]], " ")), "good")
+		if w[0] >= '0' && w[0] <= '9' || testTimeWords[strings.ToLower(w)] && !greeted {
+			out = append(out, strings.ToLower(w))
+		}
+	}
+	return out
+}
+
+// invalidNamesTimeWord is the rule for one whole-text result: a result
+// that is invalid while the text holds a time word carries a question,
+// and the question quotes a piece of the text holding one of its time
+// words ("" when the rule holds).
+func invalidNamesTimeWord(text string, r ParseResult) string {
+	if len(text) > maxParseInput {
+		text = text[:maxParseInput]
+	}
+	runs := testTimeRuns(text)
+	if r.Kind != KindInvalid || len(runs) == 0 {
+		return ""
+	}
+	if !r.NeedsClarification || r.ClarificationQuestion == "" {
+		return "invalid with no question"
+	}
+	for _, q := range reQuoted.FindAllString(r.ClarificationQuestion, -1) {
+		s, err := strconv.Unquote(q)
+		if err != nil || s == "Friday 21 March at 4pm" { // the example every such question gives
+			continue
+		}
+		s = strings.ToLower(s)
+		for _, w := range runs {
+			if strings.Contains(s, w) {
+				return ""
+			}
+		}
+	}
+	return "the question names none of " + strings.Join(runs, ", ")
+}
+
+// The phrases of issue 21's follow-up came back invalid with no question;
+// every corpus phrase and each of these keeps the rule.
+func TestAccounting_InvalidAlwaysAsks(t *testing.T) {
+	at := utc("2026-11-25T10:00:00Z")
+	texts := []string{"ten to five", "3ish", "next wk", "in 20 or 30 mins", "every second tuesday of the month",
+		"the 40th", "Feb 30", "2026-13-01", "room 101", "in 99999 years", "until", "between", "ten to", "at the 5",
+		"christmas", "Tokyo", "4 score and 7", "every so often at 3", "quarter to", "sometime next month-ish"}
+	for _, c := range loadCorpus(t) {
+		texts = append(texts, c.text)
+	}
+	for _, text := range texts {
+		for _, tz := range []string{"Europe/Lisbon", ""} {
+			if bad := invalidNamesTimeWord(text, ParseAnchoredTime(text, tz, at)); bad != "" {
+				t.Errorf("%q tz=%q: %s: %+v", text, tz, bad, ParseAnchoredTime(text, tz, at))
+			}
+		}
+	}
+}
+
+// FuzzInvalidAlwaysAsks: whatever the text (a corpus phrase with a time
+// word inserted anywhere), an invalid result while the text holds a time
+// word is a question naming one of them, never a silent invalid.
+func FuzzInvalidAlwaysAsks(f *testing.F) {
+	words := []string{"7", "ten to", "wk", "until", "friday", "3ish", "evening", "june", "or 30 mins", "every", "40th", "ish"}
+	for i, c := range loadCorpus(f) {
+		if i%13 == 0 {
+			f.Add(c.text, uint8(i), uint16(i*5), c.ref.Unix())
+		}
+	}
+	zones := []string{"", "UTC", "Europe/Lisbon", "America/New_York", "Asia/Kolkata", "Australia/Sydney"}
+	f.Fuzz(func(t *testing.T, text string, wi uint8, pos uint16, at int64) {
+		if len(text) > 300 {
+			text = text[:300]
+		}
+		if p := int(pos) % (len(text) + 1); p == len(text) || p == 0 || text[p-1] == ' ' {
+			text = text[:p] + words[int(wi)%len(words)] + " " + text[p:]
+		}
+		tz := zones[int(wi)%len(zones)]
+		r := ParseAnchoredTime(text, tz, time.Unix(at%(1<<35), 0).UTC())
+		if bad := invalidNamesTimeWord(text, r); bad != "" {
+			t.Fatalf("%q tz=%q: %s: %+v", text, tz, bad, r)
+		}
+	})
 }

@@ -139,3 +139,19 @@ func onlyConnectors(gap string) bool {
 	}
 	return true
 }
+
+// reGreeting: "good morning" is a greeting, not a part of day.
+var reGreeting = regexp.MustCompile(`(?i)\bgood\s+(?:morning|afternoon|evening|night|day)\b`)
+
+// readGreetings reads greetings as fillers: blanked for the rules and
+// consumed for the accounting step, so "good morning" is neither a time
+// nor a time word left unread.
+func (p *parser) readGreetings() {
+	if !strings.Contains(strings.ToLower(p.text), "good") {
+		return
+	}
+	for _, m := range reGreeting.FindAllStringIndex(p.text, 4) {
+		p.use(m[0], m[1])
+		p.mask(m[0], m[1])
+	}
+}

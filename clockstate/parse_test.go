@@ -228,25 +228,28 @@ func TestSection4_4_AmbiguousAndInvalid(t *testing.T) {
 		text, tz string
 		kind     string
 		clarify  bool
+		named    string // a word the question must name
 	}{
-		{"at 9", "UTC", KindAbsolute, true},    // am or pm?
-		{"on 11/3", "UTC", KindAbsolute, true}, // 11 March or November 3?
-		{"hello there", "UTC", KindInvalid, false},
-		{"", "UTC", KindInvalid, false},
-		{"the sun is up", "UTC", KindInvalid, false},    // not Sunday
-		{"I may go", "UTC", KindInvalid, false},         // not May
-		{"good morning", "UTC", KindInvalid, false},     // a greeting
-		{"2 a day", "UTC", KindInvalid, false},          // not 2am
-		{"10-20 people", "UTC", KindInvalid, false},     // not 10:20
-		{"1/2 cup of flour", "UTC", KindInvalid, false}, // not 1 February
-		{"Feb 30", "UTC", KindInvalid, false},
-		{"2026-13-01", "UTC", KindInvalid, false},
-		{"9am", "Not/AZone", KindInvalid, true},
+		{"at 9", "UTC", KindAbsolute, true, ""},    // am or pm?
+		{"on 11/3", "UTC", KindAbsolute, true, ""}, // 11 March or November 3?
+		{"hello there", "UTC", KindInvalid, false, ""},
+		{"", "UTC", KindInvalid, false, ""},
+		{"the sun is up", "UTC", KindInvalid, false, ""}, // not Sunday
+		{"I may go", "UTC", KindInvalid, false, ""},      // not May
+		{"good morning", "UTC", KindInvalid, false, ""},  // a greeting
+		// Not times, but the whole text was given as one: never a silent
+		// invalid while it holds a time word (a number, a unit, a date).
+		{"2 a day", "UTC", KindInvalid, true, `"2"`},             // not 2am
+		{"10-20 people", "UTC", KindInvalid, true, `"10-20"`},    // not 10:20
+		{"1/2 cup of flour", "UTC", KindInvalid, true, `"1/2"`},  // not 1 February
+		{"Feb 30", "UTC", KindInvalid, true, `"Feb 30"`},         // no such day
+		{"2026-13-01", "UTC", KindInvalid, true, `"2026-13-01"`}, // no such month
+		{"9am", "Not/AZone", KindInvalid, true, `"Not/AZone"`},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
 			r := ParseAnchoredTime(tc.text, tc.tz, ref)
-			if r.Kind != tc.kind || r.NeedsClarification != tc.clarify || r.Start != nil {
-				t.Errorf("ParseAnchoredTime(%q) = %+v, want kind %s clarify %v and no instant", tc.text, r, tc.kind, tc.clarify)
+			if r.Kind != tc.kind || r.NeedsClarification != tc.clarify || r.Start != nil || !strings.Contains(r.ClarificationQuestion, tc.named) {
+				t.Errorf("ParseAnchoredTime(%q) = %+v, want kind %s clarify %v naming %s and no instant", tc.text, r, tc.kind, tc.clarify, tc.named)
 			}
 		})
 	}
