@@ -163,3 +163,29 @@ func TestParagraphCountsAreCached(t *testing.T) {
 		t.Error("no count")
 	}
 }
+
+// BenchmarkFixedTokens counts a turn's fixed part (system prompt, message,
+// tool specs) once the counts are warm: what every turn pays again for
+// the same tool set. The set is the four built-in tools and 20 MCP tools.
+func BenchmarkFixedTokens(b *testing.B) {
+	var set []kairos.Tool
+	for _, spec := range fourTools(b) {
+		set = append(set, specTool{spec})
+	}
+	for i := 0; i < 20; i++ {
+		set = append(set, specTool{kairos.ToolSpec{Name: fmt.Sprintf("srv__tool%d", i), Description: strings.Repeat("Does one thing well. ", 8),
+			Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","description":"what to look up"},"n":{"type":"integer"}},"required":["q"]}`)}})
+	}
+	pol := kairos.DefaultPolicy()
+	a := New(Config{Policy: func() *kairos.Policy { return pol }, Models: []string{"gpt-4o-mini"}, CountTokens: tokens.Count, Tools: tools.NewRegistry(set...)})
+	t := &turn{in: &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: 1, UserID: 1, ChatKind: kairos.ChatDM, Text: "and on Friday?"}, pol: pol}
+	sys := strings.Repeat("You are Kairos. ", 200)
+	want := a.fixedTokens(t, "gpt-4o-mini", sys, t.in.Text)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if got := a.fixedTokens(t, "gpt-4o-mini", sys, t.in.Text); got != want {
+			b.Fatalf("%d tokens, then %d", want, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"strings"
 	"sync"
 
@@ -27,6 +28,7 @@ type tokenCounter struct {
 	mu    sync.Mutex
 	cache map[msgKey]int
 	texts map[string]int // model + "\x00" + paragraph → count (paragraphs)
+	specs map[uint64]int // a tool set's fingerprint → count (toolTokens)
 }
 
 type msgKey struct {
@@ -163,9 +165,52 @@ func (a *Agent) fixedTokens(t *turn, model, system, user string) int {
 	if len(specs) == 0 {
 		return n
 	}
-	if mode == kairos.ToolCallingPrompted {
-		return n + a.tokens.paragraph(model, promptedToolText(specs))
+	return n + a.tokens.toolTokens(model, mode, specs)
+}
+
+// specSeed seeds the tool sets' fingerprints (one per process).
+var specSeed = maphash.MakeSeed()
+
+const maxCachedSpecs = 256
+
+// toolTokens counts a tool set as the request carries it (JSON, or the
+// text of prompted mode), once per set: the set is known by a fingerprint
+// of its specs' contents, not by the tools' identity, because a tool's
+// spec follows the policy (the code tool's) and scoped registries build
+// new tool values every turn. Hashing the specs costs a fraction of
+// marshalling them (BenchmarkFixedTokens).
+func (tc *tokenCounter) toolTokens(model, mode string, specs []kairos.ToolSpec) int {
+	var h maphash.Hash
+	h.SetSeed(specSeed)
+	h.WriteString(model)
+	h.WriteByte(0)
+	h.WriteString(mode)
+	for _, s := range specs {
+		h.WriteByte(0)
+		h.WriteString(s.Name)
+		h.WriteByte(0)
+		h.WriteString(s.Description)
+		h.WriteByte(0)
+		h.Write(s.Parameters)
 	}
-	b, _ := json.Marshal(specs)
-	return n + a.tokens.paragraph(model, string(b))
+	key := h.Sum64()
+	tc.mu.Lock()
+	n, ok := tc.specs[key]
+	tc.mu.Unlock()
+	if ok {
+		return n
+	}
+	if mode == kairos.ToolCallingPrompted {
+		n = tc.text(model, promptedToolText(specs))
+	} else {
+		b, _ := json.Marshal(specs)
+		n = tc.text(model, string(b))
+	}
+	tc.mu.Lock()
+	if tc.specs == nil || len(tc.specs) >= maxCachedSpecs {
+		tc.specs = map[uint64]int{}
+	}
+	tc.specs[key] = n
+	tc.mu.Unlock()
+	return n
 }
