@@ -31,6 +31,18 @@ func (e *APIError) Error() string {
 // Temporary reports whether a retry may succeed.
 func (e *APIError) Temporary() bool { return e.Code == 0 || e.Code == 429 || e.Code >= 500 }
 
+// retryWait is the one backoff rule of every Telegram call tried again
+// (getMe at start, getUpdates, sends and edits): after err, Telegram's
+// retry_after when it gives one, else the previous wait doubled, from
+// floor up to ceiling.
+func retryWait(err error, prev, floor, ceiling time.Duration) time.Duration {
+	var ae *APIError
+	if errors.As(err, &ae) && ae.RetryAfter > 0 {
+		return ae.RetryAfter
+	}
+	return min(max(prev*2, floor), ceiling)
+}
+
 // client calls the Bot API with JSON bodies.
 type client struct {
 	base  string // e.g. https://api.telegram.org

@@ -551,26 +551,9 @@ func keyboardKey(id string) string { return "ap:" + id }
 // sends it, once. It returns 0 and no error when the keyboard was already
 // attempted elsewhere and its message id is not known.
 func (b *Bot) sendKeyboardOnce(ctx context.Context, in *kairos.Inbound, id, text string, kb inlineKeyboard) (int64, error) {
-	if b.cfg.Updates == nil {
-		return b.send(ctx, in, text, kb)
-	}
-	if err := b.waitSlot(ctx, in); err != nil {
-		return 0, err
-	}
-	state, msgID, err := b.cfg.Updates.BeginSend(context.WithoutCancel(ctx), keyboardKey(id), in.ChatID)
-	if err != nil {
-		return 0, err
-	}
-	if state != kairos.OutboxNew {
-		return msgID, nil
-	}
-	if msgID, err = b.sendReserved(ctx, in, text, kb); err != nil {
-		return 0, err
-	}
-	if err := b.cfg.Updates.MarkSent(context.WithoutCancel(ctx), keyboardKey(id), msgID); err != nil {
-		b.log.Error("record sent keyboard", "err", err)
-	}
-	return msgID, nil
+	return b.outboxSend(ctx, in, keyboardKey(id), func(ctx context.Context) (int64, error) {
+		return b.sendReserved(ctx, in, text, kb)
+	})
 }
 
 // reshowApproval finishes the keyboard of a pending request whose asker

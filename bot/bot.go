@@ -246,11 +246,7 @@ func (b *Bot) getMe(ctx context.Context) error {
 		case errors.As(err, &ae) && ae.Code != 0 && ae.Code != 429 && ae.Code < 500:
 			return fmt.Errorf("getMe: %w", err)
 		}
-		if errors.As(err, &ae) && ae.RetryAfter > 0 {
-			wait = ae.RetryAfter
-		} else {
-			wait = min(max(wait*2, time.Second), time.Minute)
-		}
+		wait = retryWait(err, wait, time.Second, time.Minute)
 		b.log.Warn("Telegram not reachable at start; retrying", "attempt", attempt, "retry_in", wait, "err", err)
 		if err := kairos.Sleep(ctx, wait); err != nil {
 			return err
@@ -356,15 +352,11 @@ func (b *Bot) poll(ctx context.Context) error {
 // outages but only to 5 s for a 409 (another poller, e.g. the replica that
 // held the poll lease before), so a handover never waits long.
 func (b *Bot) pollBackoff(err error, prev time.Duration) time.Duration {
-	var ae *APIError
-	if errors.As(err, &ae) && ae.RetryAfter > 0 {
-		return ae.RetryAfter
-	}
 	limit := 30 * time.Second
-	if errors.As(err, &ae) && ae.Code == http.StatusConflict {
+	if ae := (*APIError)(nil); errors.As(err, &ae) && ae.Code == http.StatusConflict {
 		limit = 5 * time.Second
 	}
-	return min(max(prev*2, 500*time.Millisecond), limit)
+	return retryWait(err, prev, 500*time.Millisecond, limit)
 }
 
 // Ingest stores raw updates (JSON) and schedules the new ones. It returns

@@ -131,36 +131,55 @@ func (r *replier) key(part string) string {
 }
 
 // sendOnce sends a new message unless the outbox says this part was
-// already attempted. An attempt whose outcome is unknown (the process died
-// mid-send) is not repeated: a lost part is better than a doubled one.
+// already attempted (outboxSend).
 func (r *replier) sendOnce(ctx context.Context, part, html string) (int64, error) {
-	if r.upd == 0 || r.b.cfg.Updates == nil {
-		return r.b.send(ctx, r.in, html, nil)
+	return r.b.outboxSend(ctx, r.in, r.outboxKey(part), func(ctx context.Context) (int64, error) {
+		return r.b.sendReserved(ctx, r.in, html, nil)
+	})
+}
+
+// outboxKey is the outbox key of a part of the turn's answer; "" (no
+// outbox) when the turn answers no stored update.
+func (r *replier) outboxKey(part string) string {
+	if r.upd == 0 {
+		return ""
 	}
-	key := r.key(part)
-	if state, id, err := r.b.cfg.Updates.OutboxState(ctx, key); err != nil {
-		return 0, err
-	} else if state != kairos.OutboxNew {
-		return id, nil
+	return r.key(part)
+}
+
+// outboxSend sends one message of in's chat once: the reply outbox
+// records the intent under key right before the request leaves, so a
+// resumed update, a retry after a crash or another replica never sends it
+// twice. When the outbox says key was already attempted, nothing is sent
+// and its message id is returned (0 when the outcome is unknown: a lost
+// message is better than a doubled one). send sends with the chat's
+// rate-limit slot already held; with no outbox (key "", or no update
+// store) it is just that.
+func (b *Bot) outboxSend(ctx context.Context, in *kairos.Inbound, key string, send func(context.Context) (int64, error)) (int64, error) {
+	st := b.cfg.Updates
+	if key == "" || st == nil {
+		if err := b.waitSlot(ctx, in); err != nil {
+			return 0, err
+		}
+		return send(ctx)
+	}
+	if state, id, err := st.OutboxState(ctx, key); err != nil || state != kairos.OutboxNew {
+		return id, err
 	}
 	// Take the rate-limit slot first: the intent must be recorded right
 	// before the request leaves, not before a wait that a crash could cut.
-	if err := r.b.waitSlot(ctx, r.in); err != nil {
+	if err := b.waitSlot(ctx, in); err != nil {
 		return 0, err
 	}
-	state, id, err := r.b.cfg.Updates.BeginSend(ctx, key, r.in.ChatID)
-	if err != nil {
+	state, id, err := st.BeginSend(ctx, key, in.ChatID)
+	if err != nil || state != kairos.OutboxNew {
+		return id, err
+	}
+	if id, err = send(ctx); err != nil {
 		return 0, err
 	}
-	if state != kairos.OutboxNew {
-		return id, nil
-	}
-	id, err = r.b.sendReserved(ctx, r.in, html, nil)
-	if err != nil {
-		return 0, err
-	}
-	if err := r.b.cfg.Updates.MarkSent(context.WithoutCancel(ctx), key, id); err != nil {
-		r.b.log.Error("record sent message", "err", err)
+	if err := st.MarkSent(context.WithoutCancel(ctx), key, id); err != nil {
+		b.log.Error("record sent message", "key", key, "err", err)
 	}
 	return id, nil
 }
@@ -237,8 +256,13 @@ func (b *Bot) edit(ctx context.Context, in *kairos.Inbound, msgID int64, html st
 	return err
 }
 
+// withRetry calls method, waiting for the chat's slot before each try
+// but a reserved first one, and tries again up to four times on a 429
+// (the chat's limiter waits retry_after) or a transient failure (the
+// wait doubles from 0.2 s): retryWait's rule.
 func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, params map[string]any, out any, reserved bool) error {
 	var err error
+	var wait time.Duration
 	for attempt := 0; attempt < 5; attempt++ {
 		if !(reserved && attempt == 0) {
 			if werr := b.waitSlot(ctx, in); werr != nil {
@@ -255,12 +279,9 @@ func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, 
 		if !errors.As(err, &ae) || !ae.Temporary() || ctx.Err() != nil {
 			return err
 		}
+		wait = retryWait(err, wait, 200*time.Millisecond, 5*time.Second)
 		if ae.Code == 429 {
 			b.cfg.Metrics.TooManyRequests()
-			wait := ae.RetryAfter
-			if wait <= 0 {
-				wait = time.Second
-			}
 			b.lim.backoff(in.ChatID, wait)
 			b.log.Warn("telegram rate limit", "method", method, "retry_after", wait)
 			if b.cfg.Limits.PerChat < 0 {
@@ -268,7 +289,7 @@ func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, 
 			}
 			continue
 		}
-		_ = kairos.Sleep(ctx, time.Duration(200<<attempt)*time.Millisecond)
+		_ = kairos.Sleep(ctx, wait)
 	}
 	return err
 }

@@ -47,29 +47,15 @@ func (b *Bot) SendScheduled(ctx context.Context, key string, chatID, topicID int
 	parts := SplitMarkdown(markdown, MaxMessageUnits)
 	var last int64
 	for i, part := range parts {
-		k := key + ":" + strconv.Itoa(i)
 		var markup any
 		if i == len(parts)-1 {
 			markup = keyboard(rows)
 		}
-		if b.cfg.Updates != nil {
-			state, id, err := b.cfg.Updates.BeginSend(ctx, k, chatID)
-			if err != nil {
-				return 0, err
-			}
-			if state != kairos.OutboxNew {
-				last = id
-				continue
-			}
-		}
-		id, err := b.send(ctx, in, part, markup)
+		id, err := b.outboxSend(ctx, in, key+":"+strconv.Itoa(i), func(ctx context.Context) (int64, error) {
+			return b.sendReserved(ctx, in, part, markup)
+		})
 		if err != nil {
 			return 0, err
-		}
-		if b.cfg.Updates != nil {
-			if err := b.cfg.Updates.MarkSent(ctx, k, id); err != nil {
-				b.log.Warn("mark scheduled message sent", "err", err)
-			}
 		}
 		last = id
 	}

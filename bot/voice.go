@@ -33,35 +33,16 @@ func (r *replier) SendVoice(ctx context.Context, audio io.Reader) error {
 
 // uploadOnce uploads data as the turn's one file of its kind (field and
 // outbox key "voice", "photo"…), once: recorded in the outbox like a text
-// part, so a retried update does not send it again.
+// part (outboxSend), so a retried update does not send it again.
 func (r *replier) uploadOnce(ctx context.Context, kind, method, name string, data []byte, extra ...string) error {
-	key := r.key(kind)
-	outbox := r.upd != 0 && r.b.cfg.Updates != nil
-	if outbox {
-		if state, _, err := r.b.cfg.Updates.OutboxState(ctx, key); err != nil || state != kairos.OutboxNew {
-			return err
+	_, err := r.b.outboxSend(ctx, r.in, r.outboxKey(kind), func(ctx context.Context) (int64, error) {
+		id, err := r.b.api.upload(ctx, method, r.in, kind, name, data, extra...)
+		if err == nil {
+			r.b.cfg.Metrics.ReplySent(kind)
 		}
-	}
-	if err := r.b.waitSlot(ctx, r.in); err != nil {
-		return err
-	}
-	if outbox {
-		state, _, err := r.b.cfg.Updates.BeginSend(ctx, key, r.in.ChatID)
-		if err != nil || state != kairos.OutboxNew {
-			return err
-		}
-	}
-	id, err := r.b.api.upload(ctx, method, r.in, kind, name, data, extra...)
-	if err != nil {
-		return err
-	}
-	r.b.cfg.Metrics.ReplySent(kind)
-	if outbox {
-		if err := r.b.cfg.Updates.MarkSent(context.WithoutCancel(ctx), key, id); err != nil {
-			r.b.log.Error("record sent "+kind, "err", err)
-		}
-	}
-	return nil
+		return id, err
+	})
+	return err
 }
 
 // upload posts a file as multipart/form-data (sendVoice, sendDocument).

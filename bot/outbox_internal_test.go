@@ -1,0 +1,56 @@
+package bot
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/store"
+	"github.com/kairos-agent/kairos/store/storetest"
+)
+
+// A scheduled message records its outbox intent only once the chat's
+// rate-limit slot is held, like every other once-only send: one whose
+// send ends while it waits for the slot (shutdown, a lost firing lease)
+// is not marked attempted, so the next try sends it instead of skipping
+// it as "outcome unknown".
+func TestScheduledIntentAfterTheSlot(t *testing.T) {
+	updates := store.NewUpdateLog(storetest.MustOpenDB(t))
+	b, err := New(Config{Token: "1:x", APIURL: "http://127.0.0.1:1", Updates: updates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chat = 42
+	b.lim.backoff(chat, time.Hour) // the chat's next slot is an hour away
+	b.lim.mu.Lock()
+	busy := b.lim.chatNext[chat]
+	b.lim.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.SendScheduled(ctx, "f1", chat, 0, "time to stretch", nil)
+		done <- err
+	}()
+	// The send is waiting once it has reserved the slot after the busy one.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b.lim.mu.Lock()
+		reserved := b.lim.chatNext[chat].After(busy)
+		b.lim.mu.Unlock()
+		if reserved {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the send never waited for the chat's slot")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a send cancelled while waiting succeeded")
+	}
+	if state, _, err := updates.OutboxState(context.Background(), "f1:0"); err != nil || state != kairos.OutboxNew {
+		t.Fatalf("outbox state %q (%v) after a send that never left, want %q", state, err, kairos.OutboxNew)
+	}
+}
