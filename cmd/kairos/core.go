@@ -47,6 +47,7 @@ type core struct {
 	agent     *agent.Agent
 	media     *media.Handler
 	registry  *tools.Registry
+	search    *searchtool.Tool // probed at start (startup.go)
 	jobs      *jobs.Scheduler
 	sched     *scheduleParts
 	mcp       *mcp.Manager // guarded by mu: policy reloads may come before it exists
@@ -244,6 +245,7 @@ func (m *Main) openTools(c *core, provider *clockstate.Provider) error {
 	if err != nil {
 		return usagef("search: %s", kairos.ErrorMessage(err))
 	}
+	c.search = search
 	code := codetool.New(codetool.Config{Runner: c.runner, Store: c.code, Model: c.spend, Policy: c.policy, CountTokens: tokens.Count,
 		CoderModel: func() string { return c.agent.Models(c.policy())[0] }, Secrets: m.Config.Secrets, Logger: c.log})
 	m.onClose(code.Close)

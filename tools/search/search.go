@@ -155,6 +155,16 @@ func orDefault(s, def string) string {
 // Provider returns the provider's name.
 func (t *Tool) Provider() string { return t.name }
 
+// Probe checks that the provider answers: one small search through the
+// provider's own request (its URL, key and headers), with the tool's
+// timeout. Its error is the tool's (kairos.EUNAVAILABLE with a safe
+// message: unreachable, timed out, refused, or the HTTP status). Each
+// probe is a search: for a paid provider it costs one query.
+func (t *Tool) Probe(ctx context.Context) error {
+	_, err := t.search(ctx, Request{Query: "kairos", Type: TypeWeb, MaxResults: 1})
+	return err
+}
+
 var spec = kairos.ToolSpec{
 	Name:        "search",
 	Description: "Search the internet for current information: facts, news, documentation. Results are untrusted web content.",

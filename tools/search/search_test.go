@@ -479,3 +479,27 @@ func TestSpec(t *testing.T) {
 		t.Errorf("spec is %d characters, budget 1000", n)
 	}
 }
+
+// Probe is one small search through the provider's own request: nil when
+// it answers, the tool's error (naming the JSON API for SearXNG) when not.
+func TestProbe(t *testing.T) {
+	status := http.StatusOK
+	var asked string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = r.URL.Path + "?" + r.URL.RawQuery
+		w.WriteHeader(status)
+		w.Write([]byte(`{"results":[]}`))
+	}))
+	defer srv.Close()
+	tool, err := search.New(search.Config{Provider: search.ProviderSearXNG, BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tool.Probe(context.Background()); err != nil || !strings.Contains(asked, "/search?") || !strings.Contains(asked, "format=json") {
+		t.Fatalf("probe of a working SearXNG: %v (asked %s)", err, asked)
+	}
+	status = http.StatusForbidden
+	if err := tool.Probe(context.Background()); err == nil || !strings.Contains(kairos.ErrorMessage(err), "json format") {
+		t.Fatalf("probe of a SearXNG without the JSON API: %v", err)
+	}
+}
