@@ -53,23 +53,34 @@ func (tc *tokenCounter) text(model, s string) int {
 func (tc *tokenCounter) message(model string, m *kairos.Message) int {
 	k := msgKey{m.ID, model}
 	if m.ID != 0 {
-		tc.mu.Lock()
-		n, ok := tc.cache[k]
-		tc.mu.Unlock()
-		if ok {
+		if n, ok := cached(tc, &tc.cache, k); ok {
 			return n
 		}
 	}
 	n := tc.text(model, m.Content) + tc.text(model, toolCallsText(m.ToolCalls)) + 4
 	if m.ID != 0 {
-		tc.mu.Lock()
-		if tc.cache == nil || len(tc.cache) >= maxCachedCounts {
-			tc.cache = map[msgKey]int{}
-		}
-		tc.cache[k] = n
-		tc.mu.Unlock()
+		remember(tc, &tc.cache, k, n, maxCachedCounts)
 	}
 	return n
+}
+
+// cached returns the count kept in m under k (tc.mu guards every cache).
+func cached[K comparable](tc *tokenCounter, m *map[K]int, k K) (int, bool) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	n, ok := (*m)[k]
+	return n, ok
+}
+
+// remember keeps n in m under k; a cache that holds limit counts is
+// emptied first.
+func remember[K comparable](tc *tokenCounter, m *map[K]int, k K, n, limit int) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if *m == nil || len(*m) >= limit {
+		*m = map[K]int{}
+	}
+	(*m)[k] = n
 }
 
 // learnWindow remembers a window a server stated in a context-length
@@ -133,19 +144,11 @@ func (tc *tokenCounter) paragraph(model, p string) int {
 		return tc.text(model, p)
 	}
 	key := model + "\x00" + p
-	tc.mu.Lock()
-	n, ok := tc.texts[key]
-	tc.mu.Unlock()
-	if ok {
+	if n, ok := cached(tc, &tc.texts, key); ok {
 		return n
 	}
-	n = tc.text(model, p)
-	tc.mu.Lock()
-	if tc.texts == nil || len(tc.texts) >= maxCachedTexts {
-		tc.texts = map[string]int{}
-	}
-	tc.texts[key] = n
-	tc.mu.Unlock()
+	n := tc.text(model, p)
+	remember(tc, &tc.texts, key, n, maxCachedTexts)
 	return n
 }
 
@@ -194,9 +197,7 @@ func (tc *tokenCounter) toolTokens(model, mode string, specs []kairos.ToolSpec) 
 		h.Write(s.Parameters)
 	}
 	key := h.Sum64()
-	tc.mu.Lock()
-	n, ok := tc.specs[key]
-	tc.mu.Unlock()
+	n, ok := cached(tc, &tc.specs, key)
 	if ok {
 		return n
 	}
@@ -206,11 +207,6 @@ func (tc *tokenCounter) toolTokens(model, mode string, specs []kairos.ToolSpec) 
 		b, _ := json.Marshal(specs)
 		n = tc.text(model, string(b))
 	}
-	tc.mu.Lock()
-	if tc.specs == nil || len(tc.specs) >= maxCachedSpecs {
-		tc.specs = map[uint64]int{}
-	}
-	tc.specs[key] = n
-	tc.mu.Unlock()
+	remember(tc, &tc.specs, key, n, maxCachedSpecs)
 	return n
 }
