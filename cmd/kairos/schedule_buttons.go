@@ -111,12 +111,16 @@ func (m *Main) snooze(ctx context.Context, c *core, s *kairos.Schedule, span str
 	return "Snoozed until " + schedtool.Label(at, s.TZ) + ".", true, nil
 }
 
-// snoozeText is what a snoozed copy of s says: the reminder's text or the
-// task's first line; a watching cell's notification is not kept, so a
-// neutral label (never the cell's code).
+// snoozeText is what a snoozed copy of s says: its title (schedtool.Title);
+// a watching cell's notification is not kept, so what it watches, if it
+// says, and when it was snoozed (never the cell's code).
 func snoozeText(s *kairos.Schedule, now time.Time) string {
 	if s.Kind == kairos.ScheduleCell {
-		return "Watching cell: the notification you snoozed on " + schedtool.Label(now, s.TZ)
+		what := "Watching cell"
+		if s.Text != "" {
+			what += " (" + s.Text + ")"
+		}
+		return what + ": the notification you snoozed on " + schedtool.Label(now, s.TZ)
 	}
-	return schedtool.ViewOf(s).Text
+	return schedtool.Title(s)
 }

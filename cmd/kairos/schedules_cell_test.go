@@ -97,7 +97,7 @@ func TestWatchingCellCreateApprovalThroughMain(t *testing.T) {
 	sentDocs := captureDocuments(e.tg, user)
 	code := `await postJSON("` + srv.URL + `/hook", {ok: true})
 ` + strings.Repeat("// keep watching the price and tell the team when it drops below the line\n", 50) + `output({notify: "posted"}) // THE END`
-	args := fmt.Sprintf(`{"action":"create","when":"in 1 minute","code":%q}`, code)
+	args := fmt.Sprintf(`{"action":"create","when":"in 1 minute","text":"post when the price drops","code":%q}`, code)
 	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
 		last := r.Messages[len(r.Messages)-1]
 		if last.Role == "user" && strings.Contains(last.Content, "watch") {

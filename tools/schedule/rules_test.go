@@ -39,7 +39,7 @@ func TestCreateMinIntervalOverWholeRule(t *testing.T) {
 		// 09:00:00 then 09:00:01: a secondly burst each hour.
 		{"reminder burst", `{"action":"create","when":"2026-11-25T09:00:00Z","repeat":"FREQ=HOURLY;BYMINUTE=0;BYSECOND=0,1,2","text":"ping"}`, "schedules.reminder_min_interval"},
 		{"secondly reminder three hours old", `{"action":"create","when":"2026-11-24T15:00:00Z","repeat":"FREQ=SECONDLY","text":"ping"}`, "schedules.reminder_min_interval"},
-		{"cell with its own floor", `{"action":"create","when":"2026-11-25T09:00:00Z","repeat":"FREQ=MINUTELY;INTERVAL=30","code":"output({notify:'x'})"}`, "schedules.min_interval"},
+		{"cell with its own floor", `{"action":"create","when":"2026-11-25T09:00:00Z","repeat":"FREQ=MINUTELY;INTERVAL=30","text":"x","code":"output({notify:'x'})"}`, "schedules.min_interval"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0

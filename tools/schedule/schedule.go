@@ -101,13 +101,14 @@ func Label(t time.Time, tz string) string {
 // watching cells are absent from it: no word of them, no `code`.
 func specFor(cells bool) kairos.ToolSpec {
 	kinds := "a reminder (text) or a task (task: a prompt you will run at that time; its answer goes to this chat)"
-	code := ""
+	code, text := "", "the reminder"
 	if cells {
 		kinds = "a reminder (text), a task (task: a prompt you will run at that time; " +
 			"its answer goes to this chat) or a watching cell (code: JavaScript run at each time; it notifies the user only when it calls " +
-			"output({notify: \"...\"}))"
+			"output({notify: \"...\"}); with text: what it watches, in the user's words)"
 		code = `
 		"code":{"type":"string","description":"a watching cell"},`
+		text = "the reminder; with code: what the watching cell watches, in the user's words (shown to the user instead of the code)"
 	}
 	return kairos.ToolSpec{
 		Name: "schedule",
@@ -118,7 +119,7 @@ func specFor(cells bool) kairos.ToolSpec {
 		"action":{"type":"string","enum":["create","list","cancel"]},
 		"when":{"type":"string","description":"natural language or RFC 3339"},
 		"repeat":{"type":"string","description":"RRULE or plain words: every weekday at 8am, every 2 weeks on Monday, on the last day of every month"},
-		"text":{"type":"string","description":"the reminder"},
+		"text":{"type":"string","description":"` + text + `"},
 		"task":{"type":"string","description":"a prompt run at that time"},` + code + `
 		"schedule_id":{"type":"string","description":"the id from action list"}},
 		"required":["action"],"additionalProperties":false}`),
@@ -184,12 +185,26 @@ func ViewOf(s *kairos.Schedule) View {
 	if loc, err := time.LoadLocation(s.TZ); err == nil {
 		next = next.In(loc)
 	}
-	text := s.Text
-	if text == "" {
-		text = firstLine(s.Task + s.Code)
-	}
 	return View{ID: s.PublicID(), UserID: s.UserID, ThreadKey: s.ThreadKey, Kind: s.Kind, NextRun: next.Format(time.RFC3339),
-		TZ: s.TZ, Repeat: s.Repeat, Text: text}
+		TZ: s.TZ, Repeat: s.Repeat, Text: Title(s)}
+}
+
+// UntitledCell is the title of a watching cell stored without one: its
+// code is never shown in its place.
+const UntitledCell = "a watching cell with no description"
+
+// Title is what a person reads for a schedule: a reminder's text, a
+// task's first line, a watching cell's description (what the user asked
+// to watch). Code never appears in it: a cell's source is shown whole,
+// and only, in its create approval.
+func Title(s *kairos.Schedule) string {
+	switch {
+	case s.Text != "":
+		return s.Text
+	case s.Kind == kairos.ScheduleCell || s.Code != "":
+		return UntitledCell
+	}
+	return firstLine(s.Task)
 }
 
 func firstLine(s string) string {
@@ -412,8 +427,9 @@ func (t *Tool) draft(inv *kairos.ToolInvocation, a args) (*kairos.Schedule, erro
 		s.NetWrite = write && !inv.Tainted
 	}
 	n := 0
+	// A cell's text is its title, not a second kind.
 	for k, v := range map[string]string{kairos.ScheduleReminder: s.Text, kairos.ScheduleTask: s.Task, kairos.ScheduleCell: s.Code} {
-		if v != "" {
+		if v != "" && (k != kairos.ScheduleReminder || s.Code == "") {
 			n++
 			s.Kind = k
 		}
@@ -429,6 +445,9 @@ func (t *Tool) draft(inv *kairos.ToolInvocation, a args) (*kairos.Schedule, erro
 	// not exist (nor in the spec, specFor).
 	if s.Kind == kairos.ScheduleCell && !cells {
 		return nil, kairos.Errorf(kairos.EINVALID, "watching cells are off here (features.cli_exec is false); a reminder or a task works")
+	}
+	if s.Kind == kairos.ScheduleCell && s.Text == "" {
+		return nil, kairos.Errorf(kairos.EINVALID, "a watching cell needs text: what it watches, in the user's words (e.g. \"tell me when the BTC price drops below 90k\"); the user sees it, never the code")
 	}
 	if strings.TrimSpace(a.When) == "" && s.Repeat == "" {
 		return nil, kairos.Errorf(kairos.EINVALID, "create needs when (e.g. \"tomorrow at 9\") or repeat (e.g. \"every weekday at 8am\")")
