@@ -37,7 +37,19 @@ type Config struct {
 	// PoolSize is how many initialised instances are kept ready (default 2;
 	// negative disables the pool).
 	PoolSize int
+	// CloseWait bounds how long Close lets running cells finish by
+	// themselves (default DefaultCloseWait; Close's context may end it
+	// sooner); then they are stopped as at the end of their time budget.
+	CloseWait time.Duration
 }
+
+// DefaultCloseWait is Config.CloseWait's default. stopWait bounds the
+// wait, once they are told to stop, for cells to unwind (at their next
+// interrupt poll, or as soon as a host call sees its context end).
+const (
+	DefaultCloseWait = 5 * time.Second
+	stopWait         = 5 * time.Second
+)
 
 const (
 	// Budget.MemoryLimit bounds the cell's whole linear memory (the engine
@@ -66,6 +78,9 @@ type Runner struct {
 	quit   chan struct{}
 	filler sync.WaitGroup
 	active sync.WaitGroup
+	// closing ends when Close stops the cells still running.
+	closing  context.Context
+	stopRuns context.CancelFunc
 }
 
 var _ kairos.CodeRunner = (*Runner)(nil)
@@ -82,11 +97,15 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.PoolSize == 0 {
 		cfg.PoolSize = 2
 	}
+	if cfg.CloseWait <= 0 {
+		cfg.CloseWait = DefaultCloseWait
+	}
 	client := cfg.HTTPClient
 	if client == nil {
 		client = &http.Client{Transport: http.DefaultTransport, Timeout: time.Minute}
 	}
-	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "sandbox"), client: client}, nil
+	closing, stopRuns := context.WithCancel(context.Background())
+	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "sandbox"), client: client, closing: closing, stopRuns: stopRuns}, nil
 }
 
 // Warm compiles the engine, prepares the snapshot and fills the pool.
@@ -159,7 +178,12 @@ func (r *Runner) instance(ctx context.Context, eng *engine) (*instance, error) {
 	return eng.clone(ctx, rand.Reader)
 }
 
-// Close stops the pool, waits for running cells and releases the engine.
+// Close refuses new cells, lets running ones finish for up to
+// Config.CloseWait or until ctx ends, then stops those left ("cell
+// cancelled", as a cancelled context does) and releases the pool and the
+// engine. If stopped cells have not unwound within a few seconds more it
+// returns an error and leaves the engine to the process's exit rather
+// than close it under them.
 func (r *Runner) Close(ctx context.Context) error {
 	r.mu.Lock()
 	if r.closed {
@@ -169,7 +193,10 @@ func (r *Runner) Close(ctx context.Context) error {
 	r.closed = true
 	eng, quit, pool := r.eng, r.quit, r.pool
 	r.mu.Unlock()
-	r.active.Wait()
+	if err := r.drain(ctx); err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx) // releasing must not be cut short
 	if quit != nil {
 		close(quit)
 		r.filler.Wait()
@@ -187,6 +214,31 @@ func (r *Runner) Close(ctx context.Context) error {
 		return eng.close(ctx)
 	}
 	return nil
+}
+
+// drain waits for the running cells: up to CloseWait or ctx's end, then
+// stops them and waits up to stopWait for them to return.
+func (r *Runner) drain(ctx context.Context) error {
+	idle := make(chan struct{})
+	go func() {
+		r.active.Wait()
+		close(idle)
+	}()
+	wait, cancel := context.WithTimeout(ctx, r.cfg.CloseWait)
+	defer cancel()
+	select {
+	case <-idle:
+		return nil
+	case <-wait.Done():
+	}
+	r.log.Warn("stopping running cells to close the sandbox")
+	r.stopRuns()
+	select {
+	case <-idle:
+		return nil
+	case <-time.After(stopWait):
+		return kairos.Errorf(kairos.EINTERNAL, "sandbox: running cells did not stop within %s of being told to; engine left open", stopWait)
+	}
 }
 
 // withDefaults fills zero budget fields from kairos.DefaultBudget and
@@ -274,6 +326,8 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	c.ctxStop = func() { c.stopForContext(ctx) }
 	stopWatch := context.AfterFunc(cctx, c.ctxStop)
 	defer stopWatch()
+	closeWatch := context.AfterFunc(r.closing, func() { c.stop(kairos.CatTimeout, "cell cancelled: the sandbox is closing") })
+	defer closeWatch()
 
 	now := task.Now
 	if now.IsZero() {
