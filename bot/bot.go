@@ -128,11 +128,6 @@ type Bot struct {
 	heartbeat  chan struct{} // closed when the replica heartbeat ends (lease.go)
 }
 
-type chatQueue struct {
-	items   []*kairos.RawUpdate
-	running bool
-}
-
 // New returns a Bot; it does not talk to Telegram until Run.
 func New(cfg Config) (*Bot, error) {
 	if cfg.Token == "" {
@@ -426,69 +421,6 @@ func (b *Bot) resume(ctx context.Context) error {
 	return nil
 }
 
-// schedule queues an update behind its chat's earlier ones. Callback
-// queries (approval answers) skip the queue: the turn they unblock is
-// running in that very chat.
-func (b *Bot) schedule(u *kairos.RawUpdate) {
-	ctx := b.work
-	if isCallback(u.Payload) {
-		b.inflight.Add(1)
-		go func() {
-			defer b.inflight.Done()
-			b.process(ctx, u)
-		}()
-		return
-	}
-	b.mu.Lock()
-	q := b.chats[u.ChatID]
-	if q == nil {
-		q = &chatQueue{}
-		b.chats[u.ChatID] = q
-	}
-	q.items = append(q.items, u)
-	b.queued++
-	b.cfg.Metrics.QueueDepth(b.queued)
-	start := !q.running
-	q.running = true
-	if start {
-		b.inflight.Add(1)
-	}
-	b.mu.Unlock()
-	if start {
-		go b.runChat(ctx, u.ChatID, q)
-	}
-}
-
-// runChat drains one chat's queue in order; the semaphore bounds how many
-// chats run turns at once, so one slow chat holds one worker, not all.
-func (b *Bot) runChat(ctx context.Context, chat int64, q *chatQueue) {
-	defer b.inflight.Done()
-	for {
-		b.mu.Lock()
-		if len(q.items) == 0 || ctx.Err() != nil {
-			q.running = false
-			if len(q.items) == 0 {
-				delete(b.chats, chat)
-			}
-			b.mu.Unlock()
-			return
-		}
-		u := q.items[0]
-		q.items = q.items[1:]
-		b.queued--
-		b.cfg.Metrics.QueueDepth(b.queued)
-		b.mu.Unlock()
-
-		select {
-		case b.sem <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		b.processInOrder(ctx, u)
-		<-b.sem
-	}
-}
-
 // Shutdown waits up to d for the turns in flight, then cancels the rest
 // (they stay pending and resume at the next start).
 func (b *Bot) Shutdown(d time.Duration) bool {
@@ -509,34 +441,6 @@ func (b *Bot) Drain(d time.Duration) bool {
 	case <-time.After(d):
 		b.log.Warn("shutdown: turns still running; they resume at next start")
 		return false
-	}
-}
-
-// processInOrder processes u; with SharedOrder it first takes the chat's
-// cross-replica lock and handles the chat's pending updates up to u in
-// update_id order.
-func (b *Bot) processInOrder(ctx context.Context, u *kairos.RawUpdate) {
-	locker, ok := b.cfg.Updates.(kairos.ChatLocker)
-	if !b.cfg.SharedOrder || !ok { // New refuses SharedOrder without a locker
-		b.process(ctx, u)
-		return
-	}
-	unlock, err := locker.LockChat(ctx, u.ChatID)
-	if err != nil {
-		b.log.Error("lock chat", "err", err)
-		return // stays pending; resumed at the next start
-	}
-	defer unlock()
-	pending, err := locker.PendingForChat(ctx, u.ChatID)
-	if err != nil {
-		b.log.Error("pending updates of chat", "err", err)
-		return
-	}
-	for _, p := range pending {
-		if p.UpdateID > u.UpdateID {
-			break
-		}
-		b.process(ctx, p)
 	}
 }
 

@@ -212,8 +212,8 @@ func (be *consoleBackend) ReplacePolicy(ctx context.Context, text []byte) ([]web
 	return nil, nil
 }
 
-// RunTurn answers as if the user had written in their DM. Approvals are
-// asked in that chat (a human must say yes where they talk to the bot);
+// RunTurn answers as if the user had written in their DM, in that chat's
+// turn order (bot.InChat). Approvals are asked in that chat (a human must say yes where they talk to the bot);
 // deliver says whether the answer goes there too.
 func (be *consoleBackend) RunTurn(ctx context.Context, userID int64, text string, deliver bool) (string, error) {
 	ok, err := be.b.Allowed(ctx, userID)
@@ -226,8 +226,16 @@ func (be *consoleBackend) RunTurn(ctx context.Context, userID int64, text string
 	in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: userID, UserID: userID, ChatKind: kairos.ChatDM,
 		Text: text, Date: be.c.now(), Addressed: true}
 	out := &apiReplier{tg: be.b.Replier(in), deliver: deliver}
-	if err := be.c.media.HandleMessage(ctx, in, out); err != nil {
+	// In the chat's queue, as a Telegram message of that chat would be:
+	// never beside another turn of the thread, whose history it shares.
+	var turnErr error
+	if err := be.b.InChat(ctx, in.ChatID, func(ctx context.Context) {
+		turnErr = be.c.media.HandleMessage(ctx, in, out)
+	}); err != nil {
 		return "", err
+	}
+	if turnErr != nil {
+		return "", turnErr
 	}
 	return out.text, nil
 }

@@ -1,0 +1,89 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/bot"
+)
+
+// depthMetrics records the queue depth gauge.
+type depthMetrics struct {
+	mu    sync.Mutex
+	depth int
+	seen  chan int
+}
+
+func (m *depthMetrics) UpdateReceived()                    {}
+func (m *depthMetrics) ReplySent(string)                   {}
+func (m *depthMetrics) TooManyRequests()                   {}
+func (m *depthMetrics) StageLatency(string, time.Duration) {}
+func (m *depthMetrics) QueueDepth(n int)                   { m.seen <- n }
+func (m *depthMetrics) waitDepth(t *testing.T, want int)   { t.Helper(); waitDepth(t, m.seen, want) }
+func waitDepth(t *testing.T, seen <-chan int, want int) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case n := <-seen:
+			if n == want {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("queue depth never reached %d", want)
+		}
+	}
+}
+
+// TestInChatQueuesBehindTheChatsTurn: InChat turns of one chat run one
+// after the other; a caller that leaves while queued is never run; after
+// Shutdown InChat refuses at once.
+func TestInChatQueuesBehindTheChatsTurn(t *testing.T) {
+	m := &depthMetrics{seen: make(chan int, 64)}
+	b, err := bot.New(bot.Config{Token: "t", APIURL: "http://127.0.0.1:1", Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, held := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- b.InChat(context.Background(), 42, func(context.Context) { close(held); <-hold })
+	}()
+	<-held
+	m.waitDepth(t, 0) // the first is running, nothing waits
+
+	// A second call queues behind it and leaves before its turn.
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	ran := false
+	go func() { second <- b.InChat(ctx, 42, func(context.Context) { ran = true }) }()
+	m.waitDepth(t, 1)
+	cancel()
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Fatalf("a caller that left: %v", err)
+	}
+	// A third waits its turn and runs after the first.
+	third := make(chan error, 1)
+	order := make(chan string, 2)
+	go func() { third <- b.InChat(context.Background(), 42, func(context.Context) { order <- "third" }) }()
+	m.waitDepth(t, 2)
+	order <- "first"
+	close(hold)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-third; err != nil {
+		t.Fatal(err)
+	}
+	if a, c := <-order, <-order; a != "first" || c != "third" || ran {
+		t.Fatalf("order %s, %s; the dropped call ran: %v", a, c, ran)
+	}
+	b.Shutdown(time.Minute)
+	if err := b.InChat(context.Background(), 42, func(context.Context) {}); kairos.ErrorCode(err) != kairos.ECONFLICT {
+		t.Fatalf("after shutdown: %v", err)
+	}
+}
