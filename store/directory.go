@@ -13,7 +13,7 @@ import (
 var _ kairos.Directory = (*Directory)(nil)
 
 // Directory is the read side of the query API and the console: keyset
-// pages over users, threads, messages, approvals and memories.
+// pages over users, threads, messages, approvals, memories and schedules.
 type Directory struct{ db *DB }
 
 // NewDirectory returns the directory of db.
@@ -210,6 +210,39 @@ func (d *Directory) Memories(ctx context.Context, userKey string, p kairos.Page)
 	for i := range rows {
 		out[i] = rows[i].domain()
 	}
+	return out, cur, nil
+}
+
+// SchedulePage lists active schedules by next run, then id, of one
+// Telegram user when userID is not 0; the cursor is "<next_run_ms>/<id>"
+// of the page's last schedule (one that fires while the pages are read
+// moves later in the order, and may be listed again).
+func (d *Directory) SchedulePage(ctx context.Context, userID int64, p kairos.Page) ([]*kairos.Schedule, string, error) {
+	n := pageLimit(p.Limit)
+	q := d.db.gdb.WithContext(ctx).Where("status = ?", kairos.ScheduleActive)
+	if userID != 0 {
+		q = q.Where("user_id = ?", userID)
+	}
+	if p.Cursor != "" {
+		runText, idText, ok := strings.Cut(p.Cursor, "/")
+		run, err1 := strconv.ParseInt(runText, 10, 64)
+		id, err2 := strconv.ParseInt(idText, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, "", kairos.Errorf(kairos.EINVALID, "cursor %q is not one this list gave", p.Cursor)
+		}
+		q = q.Where("next_run > ? OR (next_run = ? AND id > ?)", run, run, id)
+	}
+	var rows []scheduleRow
+	if err := q.Order("next_run, id").Limit(n + 1).Find(&rows).Error; err != nil {
+		return nil, "", fmt.Errorf("list schedules: %w", err)
+	}
+	out := make([]*kairos.Schedule, len(rows))
+	for i := range rows {
+		out[i] = rows[i].schedule()
+	}
+	out, cur := next(out, n, func(s *kairos.Schedule) string {
+		return strconv.FormatInt(ms(s.NextRun), 10) + "/" + strconv.FormatInt(s.ID, 10)
+	})
 	return out, cur, nil
 }
 

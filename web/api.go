@@ -1,7 +1,6 @@
 package web
 
 import (
-	"cmp"
 	"net/http"
 	"strconv"
 	"strings"
@@ -54,8 +53,8 @@ func (s *Server) apiRoutes() []route {
 		{method: "DELETE", path: "/api/v1/memories/{id}", scope: kairos.ScopeWrite, summary: "Forget a memory of a user",
 			params:   []param{pID, {name: "user", in: "query", typ: "string", required: true, desc: "the memory's user key"}},
 			response: "Done", status: 200, errors: []int{400, 404}, handle: (*Server).forgetMemory},
-		{method: "GET", path: "/api/v1/schedules", scope: kairos.ScopeRead, summary: "The first pending schedules by next run, of one user with ?user_id",
-			params: []param{pUserID, pLimit}, response: "SchedulePage", status: 200, errors: []int{400}, handle: (*Server).listSchedules},
+		{method: "GET", path: "/api/v1/schedules", scope: kairos.ScopeRead, summary: "Pending schedules by next run, of one user with ?user_id",
+			params: []param{pUserID, pLimit, pCursor}, response: "SchedulePage", status: 200, errors: []int{400}, handle: (*Server).listSchedules},
 		{method: "POST", path: "/api/v1/schedules/{id}/cancel", scope: kairos.ScopeWrite, summary: "Cancel a schedule",
 			params: []param{pID}, response: "Done", status: 200, errors: []int{404}, handle: (*Server).cancelSchedule},
 		{method: "GET", path: "/api/v1/approvals", scope: kairos.ScopeRead, summary: "Approval requests newest first",
@@ -250,12 +249,12 @@ func (s *Server) listSchedules(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	items, err := s.cfg.Backend.Schedules(r.Context(), uid, cmp.Or(p.Limit, 50))
+	items, next, err := s.cfg.Backend.Schedules(r.Context(), uid, p)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
-	writePage(w, items, "")
+	writePage(w, items, next)
 }
 
 func (s *Server) cancelSchedule(w http.ResponseWriter, r *http.Request) {

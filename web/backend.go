@@ -15,10 +15,10 @@ type Backend interface {
 	// SearchMemories ranks a user's memories for a query.
 	SearchMemories(ctx context.Context, userKey, query string, limit int) ([]*kairos.Memory, error)
 	ForgetMemory(ctx context.Context, userKey, id string) error
-	// Schedules lists up to limit pending schedules by next run (of one
-	// Telegram user when userID is not 0) in the shape `kairos schedule
-	// list` prints.
-	Schedules(ctx context.Context, userID int64, limit int) ([]map[string]any, error)
+	// Schedules lists one page of the pending schedules by next run (of
+	// one Telegram user when userID is not 0) in the shape `kairos
+	// schedule list` prints, and the next page's cursor ("" at the end).
+	Schedules(ctx context.Context, userID int64, p kairos.Page) ([]map[string]any, string, error)
 	CancelSchedule(ctx context.Context, id string) error
 	// DecideApproval decides a pending request as a button press would;
 	// it returns the sentence a press shows.

@@ -92,12 +92,12 @@ func (s *Server) forgetPost(w http.ResponseWriter, r *http.Request, sess *sessio
 }
 
 func (s *Server) schedulesPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	items, err := s.cfg.Backend.Schedules(r.Context(), 0, 200)
+	items, next, err := s.cfg.Backend.Schedules(r.Context(), 0, kairos.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 200})
 	if err != nil {
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "schedules", sess, map[string]any{"Schedules": items})
+	s.render(w, r, http.StatusOK, "schedules", sess, map[string]any{"Schedules": items, "Next": next})
 }
 
 func (s *Server) cancelPost(w http.ResponseWriter, r *http.Request, sess *session) {

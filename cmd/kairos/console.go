@@ -68,10 +68,10 @@ func (be *consoleBackend) ForgetMemory(ctx context.Context, userKey, id string) 
 	return be.c.memories.ForgetMemory(ctx, userKey, id)
 }
 
-func (be *consoleBackend) Schedules(ctx context.Context, userID int64, limit int) ([]map[string]any, error) {
-	list, err := be.c.sched.store.Schedules(ctx, kairos.ScheduleFilter{UserID: userID, Limit: limit})
+func (be *consoleBackend) Schedules(ctx context.Context, userID int64, p kairos.Page) ([]map[string]any, string, error) {
+	list, next, err := be.SchedulePage(ctx, userID, p)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	out := make([]map[string]any, 0, len(list))
 	for _, s := range list {
@@ -79,7 +79,7 @@ func (be *consoleBackend) Schedules(ctx context.Context, userID int64, limit int
 		out = append(out, map[string]any{"id": v.ID, "user_id": s.UserID, "thread_key": s.ThreadKey, "kind": v.Kind,
 			"next_run": v.NextRun, "tz": v.TZ, "repeat": v.Repeat, "text": v.Text})
 	}
-	return out, nil
+	return out, next, nil
 }
 
 func (be *consoleBackend) CancelSchedule(ctx context.Context, id string) error {
