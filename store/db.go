@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -102,6 +104,8 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			dsn = "file:" + db.path + "?mode=ro&_busy_timeout=5000&_foreign_keys=on"
 		} else if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data dir: %w", err)
+		} else if err := ownerOnly(db.path, db.log); err != nil {
+			return nil, err
 		}
 		db.gdb, err = gorm.Open(sqlite.Open(dsn), gcfg)
 		if err != nil {
@@ -135,6 +139,39 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// ownerOnly creates the SQLite file 0600 when there is none (SQLite would
+// create it 0644, and its -wal and -shm take the database file's mode), and
+// sets an existing file, -wal or -shm that others may read to 0600, saying
+// so in one line. A file it may not change (another owner) is only warned of.
+func ownerOnly(path string, log *slog.Logger) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		f.Close() // an empty file is an empty database to SQLite
+	} else if !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create database file: %w", err)
+	}
+	var fixed, failed []string
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		was := fmt.Sprintf("%s (was %04o)", filepath.Base(p), fi.Mode().Perm())
+		if err := os.Chmod(p, 0o600); err != nil {
+			failed = append(failed, was)
+			continue
+		}
+		fixed = append(fixed, was)
+	}
+	if len(fixed) > 0 {
+		log.Warn("database files were readable by other users; now 0600", "dir", filepath.Dir(path), "files", strings.Join(fixed, ", "))
+	}
+	if len(failed) > 0 {
+		log.Warn("database files are readable by other users and could not be changed (chmod 600 them)", "dir", filepath.Dir(path), "files", strings.Join(failed, ", "))
+	}
+	return nil
 }
 
 // sqliteDSN: WAL, a 5 s busy timeout, foreign keys, synchronous=NORMAL
