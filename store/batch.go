@@ -38,6 +38,19 @@ func (l *UpdateLog) FlushWrites(ctx context.Context) error {
 	return nil
 }
 
+// EndWrites commits the deferred writes of ctx and ends the deferral, as
+// MarkUpdateDone does for a turn with no stored update (`kairos chat`):
+// writes under ctx after it run at once.
+func (l *UpdateLog) EndWrites(ctx context.Context) error {
+	if l.db.batchOf(ctx) == nil {
+		return nil
+	}
+	if err := l.db.commit(ctx, true, nil); err != nil {
+		return fmt.Errorf("commit deferred writes: %w", err)
+	}
+	return nil
+}
+
 var _ kairos.WriteDeferrer = (*UpdateLog)(nil)
 
 // batchOf returns the open batch of ctx for db, or nil.
@@ -77,6 +90,7 @@ func (db *DB) commit(ctx context.Context, done bool, last func(ctx context.Conte
 	defer b.mu.Unlock()
 	ops := b.ops
 	if len(ops) == 0 && last == nil {
+		b.closed = b.closed || done
 		return nil
 	}
 	err := db.inTx(ctx, func(ctx context.Context, tx *hotTx) error {

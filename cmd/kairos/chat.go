@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -40,7 +41,9 @@ func (m *Main) runChat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := m.openLines(ctx)
+	ctx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	in, err := m.openLines(ctx, interrupt)
 	if err != nil {
 		return err
 	}
@@ -72,7 +75,7 @@ func (m *Main) runChat(ctx context.Context) error {
 			out.Final(ctx, fmt.Sprintf("That message is too long (%d bytes; the limit is %d). Please send it in smaller parts.", len(line), kairos.MaxInboundText))
 			continue
 		}
-		if err := c.agent.HandleMessage(ctx, msg, out); err != nil {
+		if err := chatTurn(ctx, c, msg, out); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -80,6 +83,22 @@ func (m *Main) runChat(ctx context.Context) error {
 			out.Final(ctx, "Sorry, something went wrong with that message.")
 		}
 	}
+}
+
+// chatTurn answers one line. Its bookkeeping (clock marks, mode, messages,
+// usage) is deferred and commits when the turn ends, as a Telegram
+// update's does: a turn interrupted before its answer (Ctrl-C, SIGINT)
+// leaves nothing in the database, one that answered is kept whole.
+func chatTurn(ctx context.Context, c *core, msg *kairos.Inbound, out kairos.Replier) error {
+	tctx := c.updates.DeferWrites(ctx)
+	err := c.agent.HandleMessage(tctx, msg, out)
+	if err != nil && ctx.Err() != nil {
+		return err // interrupted: the deferred writes are dropped
+	}
+	if cerr := c.updates.EndWrites(context.WithoutCancel(tctx)); cerr != nil {
+		return errors.Join(err, cerr)
+	}
+	return err
 }
 
 // chatCommand answers a slash command as the bot would.

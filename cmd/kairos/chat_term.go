@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,9 @@ func (c *chatInput) Close() {
 	}
 }
 
-func (m *Main) openLines(ctx context.Context) (*chatInput, error) {
+// openLines starts reading the input; interrupt is called on Ctrl-C at a
+// terminal (where it is a key, not SIGINT).
+func (m *Main) openLines(ctx context.Context, interrupt func()) (*chatInput, error) {
 	in := &chatInput{lines: make(chan string), w: m.Stdout}
 	if f, ok := m.Stdin.(*os.File); ok && readline.IsTerminal(int(f.Fd())) {
 		hist := ""
@@ -60,18 +63,7 @@ func (m *Main) openLines(ctx context.Context) (*chatInput, error) {
 			return nil, fmt.Errorf("terminal: %w", err)
 		}
 		in.rl, in.w = rl, rl.Stdout()
-		go func() {
-			defer close(in.lines)
-			for {
-				l, err := rl.Readline()
-				if err != nil { // io.EOF (Ctrl-D) or readline.ErrInterrupt (Ctrl-C)
-					return
-				}
-				if !send(ctx, in.lines, l) {
-					return
-				}
-			}
-		}()
+		go readTerminal(ctx, rl, in.lines, interrupt)
 		return in, nil
 	}
 	go func() {
@@ -88,6 +80,34 @@ func (m *Main) openLines(ctx context.Context) (*chatInput, error) {
 		}
 	}()
 	return in, nil
+}
+
+// lineReader is what readTerminal reads: a *readline.Instance.
+type lineReader interface {
+	Readline() (string, error)
+}
+
+// readTerminal sends the terminal's lines until Ctrl-D (io.EOF: a turn in
+// progress still answers, then the chat ends) or Ctrl-C
+// (readline.ErrInterrupt: interrupt, which ends the chat at once and
+// cancels a turn in progress, as SIGINT does on a pipe). Ctrl-C reaches
+// here, not the signal handler: the line editor holds the terminal in raw
+// mode, and it reads on while a turn runs.
+func readTerminal(ctx context.Context, rl lineReader, lines chan<- string, interrupt func()) {
+	defer close(lines)
+	for {
+		l, err := rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			interrupt()
+			return
+		}
+		if err != nil {
+			return
+		}
+		if !send(ctx, lines, l) {
+			return
+		}
+	}
 }
 
 func send(ctx context.Context, ch chan<- string, l string) bool {
