@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -35,10 +36,48 @@ type operators struct {
 	merged *kairos.Policy
 }
 
-func (o *operators) set(ids []int64) {
+// set replaces the database's operators and reports whether they changed.
+func (o *operators) set(ids []int64) bool {
 	o.mu.Lock()
+	defer o.mu.Unlock()
+	if slices.Equal(o.ids, ids) {
+		return false
+	}
 	o.ids, o.base, o.merged = ids, nil, nil
-	o.mu.Unlock()
+	return true
+}
+
+// operatorRefresh is how often a running Kairos reads the database's
+// operators again, so that one claimed on another replica, or revoked
+// with `kairos access deny`, counts here without a restart.
+const operatorRefresh = 5 * time.Second
+
+// watchOperators re-reads the database's operators until ctx ends; a
+// failed read keeps the last known set and is logged once until a read
+// succeeds again.
+func (m *Main) watchOperators(ctx context.Context, c *core) {
+	t := time.NewTicker(operatorRefresh)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		ids, err := c.updates.Operators(ctx)
+		if err != nil {
+			if !failing && ctx.Err() == nil {
+				c.log.Warn("re-read operators: keeping the last known ones", "err", err)
+			}
+			failing = true
+			continue
+		}
+		failing = false
+		if c.operators.set(ids) {
+			c.log.Info("operators changed in the database", "count", len(ids))
+		}
+	}
 }
 
 func (o *operators) count() int {

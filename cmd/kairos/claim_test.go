@@ -94,3 +94,36 @@ func newEnvLike(e *env) *env {
 	}
 	return c
 }
+
+// TestRevokedOperatorLosesPowersWithoutRestart: an operator claimed with
+// /start and then revoked from another process (`kairos access deny`, as
+// another replica or the operator's shell would) is no operator for the
+// running bot once it reads the database again, without a restart.
+func TestRevokedOperatorLosesPowersWithoutRestart(t *testing.T) {
+	e := newEnv(t)
+	os.WriteFile(e.vars["KAIROS_POLICY"], []byte("access:\n  pairing: true\n"), 0o600)
+	e.start()
+	code := waitLog(t, e, claimLine)[1]
+	const me = 4242
+	e.tg.PushText(me, me, "/start "+code, time.Now())
+	waitReply(t, e.tg, me, 1, "You are now this bot's operator")
+	e.tg.PushText(me, me, "/policy", time.Now())
+	waitReply(t, e.tg, me, 2, "access")
+
+	deny := newEnvLike(e)
+	if rc := deny.main().Main(context.Background(), []string{"access", "deny", "4242"}); rc != 0 {
+		t.Fatalf("access deny: %d %s%s", rc, deny.out.String(), deny.logs.String())
+	}
+	ctx := testCtx(t)
+	for !strings.Contains(e.logs.String(), "operators changed in the database") {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the running bot never read the revocation:\n%s", e.logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	e.tg.PushText(me, me, "/policy", time.Now())
+	if msg := waitReply(t, e.tg, me, 3, ""); !strings.Contains(msg, "pairing code") {
+		t.Fatalf("a revoked operator still got: %q", msg)
+	}
+}

@@ -84,8 +84,9 @@ func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 }
 
 // startBackground offers the claim code, starts the jobs (stopped on close)
-// and the schedules, and probes the search provider and the model
-// endpoint (in the background: start is not delayed).
+// and the schedules, probes the search provider and the model endpoint
+// (in the background: start is not delayed) and keeps the database's
+// operators current.
 func (m *Main) startBackground(ctx context.Context, c *core, b *bot.Bot) error {
 	if err := m.offerClaim(ctx, c); err != nil {
 		return err
@@ -96,6 +97,7 @@ func (m *Main) startBackground(ctx context.Context, c *core, b *bot.Bot) error {
 	m.startSchedules(ctx, c, b)
 	go m.probeSearch(ctx, c)
 	go m.probeModel(ctx, c)
+	go m.watchOperators(ctx, c)
 	m.onClose(func() error {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
