@@ -136,9 +136,47 @@ func waitGone(t *testing.T, pids map[string]int, within time.Duration) {
 	}
 }
 
+// groupOf is pid's process group (0 when pid does not run).
+func groupOf(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // state ppid pgrp …
+	if len(f) < 3 {
+		return 0
+	}
+	pgrp, _ := strconv.Atoi(f[2])
+	return pgrp
+}
+
+// groupMembers lists the running processes of process group pgid.
+func groupMembers(pgid int) map[string]int {
+	out := map[string]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && groupOf(pid) == pgid && alive(pid) {
+			out[e.Name()] = pid
+		}
+	}
+	return out
+}
+
+// serverGroup is the server's process group, which must be its own
+// (neither the test's nor the host's).
+func serverGroup(t *testing.T, pids map[string]int) int {
+	t.Helper()
+	pgid := groupOf(pids["server"])
+	if pgid == 0 || pgid == syscall.Getpgrp() || groupOf(pids["sleeper"]) != pgid {
+		t.Fatalf("server group %d, sleeper's %d, ours %d", pgid, groupOf(pids["sleeper"]), syscall.Getpgrp())
+	}
+	return pgid
+}
+
 // TestStdioServerEndsWithTheManager: a stdio server that ignores the end
 // of its stdin and SIGTERM, and what it started, are gone once the
-// manager is closed.
+// manager is closed: no process of its group is left.
 func TestStdioServerEndsWithTheManager(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	m, _, _ := newManager(t, nil)
@@ -146,13 +184,18 @@ func TestStdioServerEndsWithTheManager(t *testing.T) {
 	m.Apply(p)
 	waitState(t, m, p, "stubborn", mcp.StateReady)
 	pids := readPids(t, pidFile, "server", "sleeper")
+	pgid := serverGroup(t, pids)
 	m.Close()
 	waitGone(t, pids, 10*time.Second)
+	if left := groupMembers(pgid); len(left) > 0 {
+		t.Fatalf("processes of the server's group left: %v", left)
+	}
 }
 
 // TestStdioServerEndsWithAKilledKairos: when the process supervising a
 // stdio server is SIGKILLed (no Close, no end of stdin it would heed),
-// the server ends with it.
+// the server ends with it, and so does what the server started: no
+// process of its group is left.
 func TestStdioServerEndsWithAKilledKairos(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	exe, err := os.Executable()
@@ -184,9 +227,12 @@ func TestStdioServerEndsWithAKilledKairos(t *testing.T) {
 		t.Fatal("the host never got its server ready")
 	}
 	pids := readPids(t, pidFile, "server", "sleeper")
-	// What the server started has no such tie (see mcp/proc_linux.go).
-	t.Cleanup(func() { syscall.Kill(pids["sleeper"], syscall.SIGKILL) })
+	pgid := serverGroup(t, pids)
 	host.Process.Kill() // SIGKILL: nothing of the host runs after this
 	host.Wait()
-	waitGone(t, map[string]int{"server": pids["server"]}, 10*time.Second)
+	waitGone(t, pids, 10*time.Second)
+	if left := groupMembers(pgid); len(left) > 0 {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		t.Fatalf("processes of the server's group left: %v", left)
+	}
 }

@@ -3,15 +3,20 @@
 package mcp
 
 import (
-	"os"
+	"log/slog"
 	"os/exec"
 )
 
-func isolate(*exec.Cmd) {}
+// group is the server's process alone: no process groups here.
+type group struct{}
 
-// killGroup kills the process (no process groups here).
-func killGroup(pid int) {
-	if p, err := os.FindProcess(pid); err == nil {
-		_ = p.Kill()
+func newGroup(*slog.Logger) *group { return &group{} }
+
+func (*group) isolate(*exec.Cmd) {}
+
+// end kills the server's process.
+func (*group) end(cmd *exec.Cmd) {
+	if cmd != nil && cmd.Process != nil {
+		_ = cmd.Process.Kill()
 	}
 }

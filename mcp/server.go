@@ -39,6 +39,7 @@ type server struct {
 	restarts int
 	session  *sdk.ClientSession
 	proc     *exec.Cmd // the stdio process of the current connection
+	group    *group    // and its process group
 	tools    []remoteTool
 	skipped  [][2]string // tool name, why
 }
@@ -130,11 +131,11 @@ func (s *server) serve(cs *sdk.ClientSession) {
 // server that ignores all of it would outlive Kairos.
 func (s *server) endProcess() {
 	s.mu.Lock()
-	cmd := s.proc
-	s.proc = nil
+	cmd, g := s.proc, s.group
+	s.proc, s.group = nil, nil
 	s.mu.Unlock()
-	if cmd != nil && cmd.Process != nil {
-		killGroup(cmd.Process.Pid)
+	if g != nil {
+		g.end(cmd)
 	}
 }
 
@@ -308,9 +309,10 @@ func (s *server) transport() (sdk.Transport, error) {
 		}
 		cmd.Stderr = &lineLogger{log: s.log}
 		cmd.WaitDelay = time.Second // a grandchild holding stderr must not hold Wait
-		isolate(cmd)
+		g := newGroup(s.log)
+		g.isolate(cmd)
 		s.mu.Lock()
-		s.proc = cmd
+		s.proc, s.group = cmd, g
 		s.mu.Unlock()
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	}

@@ -1,0 +1,9 @@
+//go:build unix && !linux
+
+package mcp
+
+import "syscall"
+
+// dieWithParent does nothing: there is no Pdeathsig here; the group's
+// guard (proc_unix.go) ends the server when Kairos dies.
+func dieWithParent(*syscall.SysProcAttr) {}
