@@ -263,7 +263,7 @@ func (b *Bot) edit(ctx context.Context, in *kairos.Inbound, msgID int64, html st
 func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, params map[string]any, out any, reserved bool) error {
 	var err error
 	var wait time.Duration
-	for attempt := 0; attempt < 5; attempt++ {
+	for attempt := 0; attempt < sendTries; attempt++ {
 		if !(reserved && attempt == 0) {
 			if werr := b.waitSlot(ctx, in); werr != nil {
 				return werr
@@ -282,17 +282,24 @@ func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, 
 		wait = retryWait(err, wait, 200*time.Millisecond, 5*time.Second)
 		if ae.Code == 429 {
 			b.cfg.Metrics.TooManyRequests()
-			b.lim.backoff(in.ChatID, wait)
+			b.lim.backoff(in.ChatID, wait) // the chat's next slot waits it out
 			b.log.Warn("telegram rate limit", "method", method, "retry_after", wait)
-			if b.cfg.Limits.PerChat < 0 {
-				_ = kairos.Sleep(ctx, wait)
-			}
-			continue
 		}
-		_ = kairos.Sleep(ctx, wait)
+		if attempt == sendTries-1 {
+			break // no wait after the last try: the caller learns at once
+		}
+		if ae.Code != 429 || b.cfg.Limits.PerChat < 0 {
+			_ = retrySleep(ctx, wait)
+		}
 	}
 	return err
 }
+
+// sendTries is how many times a Telegram call is tried on temporary errors.
+const sendTries = 5
+
+// retrySleep waits between tries (tests count the waits).
+var retrySleep = kairos.Sleep
 
 func isParseError(err error) bool {
 	var ae *APIError
