@@ -80,7 +80,8 @@ func TestSection6_2_AutoStoresTemporalActions(t *testing.T) {
 		{"I'm heading to the gym", "Go to the gym", 24 * time.Hour, kairos.ActionInProgress},
 		{"brb", "Be right back", 24 * time.Hour, kairos.ActionInProgress},
 		{"about to call my mom", "Call my mom", 24 * time.Hour, kairos.ActionPlanned},
-		{"after lunch I'll fix the sink", "Fix the sink (after lunch)", 24 * time.Hour, kairos.ActionPlanned},
+		// "after lunch" is 14:00-18:00 (17 h on): kept 12 h past its end.
+		{"after lunch I'll fix the sink", "Fix the sink (after lunch)", 29 * time.Hour, kairos.ActionPlanned},
 		{"I'm going to finish the report by Friday", "Finish the report by Friday", 0, kairos.ActionPlanned},
 	} {
 		t.Run(tc.text, func(t *testing.T) {

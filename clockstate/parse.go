@@ -63,8 +63,10 @@ const maxParseInput = 2048
 //     user's known zone); otherwise it is asked about;
 //   - local times in DST gaps and folds follow ResolveLocal's compatible
 //     rule; dates without a time are whole-day windows (start, end), parts
-//     of the day are windows (morning 06–12, afternoon 12–18, evening
-//     18–22, tonight 18–24), a time without a date is its next occurrence.
+//     of the day are windows (morning 06–12, lunch 12–14, after lunch
+//     14–18, afternoon 12–18, evening 18–22, tonight 18–24; "first thing"
+//     is the morning's start), a time without a date is its next
+//     occurrence.
 //
 // Nothing recognisable gives kind invalid.
 func ParseAnchoredTime(text, tz string, ref time.Time) ParseResult {
@@ -167,9 +169,11 @@ type timeSpec struct {
 	// checked against a date given too ("Friday 14 March").
 	weekdayNamed int
 	sameTime     bool       // "same time", "this time": the reference's time of day
+	firstThing   bool       // "first thing": the start of the part of day (the morning)
 	twoTimes     bool       // two different times of day were given
 	clockBare    bool       // "7:30" with no am/pm: a part of day may move it past noon
 	repeat       string     // an RRULE ("every weekday")
+	nth          int        // the ordinal of "every second tuesday" (2), 0 when none
 	byDay        []int      // the repeat's weekdays (time.Weekday), for the first occurrence
 	used         []byteSpan // text an apply function read outside its match (a year after a date)
 }
@@ -226,9 +230,10 @@ func inYearRange(r ParseResult) ParseResult {
 	return r
 }
 
-// mayHaveTime says whether any rule's hint occurs in text: the rules'
-// own hints (hintWords), so a form a rule reads is never skipped by a
-// list kept apart from the rules ("ten to five" was).
+// mayHaveTime says whether the envelope should parse text: a digit, or
+// the hint words of some rule (the same gate findMatches applies), so a
+// form a rule reads is never skipped by a list kept apart from the rules
+// ("ten to five" was).
 func mayHaveTime(text string) bool {
 	for i := 0; i < len(text); i++ {
 		if text[i] >= '0' && text[i] <= '9' {
@@ -236,32 +241,13 @@ func mayHaveTime(text string) bool {
 		}
 	}
 	lo := " " + strings.ToLower(text) + " "
-	for _, w := range hintWords {
-		if strings.Contains(lo, w) {
+	for _, r := range allRules {
+		if hinted(r.hint, lo, false) {
 			return true
 		}
 	}
 	return false
 }
-
-// hintWords are the words of the rules' first hint groups: a rule is only
-// tried when one of them (or a digit, for "#" hints) occurs.
-var hintWords = func() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range allRules {
-		for _, h := range r.hint {
-			if h == "&" {
-				break
-			}
-			if h != "" && h[0] != '#' && !seen[h] {
-				seen[h] = true
-				out = append(out, h)
-			}
-		}
-	}
-	return out
-}()
 
 // byteSpan is a half-open byte range of the text a step consumed.
 type byteSpan struct{ a, b int }
@@ -581,7 +567,7 @@ func readISO(text string, m []int) (isoParts, bool) {
 }
 
 var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
 	"twenty five": 25, "twenty-five": 25, "thirty": 30, "forty": 40, "forty five": 45, "forty-five": 45, "fifty": 50, "ninety": 90}
 
 func hour12(h int, suffix string) (int, bool) {

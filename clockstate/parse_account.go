@@ -25,7 +25,7 @@ monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednes
 mon tue tues thu thur thurs fri weds
 morning mornings afternoon afternoons evening evenings night nights tonight tonite noon midday midnight lunchtime arvo
 today tomorrow tmr tmrw tomoz yesterday weekend weekends weekday weekdays fortnight fortnights eod eow cob
-seconds secs minute minutes min mins hour hours hr hrs day days week weeks wk wks month months year years yr yrs decade decades
+seconds secs sec minute minutes min mins hour hours hr hrs day days week weeks wk wks month months year years yr yrs decade decades
 ago later earlier hence till until til between through thru every each daily weekly monthly yearly annually fortnightly
 o'clock oclock utc gmt zulu eastern pacific central mountain
 christmas xmas easter thanksgiving halloween diwali holi eid hanukkah ramadan valentine valentines
@@ -120,8 +120,10 @@ func strongRun(r string) bool {
 const maxNamed = 3
 
 // unreadWords are the unread runs with time meaning, as the words holding
-// them (at most maxNamed, none twice; nil when none). lo and hi bound the
-// phrase found (the envelope checks its neighbours).
+// them: the strong ones first (a number, a weekday), then the weak ones
+// next to them ("after", "to"); at most maxNamed, none twice, nil when
+// none. lo and hi bound the phrase found (the envelope checks its
+// neighbours).
 func (p *parser) unreadWords(lo, hi int) []string {
 	runs := unreadRuns(p.text, p.used)
 	var out []string
@@ -131,24 +133,29 @@ func (p *parser) unreadWords(lo, hi int) []string {
 				return
 			}
 		}
-		out = append(out, w)
+		if len(out) < maxNamed {
+			out = append(out, w)
+		}
 	}
 	if p.whole {
 		if tz, n := placeInRuns(runs); tz != "" {
 			add(n)
 		}
 	}
+	var weak []string
 	for i, r := range runs {
-		if len(out) == maxNamed {
-			break
-		}
 		if !p.whole && !nextToPhrase(runs, i, lo, hi, p.text) {
 			continue
 		}
-		if strongRun(r.text) || p.whole && wholeWords[asciiLower(r.text)] ||
-			weakWords[asciiLower(r.text)] && weakNear(runs, i, lo, hi) {
+		switch {
+		case strongRun(r.text) || p.whole && wholeWords[asciiLower(r.text)]:
 			add(p.wordAt(r))
+		case weakWords[asciiLower(r.text)] && weakNear(runs, i, lo, hi):
+			weak = append(weak, p.wordAt(r))
 		}
+	}
+	for _, w := range weak {
+		add(w)
 	}
 	return out
 }

@@ -135,23 +135,41 @@ func TestClockParse_RepeatInJSON(t *testing.T) {
 	}
 }
 
+// reTestGood: a word after "good" is greeted ("good morning").
+var reTestGood = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_])good\s+$`)
+
 // reQuoted finds the quoted pieces of a question (strconv.Quote form).
 var reQuoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
-// reTestRun splits text into runs of digits and runs of letters.
-var reTestRun = regexp.MustCompile(`[0-9]+|[A-Za-z]+`)
-
 // testTimeRuns are the runs of text that carry time meaning by the test's
-// own list (a digit run, or a word of testTimeWords not greeted: "good
-// morning" is a greeting).
+// own list: a run of digits, or a run of letters (bytes of other scripts
+// count as letters: "éjune" is no month) that is a word of testTimeWords
+// and not greeted ("good morning" is a greeting).
 func testTimeRuns(text string) []string {
+	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
 	var out []string
-	for _, m := range reTestRun.FindAllStringIndex(text, -1) {
-		w := text[m[0]:m[1]]
-		greeted := strings.HasSuffix(strings.ToLower(strings.TrimRight(text[:m[0]], " ")), "good")
-		if w[0] >= '0' && w[0] <= '9' || testTimeWords[strings.ToLower(w)] && !greeted {
-			out = append(out, strings.ToLower(w))
+	for i := 0; i < len(text); {
+		j := i
+		switch {
+		case digit(text[i]):
+			for j < len(text) && digit(text[j]) {
+				j++
+			}
+			out = append(out, text[i:j])
+		case letter(text[i]):
+			for j < len(text) && letter(text[j]) {
+				j++
+			}
+			w := strings.ToLower(text[i:j])
+			greeted := reTestGood.MatchString(text[:i])
+			if testTimeWords[w] && !greeted {
+				out = append(out, w)
+			}
+		default:
+			j++
 		}
+		i = j
 	}
 	return out
 }

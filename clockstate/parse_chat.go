@@ -44,7 +44,7 @@ const reClockT = `(?:\d{1,2}(?:[:.]\d{2}(?::\d{2})?)?(?:\s*(?:am|pm|a\.m\.|p\.m\
 const reHourWord = `(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)`
 
 var chatRules = []ruleRow{
-	{rRepeat, span(`(?:(every|each)\s+(other\s+)?(weekday|working\s+day|weekend|day|week|month|year|morning|afternoon|evening|night|(?:WEEKDAY)\s*(?:-|–|to|through|thru|till|until)\s*(?:WEEKDAY)|(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*|(\d{1,3}|NUM)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|months?))|(daily|nightly|weekly|fortnightly|monthly|yearly|annually)|(?:on\s+)?(weekdays|WEEKDAYs(?:\s*(?:,|and|&)\s*WEEKDAYs)*))`), applyRepeat, []string{"every", "each", "daily", "nightly", "weekly", "monthly", "yearly", "annually", "days"}},
+	{rRepeat, span(`(?:(every|each)\s+(other\s+|second\s+|2nd\s+|third\s+|3rd\s+|fourth\s+|4th\s+)?(weekday|working\s+day|weekend|day|week|wk|month|year|morning|afternoon|evening|night|(?:WEEKDAY)\s*(?:-|–|to|through|thru|till|until)\s*(?:WEEKDAY)|(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*|(\d{1,3}|NUM)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?))|(daily|nightly|weekly|fortnightly|monthly|yearly|annually)|(?:on\s+)?(weekdays|WEEKDAYs(?:\s*(?:,|and|&)\s*WEEKDAYs)*))`), applyRepeat, []string{"every", "each", "daily", "nightly", "weekly", "monthly", "yearly", "annually", "days"}},
 	{rRangeAny, span(`(?:(from|between)\s+)?(` + reClockT + `)\s*(-|–|—|to|until|till|til|and|through)\s*(` + reClockT + `)`), applyRangeAny, []string{"-", "–", "—", " to ", "til", " and ", "through"}},
 	{rSlashAny, span(`(\d{1,2})[/\\](\d{1,2})(?:[/\\](\d{4}|\d{2}))?`), applySlashAny, []string{"#/", "#\\"}},
 	{rDayOfMonth, span(`(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)`), applyDayOfMonth, []string{"#st", "#nd", "#rd", "#th"}},
@@ -53,8 +53,8 @@ var chatRules = []ruleRow{
 	{rHourH, span(`(\d{1,2})h(\d{2})`), applyHourH, []string{"#h"}},
 	{rCompactHM, span(`(?:(in|within|after)\s+)?(\d{1,3})\s*h(?:rs?)?\s*(\d{1,2})\s*m(?:ins?)?`), applyCompactHM, []string{"#h", "# h"}},
 	{rBareHourWord, span(`(?:(?:at|by|around|@)\s*(` + reHourWord + `)(?:\s*o'?\s*clock)?|(` + reHourWord + `)\s*o'?\s*clock)`), applyBareHourWord, []string{"#", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "&", " at ", " by ", "around", "@", "clock"}},
-	{rPartWord, span(`(?:(this|tomorrow|tmr|tmrw)\s+)?(night|arvo|lunchtime|lunch)`), applyPartWord, []string{"night", "arvo", "lunch"}},
-	{rEndOf, span(`(?:by\s+)?(?:the\s+)?(?:(?:end|close)\s+of\s+(?:the\s+)?(?:(this|next|last)\s+)?(day|today|week|month|year|business)|(eod|eow|cob))`), applyEndOf, []string{"end", "close", "eod", "eow", "cob"}},
+	{rPartWord, span(`(?:(this|tomorrow|tmr|tmrw)\s+)?((?:after|before)\s+lunch(?:time)?|night|arvo|lunchtime|lunch)`), applyPartWord, []string{"night", "arvo", "lunch"}},
+	{rEndOf, span(`(?:by\s+)?(?:the\s+)?(?:(?:end|close)\s+of\s+(?:the\s+)?(?:(this|next|last)\s+)?(day|today|week|wk|month|year|yr|business)|(eod|eow|cob))`), applyEndOf, []string{"end", "close", "eod", "eow", "cob"}},
 	{rSameTime, span(`(?:same|this)\s+time`), applySameTime, []string{"same time", "this time"}},
 	{rAfterNext, span(`(?:the\s+)?(WEEKDAY)\s+after\s+next`), applyAfterNext, []string{"after"}},
 	{rShiftOn, span(`(a|one|two|three|\d)\s+(weeks?|fortnights?)\s+(on|from|after)\s+(WEEKDAY|today|tomorrow|tonight)|(a|one|two|\d)\s+(weeks?|fortnights?)\s+(today|tomorrow|tonight)|(NUM)(days?|weeks?|fortnights?)\s+before\s+(WEEKDAY|today|tomorrow)`), applyShiftOn, []string{"week", "fortnight", "before"}},
@@ -90,6 +90,8 @@ var (
 	reDayWordAfter      = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw|yesterday|next|on|` + reWeekdayWord + `)\b`)
 	reInBareEnd         = regexp.MustCompile(`(?i)^\s*(?:$|[.!?,;)]|(?:pls|please|thanks|thx|ta|cheers|mate|ok|okay|then)\b|to\s+[a-z])`)
 	reCurrency          = regexp.MustCompile(`[$£€¥₹]\s*$`)
+	reMinutesOf         = regexp.MustCompile(`(?i)^\s+(?:past|after|to|of|till|before)\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)`)
+	reMinutesOfPast     = regexp.MustCompile(`(?i)^\s+(?:past|after)\s`)
 	weekdayWordRe       = regexp.MustCompile(`(?i)^` + reWeekdayWord + `$`)
 )
 
@@ -138,6 +140,9 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 	case rBareHourWord:
 		if right < len(text) && (text[right] == ':' || text[right] == '.') && right+1 < len(text) && text[right+1] >= '0' && text[right+1] <= '9' {
 			return false
+		}
+		if reMinutesOf.MatchString(after) && (reMinutesOfPast.MatchString(after) || minuteWords[strings.ToLower(capt(0))] > 0) {
+			return false // "at ten to five", "at 10 past 5": minutes of the hour that follows
 		}
 		return !reUnitAfter.MatchString(after) && !reAmPmAfter.MatchString(after)
 	}
@@ -271,6 +276,8 @@ func applyPartWord(sp *timeSpec, x ruleCtx) {
 		sp.part = "afternoon"
 	case "lunchtime":
 		sp.part = "lunch"
+	case "after lunch", "after lunchtime", "before lunch", "before lunchtime":
+		sp.part = strings.TrimSuffix(strings.Join(strings.Fields(p), " "), "time")
 	default:
 		sp.part = p
 	}
@@ -285,8 +292,13 @@ func applyEndOf(sp *timeSpec, x ruleCtx) {
 	case "eow":
 		unit = "week"
 	}
-	if unit == "today" || unit == "business" {
+	switch unit {
+	case "today", "business":
 		unit = "day"
+	case "wk":
+		unit = "week"
+	case "yr":
+		unit = "year"
 	}
 	switch strings.ToLower(x.capt(0)) {
 	case "next":

@@ -75,7 +75,12 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 				return false
 			}
 		}
+	case rQuarter:
+		return !reUnitAfter.MatchString(text[m.Right:]) // "ten to five people"
 	default:
+		if id >= rIsh {
+			return validTyped(id, capt, text, m.Left)
+		}
 		if id >= rDayOfMonth {
 			return validChat(id, capt, text, m.Left, m.Right)
 		}

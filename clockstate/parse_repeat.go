@@ -56,8 +56,16 @@ func applyRepeat(sp *timeSpec, x ruleCtx) {
 		unit = strings.TrimSuffix(w, "s")
 	}
 	interval := 1
-	if x.capt(1) != "" {
-		interval = 2 // "every other"
+	switch strings.TrimSpace(strings.ToLower(x.capt(1))) {
+	case "other", "second", "2nd": // "every other tuesday", "every second tuesday"
+		interval = 2
+	case "third", "3rd":
+		interval = 3
+	case "fourth", "4th":
+		interval = 4
+	}
+	if o := strings.TrimSpace(strings.ToLower(x.capt(1))); o != "" && o != "other" {
+		sp.nth = interval
 	}
 	freq := ""
 	if n := x.capt(3); n != "" {
@@ -118,7 +126,7 @@ func repeatFreq(sp *timeSpec, unit string, interval *int) string {
 	case unit == "weekend":
 		sp.byDay = []int{6, 0}
 		return "WEEKLY"
-	case unit == "week":
+	case unit == "week" || unit == "wk":
 		return "WEEKLY"
 	case unit == "fortnight":
 		*interval = 2

@@ -13,6 +13,10 @@ var partWindows = map[string][2]int{
 	"night":     {18, 24},
 	"tonight":   {18, 24},
 	"lunch":     {12, 14},
+	// "after lunch" runs from the end of lunch to the end of the
+	// afternoon, "before lunch" is the morning.
+	"after lunch":  {14, 18},
+	"before lunch": {6, 12},
 }
 
 // resolver turns a spec into instants in loc; refL is ref in loc.
@@ -188,12 +192,20 @@ func (r *resolver) settleHours() string {
 		hm := strconv.Itoa(sp.hour) + ":" + twoDigits(sp.min)
 		return "Do you mean " + hm + "am or " + hm + "pm?"
 	}
+	if sp.firstThing && sp.bareHour < 0 && !sp.timeSet {
+		// "first thing monday": the start of the part of day named.
+		sp.hour, sp.timeSet, sp.part = partWindows[sp.part][0], true, ""
+	}
 	if sp.bareHour < 0 || sp.timeSet {
 		return ""
 	}
 	h, ok := partHour(sp.part, sp.bareHour)
 	if !ok {
-		return "Do you mean " + strconv.Itoa(sp.bareHour) + "am or " + strconv.Itoa(sp.bareHour) + "pm?"
+		hm := strconv.Itoa(sp.bareHour)
+		if sp.min > 0 {
+			hm += ":" + twoDigits(sp.min) // "ten to five": 4:50am or 4:50pm
+		}
+		return "Do you mean " + hm + "am or " + hm + "pm?"
 	}
 	sp.hour, sp.timeSet, sp.part = h, true, ""
 	return ""
@@ -202,9 +214,9 @@ func (r *resolver) settleHours() string {
 // partHour is bare hour h (1-12) in part of day part.
 func partHour(part string, h int) (int, bool) {
 	switch part {
-	case "morning":
+	case "morning", "before lunch":
 		return h % 12, true
-	case "afternoon", "lunch":
+	case "afternoon", "lunch", "after lunch":
 		return h%12 + 12, true
 	case "evening", "tonight":
 		if h == 12 {
@@ -362,6 +374,8 @@ func combineWindow(sp *timeSpec, refL time.Time) string {
 	case sp.window == "month" && sp.dom > 0:
 		first := time.Date(refL.Year(), refL.Month()+time.Month(sp.windowOff), 1, 0, 0, 0, 0, time.UTC)
 		sp.y, sp.mo, sp.d, sp.window = first.Year(), first.Month(), sp.dom, ""
+	case sp.window != "" && sp.repeat != "":
+		return repeatWindowQuestion(sp)
 	case sp.window != "" && (timed || sp.dateSet || sp.dayOffsetSet || sp.endOf != ""):
 		return "Which day of the " + sp.window + " do you mean?"
 	case sp.monthOnly && timed:
@@ -372,6 +386,18 @@ func combineWindow(sp *timeSpec, refL time.Time) string {
 		return "Which days do you mean: " + time.Weekday(sp.weekdayNamed-1).String() + " or the days of the repeat?"
 	}
 	return ""
+}
+
+// repeatWindowQuestion: a repeat inside a window ("every day this week",
+// "every second tuesday of the month") is asked, never a window with a
+// rule; "every second tuesday of the month" has two readings.
+func repeatWindowQuestion(sp *timeSpec) string {
+	ord := map[int]string{2: "second", 3: "third", 4: "fourth"}[sp.nth]
+	if sp.window == "month" && ord != "" && len(sp.byDay) == 1 {
+		day := time.Weekday(sp.byDay[0]).String()
+		return "Do you mean every " + ord + " " + day + " (every " + strconv.Itoa(sp.nth) + " weeks) or the " + ord + " " + day + " of each month?"
+	}
+	return "Which days of the " + sp.window + " do you mean, and until when?"
 }
 
 func hasDay(days []int, d int) bool {

@@ -93,11 +93,11 @@ const (
 
 // allRules is the rule table. The olebedev/when rules find the common
 // English forms; the span rules cover what it lacks.
-var allRules = append(chatRules, []ruleRow{
+var allRules = append(append(chatRules, typedRules...), []ruleRow{
 	{rTimeSec, span(`(\d{1,2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:\s*(AMPM))?`), applyTimeSec, []string{":"}},
-	{rQuarter, span(`((?:a\s+)?quarter|half|five|ten|twenty|twenty[\s-]five|\d{1,2}\s+minutes?|\d{1,2})\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*(AMPM))?`), applyQuarter, []string{"past", "after", " to ", "before", "till", " of "}},
+	{rQuarter, span(`((?:a\s+)?quarter|half|(?:five|ten|twenty|twenty[\s-]five)(?:\s+minutes?)?|(?:(?:twenty[\s-])?(?:one|two|three|four|six|seven|eight|nine)|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\s+minutes?|\d{1,2}(?:\s+minutes?)?)\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*(AMPM))?`), applyQuarter, []string{"past", "after", " to ", "before", "till", " of "}},
 	{rRelDay2, span(`(?:the\s+)?day\s+(after|before)\s+(tomorrow|tmrw|tmr|yesterday)`), applyRelDay2, []string{"day"}},
-	{rWeekdayOfWeek, span(`(WEEKDAY)\s+(?:of\s+|in\s+)?(next|this|last)\s+week|(next|this|last)\s+week(?:'s)?\s+(?:on\s+)?(WEEKDAY)`), applyWeekdayOfWeek, []string{"week"}},
+	{rWeekdayOfWeek, span(`(WEEKDAY)\s+(?:of\s+|in\s+)?(next|this|last)\s+(?:week|wk)|(next|this|last)\s+(?:week|wk)(?:'s)?\s+(?:on\s+)?(WEEKDAY)`), applyWeekdayOfWeek, []string{"week", "wk"}},
 	{rDayRange, span(`(?:from|between)\s+(WEEKDAY)\s+(?:and|to|till|until|through|-)\s+(WEEKDAY)`), applyDayRange, []string{"from", "between"}},
 	{rDateYear, span(`(?:WEEKDAY,?\s+)?(MONTH)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})|(?:WEEKDAY,?\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(MONTH)\.?,?\s+(\d{4})`), applyDateYear, []string{"#", "&", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
 	{rShiftFrom, spanRule{regexp.MustCompile(`(?i)(?:\W|^)((` + reNumWord + `)(days?|weeks?)\s+(?:from|after))\s+(?:next\s+|this\s+|on\s+)?(?:` + reWeekdayWord + `|tomorrow|today)\b`)}, applyShiftFrom, []string{"from", "after"}},
@@ -118,7 +118,7 @@ var allRules = append(chatRules, []ruleRow{
 	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}, applyAmount, []string{"from", "later", "hence"}},
 	{rCompactIn, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`)}, applyCompactIn, []string{"in"}},
 	{rMidnight, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(midnight|midday)(?:\W|$)`)}, applyMidnight, []string{"mid"}},
-	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last|the)\s+(week|weekend|month|year)(?:\W|$)`)}, applyWindow, []string{"week", "month", "year"}},
+	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last|the)\s+(week|wk|weekend|month|year|yr)(?:\W|$)`)}, applyWindow, []string{"week", "wk", "month", "year", "yr"}},
 }...)
 
 // ---- durations ----
@@ -364,6 +364,12 @@ func applyWindow(sp *timeSpec, x ruleCtx) {
 		sp.windowThe = true
 	}
 	sp.window = strings.ToLower(x.capt(1))
+	switch sp.window {
+	case "wk":
+		sp.window = "week"
+	case "yr":
+		sp.window = "year"
+	}
 }
 
 // ---- dates ----
@@ -541,68 +547,6 @@ func applyTimeSec(sp *timeSpec, x ruleCtx) {
 	}
 	setTime(sp, h, x.atoi(1), x.atoi(2))
 	sp.clockBare = x.capt(3) == "" && h >= 1 && h <= 11 && !strings.HasPrefix(x.capt(0), "0")
-}
-
-var minuteWords = map[string]int{"quarter": 15, "a quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty five": 25, "twenty-five": 25}
-
-// applyQuarter: "a quarter to 6pm", "half past 3", "10 minutes past noon".
-func applyQuarter(sp *timeSpec, x ruleCtx) {
-	w := strings.Join(strings.Fields(strings.ToLower(x.capt(0))), " ")
-	n, ok := minuteWords[w]
-	if !ok {
-		f := strings.Fields(w)
-		n, _ = strconv.Atoi(f[0])
-		if len(f) == 1 && !isPast(x.capt(1)) {
-			sp.invalid = true // "3 to 5": a range, not 4:57
-			return
-		}
-	}
-	if n <= 0 || n >= 60 {
-		sp.invalid = true
-		return
-	}
-	h, suf := 0, x.capt(3)
-	switch strings.ToLower(x.capt(2)) {
-	case "noon":
-		h, suf = 12, ""
-	case "midnight":
-		h, suf = 24, ""
-		if isPast(x.capt(1)) {
-			h = 0
-		}
-	default:
-		h = wordHour(x.capt(2))
-	}
-	if suf != "" {
-		hh, ok := hour12(h, suf)
-		if !ok {
-			sp.invalid = true
-			return
-		}
-		h = hh
-	}
-	total := h*60 + n
-	if !isPast(x.capt(1)) {
-		total = h*60 - n
-	}
-	if suf == "" && h >= 1 && h <= 12 && x.capt(2) != "" && strings.ToLower(x.capt(2)) != "noon" {
-		// am or pm unknown: like "at 9", resolved by a part of day or asked.
-		bh := total / 60
-		if bh == 0 {
-			bh = 12
-		}
-		sp.bareHour, sp.min = bh, total%60
-		return
-	}
-	if total < 0 {
-		total += 24 * 60
-	}
-	setTime(sp, total/60%24, total%60, 0)
-}
-
-func isPast(s string) bool {
-	s = strings.ToLower(s)
-	return s == "past" || s == "after"
 }
 
 func applyCasualTime(sp *timeSpec, x ruleCtx) {

@@ -317,6 +317,9 @@ gen_chat.said_on_the_day(add)
 gen_chat.unread_day_words(add)
 gen_chat.past_on_the_day(add)
 
+import gen_typed
+gen_typed.typed_forms(add)
+
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
 print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")
 for r in rows:
