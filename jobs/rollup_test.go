@@ -15,18 +15,30 @@ import (
 // missing dailies on its first tick, once, and later the weekly, monthly,
 // quarterly and yearly summaries as their periods complete.
 func TestRollupCatchesUpAfterDowntime(t *testing.T) {
-	ctx := context.Background()
 	e := newEnv(t)
 	u := e.user(1, "Asia/Tokyo")
+	talkMondayToWednesday(t, e, u)
+
+	// Back on Saturday noon: the first tick runs division then roll-up.
+	back := time.Date(2026, 3, 7, 12, 0, 0, 0, u.loc)
+	firstTickWritesTheMissingDailies(t, e, u, back)
+
+	t.Run("idempotent under double runs", func(t *testing.T) { rollupAgainWritesNothing(t, e, u, back) })
+	t.Run("weekly once the ISO week is over", func(t *testing.T) { weeklyOnceTheWeekIsOver(t, e, u) })
+	t.Run("month, quarter and year", func(t *testing.T) { monthQuarterAndYear(t, e, u) })
+}
+
+// talkMondayToWednesday: Monday to Wednesday 2026-03-02..04, a
+// conversation each day; the next day's first message rolls the session
+// over (lazy), and Wednesday's session is still open when the bot goes
+// down on Wednesday night. No roll-up has run yet.
+func talkMondayToWednesday(t *testing.T, e *env, u user) {
+	t.Helper()
 	ss := e.sched.Sessions()
-	// Monday to Wednesday 2026-03-02..04: a conversation each day; the
-	// next day's first message rolls the session over (lazy), and
-	// Wednesday's session is still open when the bot goes down on
-	// Wednesday night. No roll-up has run yet.
 	for d := 2; d <= 4; d++ {
 		at := time.Date(2026, 3, d, 20, 0, 0, 0, u.loc)
 		if d > 2 {
-			if _, err := ss.Rollover(ctx, inbound(u, at), e.open(u)); err != nil {
+			if _, err := ss.Rollover(context.Background(), inbound(u, at), e.open(u)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -35,11 +47,15 @@ func TestRollupCatchesUpAfterDowntime(t *testing.T) {
 	if got := e.periodKeys(u, kairos.SummaryConversation); got != "2026-03-02,2026-03-03" {
 		t.Fatalf("conversation summaries before the outage: %s", got)
 	}
+}
 
-	// Back on Saturday noon: the first tick runs division then roll-up.
-	back := time.Date(2026, 3, 7, 12, 0, 0, 0, u.loc)
+// firstTickWritesTheMissingDailies runs the first tick at back: division,
+// then the roll-up writes the three dailies (Wednesday's from Wednesday's
+// conversation only) and no weekly yet.
+func firstTickWritesTheMissingDailies(t *testing.T, e *env, u user, back time.Time) {
+	t.Helper()
 	calls := e.model.Calls()
-	runs := e.sched.RunDue(ctx, back)
+	runs := e.sched.RunDue(context.Background(), back)
 	var names []string
 	for _, r := range runs {
 		names = append(names, r.Job+":"+r.Outcome)
@@ -63,59 +79,67 @@ func TestRollupCatchesUpAfterDowntime(t *testing.T) {
 	if written != 4 {
 		t.Fatalf("%d model calls on the first tick", written)
 	}
+}
 
-	t.Run("idempotent under double runs", func(t *testing.T) {
-		calls := e.model.Calls()
-		for i := 0; i < 2; i++ {
-			e.run(jobs.JobRollup, back.Add(time.Duration(i)*time.Minute))
-		}
-		var wg sync.WaitGroup
-		for i := 0; i < 3; i++ { // three processes at once
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if r, err := jobsNew(e).RunJob(ctx, jobs.JobRollup, back); err != nil || r.Outcome != kairos.JobOK {
-					t.Errorf("%+v %v", r, err)
-				}
-			}()
-		}
-		wg.Wait()
-		if e.model.Calls() != calls {
-			t.Fatalf("%d more model calls", e.model.Calls()-calls)
-		}
-		e.summaries(u, kairos.SummaryDaily) // fails on duplicates
-	})
-	t.Run("weekly once the ISO week is over", func(t *testing.T) {
-		e.run(jobs.JobRollup, time.Date(2026, 3, 8, 23, 59, 0, 0, u.loc))
-		if got := e.periodKeys(u, kairos.SummaryWeekly); got != "" {
-			t.Fatalf("weekly on Sunday: %s", got)
-		}
-		e.run(jobs.JobRollup, time.Date(2026, 3, 9, 0, 0, 0, 0, u.loc))
-		if got := e.periodKeys(u, kairos.SummaryWeekly); got != "2026-W10" {
-			t.Fatalf("weeklies %s", got)
-		}
-		reqs := requestsWith(e.model, "weekly-summary for 2026-W10")
-		if len(reqs) != 1 || strings.Count(reqs[0].Messages[1].Content, "[daily-summary ") != 3 {
-			t.Fatalf("weekly request %+v", reqs)
-		}
-	})
-	t.Run("month, quarter and year", func(t *testing.T) {
-		e.run(jobs.JobRollup, time.Date(2026, 3, 31, 23, 0, 0, 0, u.loc))
-		if got := e.periodKeys(u, kairos.SummaryMonthly); got != "" {
-			t.Fatalf("monthly before the month ended: %s", got)
-		}
-		e.run(jobs.JobRollup, time.Date(2026, 4, 1, 0, 5, 0, 0, u.loc))
-		if got := e.periodKeys(u, kairos.SummaryMonthly) + " " + e.periodKeys(u, kairos.SummaryQuarterly); got != "2026-03 2026-Q1" {
-			t.Fatalf("monthly and quarterly: %s", got)
-		}
-		e.run(jobs.JobRollup, time.Date(2027, 1, 1, 0, 5, 0, 0, u.loc))
-		if got := e.periodKeys(u, kairos.SummaryYearly); got != "2026" {
-			t.Fatalf("yearly: %s", got)
-		}
-		if reqs := requestsWith(e.model, "yearly-summary for 2026"); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[1].Content, "[quarterly-summary 2026-Q1]") {
-			t.Fatalf("yearly request %+v", reqs)
-		}
-	})
+// rollupAgainWritesNothing runs the roll-up again at back, twice in a row
+// and three times at once: no model call, no duplicate daily.
+func rollupAgainWritesNothing(t *testing.T, e *env, u user, back time.Time) {
+	calls := e.model.Calls()
+	for i := 0; i < 2; i++ {
+		e.run(jobs.JobRollup, back.Add(time.Duration(i)*time.Minute))
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ { // three processes at once
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r, err := jobsNew(e).RunJob(context.Background(), jobs.JobRollup, back); err != nil || r.Outcome != kairos.JobOK {
+				t.Errorf("%+v %v", r, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if e.model.Calls() != calls {
+		t.Fatalf("%d more model calls", e.model.Calls()-calls)
+	}
+	e.summaries(u, kairos.SummaryDaily) // fails on duplicates
+}
+
+// weeklyOnceTheWeekIsOver: no weekly on Sunday night; at Monday's
+// midnight the weekly of 2026-W10, built from its three dailies.
+func weeklyOnceTheWeekIsOver(t *testing.T, e *env, u user) {
+	e.run(jobs.JobRollup, time.Date(2026, 3, 8, 23, 59, 0, 0, u.loc))
+	if got := e.periodKeys(u, kairos.SummaryWeekly); got != "" {
+		t.Fatalf("weekly on Sunday: %s", got)
+	}
+	e.run(jobs.JobRollup, time.Date(2026, 3, 9, 0, 0, 0, 0, u.loc))
+	if got := e.periodKeys(u, kairos.SummaryWeekly); got != "2026-W10" {
+		t.Fatalf("weeklies %s", got)
+	}
+	reqs := requestsWith(e.model, "weekly-summary for 2026-W10")
+	if len(reqs) != 1 || strings.Count(reqs[0].Messages[1].Content, "[daily-summary ") != 3 {
+		t.Fatalf("weekly request %+v", reqs)
+	}
+}
+
+// monthQuarterAndYear: March's monthly and Q1's quarterly once April
+// begins, and 2026's yearly (built from Q1) once 2027 begins.
+func monthQuarterAndYear(t *testing.T, e *env, u user) {
+	e.run(jobs.JobRollup, time.Date(2026, 3, 31, 23, 0, 0, 0, u.loc))
+	if got := e.periodKeys(u, kairos.SummaryMonthly); got != "" {
+		t.Fatalf("monthly before the month ended: %s", got)
+	}
+	e.run(jobs.JobRollup, time.Date(2026, 4, 1, 0, 5, 0, 0, u.loc))
+	if got := e.periodKeys(u, kairos.SummaryMonthly) + " " + e.periodKeys(u, kairos.SummaryQuarterly); got != "2026-03 2026-Q1" {
+		t.Fatalf("monthly and quarterly: %s", got)
+	}
+	e.run(jobs.JobRollup, time.Date(2027, 1, 1, 0, 5, 0, 0, u.loc))
+	if got := e.periodKeys(u, kairos.SummaryYearly); got != "2026" {
+		t.Fatalf("yearly: %s", got)
+	}
+	if reqs := requestsWith(e.model, "yearly-summary for 2026"); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[1].Content, "[quarterly-summary 2026-Q1]") {
+		t.Fatalf("yearly request %+v", reqs)
+	}
 }
 
 // A day is complete only when no open session still holds its messages:

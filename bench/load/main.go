@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,6 +63,32 @@ type msg struct {
 	text string
 }
 
+// bench is one run of the load: the options, the fakes, the kairos
+// process and what was measured of it.
+type bench struct {
+	o         options
+	dir       string // the temporary directory
+	tg        *telegram
+	llm       *model
+	load      []msg
+	env       []string // kairos's whole environment
+	adminAddr string   // KAIROS_HTTP_ADDR
+	logf      *os.File // kairos's stdout and stderr
+	progress  chan struct{}
+
+	cmd    *exec.Cmd
+	exited chan error // cmd.Wait's result
+
+	migrated   time.Duration // `kairos migrate`, whole process
+	started    time.Time     // `kairos run` started
+	loadStart  time.Time     // the first push
+	idle, peak status
+	stopReason string // why the wait for replies ended early, if it did
+}
+
+// fakeToken is the bot token kairos is given; only the fake Bot API sees it.
+const fakeToken = "777000:LOAD-fake-bot-token"
+
 func run(o options) error {
 	if o.chats <= 0 || o.messages <= 0 {
 		return errors.New("-chats and -messages must be positive")
@@ -78,190 +103,270 @@ func run(o options) error {
 		defer os.RemoveAll(dir)
 	}
 	if o.bin == "" {
-		o.bin = filepath.Join(dir, "kairos")
-		out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", o.bin, "./cmd/kairos").CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("go build ./cmd/kairos (run from the module root, or pass -bin): %v\n%s", err, out)
+		if o.bin, err = buildKairos(dir); err != nil {
+			return err
 		}
 	}
 
-	const token = "777000:LOAD-fake-bot-token"
-	tg := newTelegram(token)
+	tg := newTelegram(fakeToken)
 	defer tg.close()
 	llm := newModel()
 	defer llm.close()
-
-	// The load: chat c (ids from 10001) sends messages 0..M-1; each text
-	// is unique, so its echo identifies the reply.
-	var load []msg
-	users := make([]string, o.chats)
-	for c := range o.chats {
-		users[c] = strconv.Itoa(10001 + c)
+	b := &bench{o: o, dir: dir, tg: tg, llm: llm, load: makeLoad(o.chats, o.messages)}
+	if err := b.setEnv(); err != nil {
+		return err
 	}
-	for i := range o.messages {
-		for c := range o.chats {
+	if b.logf, err = os.Create(filepath.Join(dir, "kairos.log")); err != nil {
+		return err
+	}
+	defer b.logf.Close()
+	b.watchReplies()
+
+	if o.migrate {
+		if err := b.migrate(); err != nil {
+			return err
+		}
+	}
+	if err := b.start(); err != nil {
+		return err
+	}
+	defer b.killIfRunning()
+	if err := b.awaitFirstPoll(); err != nil {
+		return err
+	}
+	if err := b.sampleIdle(); err != nil {
+		return err
+	}
+	b.drive()
+	if err := b.awaitReplies(); err != nil {
+		return err
+	}
+	b.stop()
+	return b.report()
+}
+
+// buildKairos builds ./cmd/kairos into dir and returns the binary's path.
+func buildKairos(dir string) (string, error) {
+	bin := filepath.Join(dir, "kairos")
+	out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin, "./cmd/kairos").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build ./cmd/kairos (run from the module root, or pass -bin): %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// makeLoad returns the load: chat c (ids from 10001) sends messages
+// 0..messages-1, round by round; each text is unique, so its echo
+// identifies the reply.
+func makeLoad(chats, messages int) []msg {
+	var load []msg
+	for i := range messages {
+		for c := range chats {
 			load = append(load, msg{chat: int64(10001 + c), text: fmt.Sprintf("load %d m%d", 10001+c, i)})
 		}
 	}
+	return load
+}
+
+// writePolicy writes a policy allowing the load's chats into dir and
+// returns its path.
+func writePolicy(dir string, chats int) (string, error) {
+	users := make([]string, chats)
+	for c := range chats {
+		users[c] = strconv.Itoa(10001 + c)
+	}
 	policy := filepath.Join(dir, "policy.yaml")
 	if err := os.WriteFile(policy, []byte("access:\n  allowed_users: ["+strings.Join(users, ", ")+"]\n"), 0o600); err != nil {
+		return "", err
+	}
+	return policy, nil
+}
+
+// setEnv writes the policy and sets kairos's environment from the options:
+// the fakes' URLs, a data directory in b.dir, and what the flags turn on.
+func (b *bench) setEnv() error {
+	policy, err := writePolicy(b.dir, b.o.chats)
+	if err != nil {
 		return err
 	}
-	env := []string{
+	b.env = []string{
 		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + dir,
-		"TELEGRAM_BOT_TOKEN=" + token,
-		"TELEGRAM_API_URL=" + tg.srv.URL,
-		"OPENAI_BASE_URL=" + llm.srv.URL + "/v1",
+		"HOME=" + b.dir,
+		"TELEGRAM_BOT_TOKEN=" + fakeToken,
+		"TELEGRAM_API_URL=" + b.tg.srv.URL,
+		"OPENAI_BASE_URL=" + b.llm.srv.URL + "/v1",
 		"OPENAI_API_KEY=sk-load-test",
 		"KAIROS_MODEL=load-model",
-		"KAIROS_DATA_DIR=" + filepath.Join(dir, "data"),
+		"KAIROS_DATA_DIR=" + filepath.Join(b.dir, "data"),
 		"KAIROS_POLICY=" + policy,
 		"KAIROS_SEARCH_URL=http://127.0.0.1:1",
 		"KAIROS_LOG_LEVEL=warn",
 	}
-	adminAddr := "127.0.0.1:0"
-	if o.heapProfile != "" {
-		if adminAddr, err = freeAddr(); err != nil {
+	b.adminAddr = "127.0.0.1:0"
+	if b.o.heapProfile != "" {
+		if b.adminAddr, err = freeAddr(); err != nil {
 			return err
 		}
-		env = append(env, "KAIROS_PPROF=on")
+		b.env = append(b.env, "KAIROS_PPROF=on")
 	}
-	env = append(env, "KAIROS_HTTP_ADDR="+adminAddr)
-	if o.cpuProfile != "" {
-		abs, err := filepath.Abs(o.cpuProfile)
+	b.env = append(b.env, "KAIROS_HTTP_ADDR="+b.adminAddr)
+	if b.o.cpuProfile != "" {
+		abs, err := filepath.Abs(b.o.cpuProfile)
 		if err != nil {
 			return err
 		}
-		env = append(env, "KAIROS_CPU_PROFILE="+abs)
+		b.env = append(b.env, "KAIROS_CPU_PROFILE="+abs)
 	}
-	if o.workers > 0 {
-		env = append(env, "KAIROS_WORKERS="+strconv.Itoa(o.workers))
+	if b.o.workers > 0 {
+		b.env = append(b.env, "KAIROS_WORKERS="+strconv.Itoa(b.o.workers))
 	}
-	if !o.limits {
-		env = append(env, "KAIROS_SEND_LIMITS=off")
+	if !b.o.limits {
+		b.env = append(b.env, "KAIROS_SEND_LIMITS=off")
 	}
-	if o.databaseURL != "" {
-		env = append(env, "KAIROS_DATABASE_URL="+o.databaseURL)
+	if b.o.databaseURL != "" {
+		b.env = append(b.env, "KAIROS_DATABASE_URL="+b.o.databaseURL)
 	}
-	logf, err := os.Create(filepath.Join(dir, "kairos.log"))
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
+	return nil
+}
 
-	progress := make(chan struct{}, 1)
-	tg.onComplete = func(string, time.Time) {
+// watchReplies makes b.progress ready whenever the fake sees a complete
+// reply (one pending signal at most).
+func (b *bench) watchReplies() {
+	b.progress = make(chan struct{}, 1)
+	b.tg.onComplete = func(string, time.Time) {
 		select {
-		case progress <- struct{}{}:
+		case b.progress <- struct{}{}:
 		default:
 		}
 	}
+}
 
-	var migrated time.Duration
-	if o.migrate {
-		t := time.Now()
-		mig := exec.Command(o.bin, "migrate")
-		mig.Env = env
-		if out, err := mig.CombinedOutput(); err != nil {
-			return fmt.Errorf("kairos migrate: %v\n%s", err, out)
-		}
-		migrated = time.Since(t)
+// migrate runs `kairos migrate` and times the whole process.
+func (b *bench) migrate() error {
+	t := time.Now()
+	mig := exec.Command(b.o.bin, "migrate")
+	mig.Env = b.env
+	if out, err := mig.CombinedOutput(); err != nil {
+		return fmt.Errorf("kairos migrate: %v\n%s", err, out)
 	}
+	b.migrated = time.Since(t)
+	return nil
+}
 
-	cmd := exec.Command(o.bin, "run")
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	started := time.Now()
-	if err := cmd.Start(); err != nil {
+// start starts `kairos run`, its output going to b.logf.
+func (b *bench) start() error {
+	b.cmd = exec.Command(b.o.bin, "run")
+	b.cmd.Env = b.env
+	b.cmd.Stdout, b.cmd.Stderr = b.logf, b.logf
+	b.started = time.Now()
+	if err := b.cmd.Start(); err != nil {
 		return err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	pid := cmd.Process.Pid
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
+	b.exited = make(chan error, 1)
+	go func() { b.exited <- b.cmd.Wait() }()
+	return nil
+}
 
-	// Start-up: the first getUpdates.
+// killIfRunning kills kairos if it has not exited yet, and waits for it.
+func (b *bench) killIfRunning() {
+	if b.cmd.ProcessState == nil {
+		b.cmd.Process.Kill()
+		<-b.exited
+	}
+}
+
+// awaitFirstPoll waits (30 s at most) for kairos's first getUpdates: the
+// end of its start-up.
+func (b *bench) awaitFirstPoll() error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		tg.mu.Lock()
-		fp := tg.firstPoll
-		tg.mu.Unlock()
+		b.tg.mu.Lock()
+		fp := b.tg.firstPoll
+		b.tg.mu.Unlock()
 		if !fp.IsZero() {
-			break
+			return nil
 		}
 		select {
-		case err := <-exited:
-			return fmt.Errorf("kairos exited during start-up (%v); log:\n%s", err, tail(logf.Name()))
+		case err := <-b.exited:
+			return fmt.Errorf("kairos exited during start-up (%v); log:\n%s", err, tail(b.logf.Name()))
 		case <-time.After(time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no getUpdates within 30 s; log:\n%s", tail(logf.Name()))
+			return fmt.Errorf("no getUpdates within 30 s; log:\n%s", tail(b.logf.Name()))
 		}
 	}
-	time.Sleep(o.settle)
-	idle := readStatus(pid)
-	if o.heapProfile != "" {
-		if err := fetchTo(o.heapProfile, "http://"+adminAddr+"/debug/pprof/heap"); err != nil {
+}
+
+// sampleIdle lets kairos settle, samples its idle RSS and, with
+// -heapprofile, saves its heap profile.
+func (b *bench) sampleIdle() error {
+	time.Sleep(b.o.settle)
+	b.idle = readStatus(b.cmd.Process.Pid)
+	if b.o.heapProfile != "" {
+		if err := fetchTo(b.o.heapProfile, "http://"+b.adminAddr+"/debug/pprof/heap"); err != nil {
 			return fmt.Errorf("heap profile: %w", err)
 		}
 	}
+	return nil
+}
 
-	// Drive the load.
-	loadStart := time.Now()
+// drive pushes the load in the background: all at once, or paced at
+// -rate from b.loadStart.
+func (b *bench) drive() {
+	b.loadStart = time.Now()
 	go func() {
-		for i, m := range load {
-			if o.rate > 0 {
-				due := loadStart.Add(time.Duration(float64(i) / o.rate * float64(time.Second)))
+		for i, m := range b.load {
+			if b.o.rate > 0 {
+				due := b.loadStart.Add(time.Duration(float64(i) / b.o.rate * float64(time.Second)))
 				if d := time.Until(due); d > 0 {
 					time.Sleep(d)
 				}
 			}
-			tg.push(m.chat, m.text)
+			b.tg.push(m.chat, m.text)
 		}
 	}()
+}
 
-	total := time.NewTimer(o.timeout)
+// awaitReplies waits until every message of the load has its reply, or
+// no reply came for -stall, or -timeout passed (b.stopReason says which).
+// It fails when kairos exits under load.
+func (b *bench) awaitReplies() error {
+	total := time.NewTimer(b.o.timeout)
 	defer total.Stop()
-	var stopReason string
-wait:
 	for {
-		tg.mu.Lock()
-		n := len(tg.done)
-		tg.mu.Unlock()
-		if n >= len(load) {
-			break
+		b.tg.mu.Lock()
+		n := len(b.tg.done)
+		b.tg.mu.Unlock()
+		if n >= len(b.load) {
+			return nil
 		}
 		select {
-		case <-progress:
-		case <-time.After(o.stall):
-			stopReason = fmt.Sprintf("no reply for %v", o.stall)
-			break wait
+		case <-b.progress:
+		case <-time.After(b.o.stall):
+			b.stopReason = fmt.Sprintf("no reply for %v", b.o.stall)
+			return nil
 		case <-total.C:
-			stopReason = fmt.Sprintf("timeout %v", o.timeout)
-			break wait
-		case err := <-exited:
-			return fmt.Errorf("kairos exited under load (%v); log:\n%s", err, tail(logf.Name()))
+			b.stopReason = fmt.Sprintf("timeout %v", b.o.timeout)
+			return nil
+		case err := <-b.exited:
+			return fmt.Errorf("kairos exited under load (%v); log:\n%s", err, tail(b.logf.Name()))
 		}
 	}
-	// A short grace period catches late doubles.
-	time.Sleep(500 * time.Millisecond)
-	peak := readStatus(pid)
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		<-exited
-		stopReason += " (kairos ignored SIGTERM for 30 s)"
-	}
+}
 
-	return report(o, tg, llm, load, migrated, started, loadStart, idle, peak, stopReason, logf.Name())
+// stop waits a short grace period that catches late doubles, samples the
+// peak, and stops kairos with SIGTERM (SIGKILL after 30 s).
+func (b *bench) stop() {
+	time.Sleep(500 * time.Millisecond)
+	b.peak = readStatus(b.cmd.Process.Pid)
+	b.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-b.exited:
+	case <-time.After(30 * time.Second):
+		b.cmd.Process.Kill()
+		<-b.exited
+		b.stopReason += " (kairos ignored SIGTERM for 30 s)"
+	}
 }
 
 // status is a sample of /proc/<pid>/status and /proc/<pid>/stat.
@@ -343,170 +448,4 @@ func tail(path string) string {
 		b = b[len(b)-4000:]
 	}
 	return string(b)
-}
-
-func pct(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(p/100*float64(len(sorted))+0.5) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-
-func report(o options, tg *telegram, llm *model, load []msg, migrated time.Duration, started, loadStart time.Time, idle, peak status, stopReason, logPath string) error {
-	tg.mu.Lock()
-	defer tg.mu.Unlock()
-	limits := "on"
-	if !o.limits {
-		limits = "off (KAIROS_SEND_LIMITS=off)"
-	}
-	workers := "default"
-	if o.workers > 0 {
-		workers = strconv.Itoa(o.workers)
-	}
-	push := "flood (all at once)"
-	if o.rate > 0 {
-		push = fmt.Sprintf("%.0f/s", o.rate)
-	}
-	total := o.chats * o.messages
-	fmt.Printf("load: %d chats × %d messages = %d, push %s, send limits %s, workers %s, database %s\n",
-		o.chats, o.messages, total, push, limits, workers, map[bool]string{true: "PostgreSQL", false: "SQLite"}[o.databaseURL != ""])
-	if stopReason != "" {
-		fmt.Println("stopped early:", stopReason)
-	}
-
-	// Per update: push → complete reply (end to end) and first delivery
-	// to kairos → complete reply (inside kairos).
-	var e2e, inside []time.Duration
-	var first, last time.Time
-	perChat := map[int64][]time.Time{}
-	var wantOrder = map[int64][]string{}
-	answered := 0
-	for _, m := range load {
-		chat := m.chat
-		text := "echo: " + m.text
-		id := tg.idOf[m.text]
-		wantOrder[chat] = append(wantOrder[chat], text)
-		at, ok := tg.done[text]
-		pushed, pok := tg.pushedAt[id]
-		if !ok || !pok {
-			continue
-		}
-		answered++
-		e2e = append(e2e, at.Sub(pushed))
-		if d, ok := tg.deliverAt[id]; ok {
-			inside = append(inside, at.Sub(d))
-		}
-		if first.IsZero() || at.Before(first) {
-			first = at
-		}
-		if at.After(last) {
-			last = at
-		}
-		perChat[chat] = append(perChat[chat], at)
-	}
-	// Lost, doubled and stale placeholders, from the final state of every
-	// bot message.
-	complete := map[string]int{}
-	stale := map[string]int{}
-	other := 0
-	for _, m := range tg.msgs {
-		if t, ok := strings.CutSuffix(m.text, placeholderSuffix); ok {
-			stale[t]++
-			continue
-		}
-		if strings.HasPrefix(m.text, "echo: load ") {
-			complete[m.text]++
-			continue
-		}
-		other++
-	}
-	lost, doubled, stalePh := 0, 0, 0
-	for _, texts := range wantOrder {
-		for _, t := range texts {
-			switch {
-			case complete[t] == 0:
-				lost++
-			case complete[t] > 1:
-				doubled += complete[t] - 1
-			}
-			if stale[t] > 0 {
-				stalePh++
-			}
-		}
-	}
-	outOfOrder := 0
-	for chat, want := range wantOrder {
-		got := tg.chatOrder[chat]
-		j := 0
-		for _, t := range got {
-			for j < len(want) && want[j] != t {
-				j++
-			}
-			if j == len(want) {
-				outOfOrder++
-				break
-			}
-		}
-	}
-
-	slices.Sort(e2e)
-	slices.Sort(inside)
-	span := last.Sub(loadStart)
-	db := "existing database"
-	if !o.migrate {
-		db = "empty database, migrations included"
-	} else {
-		fmt.Printf("kairos migrate on an empty database: %s (whole process)\n", ms(migrated))
-	}
-	fmt.Printf("start to first getUpdates (%s): %s (first Bot API call, getMe, at %s)\n", db, ms(tg.firstPoll.Sub(started)), ms(tg.firstCall.Sub(started)))
-	fmt.Printf("answered %d/%d in %.2f s: throughput %.1f replies/s\n", answered, total, span.Seconds(), float64(answered)/span.Seconds())
-	if answered >= 10 {
-		// Sustained: the rate between the 10th and 90th percentile of
-		// completion times (without the ramp-up and the tail).
-		var ats []time.Time
-		for _, ts := range perChat {
-			ats = append(ats, ts...)
-		}
-		slices.SortFunc(ats, func(a, b time.Time) int { return a.Compare(b) })
-		lo, hi := len(ats)/10, len(ats)*9/10
-		if d := ats[hi].Sub(ats[lo]); d > 0 {
-			fmt.Printf("sustained (10%%–90%% of replies): %.1f replies/s\n", float64(hi-lo)/d.Seconds())
-		}
-	}
-	fmt.Printf("end-to-end latency (push → reply seen): p50 %s  p95 %s  p99 %s  max %s\n", ms(pct(e2e, 50)), ms(pct(e2e, 95)), ms(pct(e2e, 99)), ms(pct(e2e, 100)))
-	fmt.Printf("inside kairos (first getUpdates delivery → reply seen): p50 %s  p95 %s  p99 %s  max %s\n", ms(pct(inside, 50)), ms(pct(inside, 95)), ms(pct(inside, 99)), ms(pct(inside, 100)))
-	// Fairness: when each chat got its first and its last reply.
-	var firsts, lasts []time.Duration
-	for _, ts := range perChat {
-		slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
-		firsts = append(firsts, ts[0].Sub(loadStart))
-		lasts = append(lasts, ts[len(ts)-1].Sub(loadStart))
-	}
-	slices.Sort(firsts)
-	slices.Sort(lasts)
-	if len(firsts) > 0 {
-		fmt.Printf("fairness: chats answered %d/%d; first reply per chat by %s (max), last reply per chat between %s and %s\n",
-			len(perChat), o.chats, ms(firsts[len(firsts)-1]), ms(lasts[0]), ms(lasts[len(lasts)-1]))
-	}
-	fmt.Printf("lost %d, doubled %d, stale placeholders %d, out of order chats %d, other bot messages %d\n", lost, doubled, stalePh, outOfOrder, other)
-	fmt.Printf("Bot API calls: sendMessage %d, editMessageText %d, sendChatAction %d, getUpdates %d; model requests %d\n",
-		tg.calls["sendMessage"], tg.calls["editMessageText"], tg.calls["sendChatAction"], tg.calls["getUpdates"], llm.requests)
-	fmt.Printf("RSS: idle %.1f MB (VmRSS after %v), peak %.1f MB (VmHWM); CPU %.2f s over the run; threads %d\n",
-		float64(idle.rssKB)/1024, o.settle, float64(peak.hwmKB)/1024, peak.cpu.Seconds(), peak.threads)
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	fmt.Printf("harness (fakes and this program) CPU: %.2f s\n", time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds())
-	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
-		fmt.Printf("load average at the end: %s\n", strings.Join(strings.Fields(string(la))[:3], " "))
-	}
-	if len(llm.other) > 0 {
-		fmt.Printf("model: unexpected paths %v\n", llm.other)
-	}
-	if lost > 0 || doubled > 0 || outOfOrder > 0 {
-		fmt.Printf("kairos log tail (%s):\n%s\n", logPath, tail(logPath))
-	}
-	return nil
 }

@@ -146,9 +146,51 @@ func TestCrashMidFloodAnswersEachUpdateOnce(t *testing.T) {
 	}
 }
 
+// crashFlood floods chats with updates, kills the first `kairos run` with
+// SIGKILL mid-flood, lets a second one on the same data finish, and checks
+// that each update was answered once (up to the at-most-once edge).
 func crashFlood(t *testing.T, bin string, textOf func(int64, int) string, reply func(string) string, knownBug string) {
-	const chats, perChat = 20, 10
-	tg := testkit.NewFakeTelegram(t, "")
+	f := newFlood(t, textOf, reply)
+	f.killMidFlood(t, bin)
+
+	second := startProc(t, bin, f.vars)
+	db, err := store.Open(context.Background(), store.Config{DataDir: f.vars["KAIROS_DATA_DIR"], DatabaseURL: f.vars["KAIROS_DATABASE_URL"], SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	updates := store.NewUpdateLog(db)
+	tl := f.drain(t, second, updates)
+
+	pending, err := updates.PendingUpdates(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unknown []string
+	if err := db.Gorm().Table("outbox").Where("status = ?", kairos.OutboxSending).Pluck("key", &unknown).Error; err != nil {
+		t.Fatal(err)
+	}
+	f.judge(t, tl, len(pending), unknown, second, knownBug)
+}
+
+// flood is one run of crashFlood: the fakes, the environment of both
+// processes and the pushed texts, in push order.
+type flood struct {
+	tg    *testkit.FakeTelegram
+	vars  map[string]string
+	texts []string
+	reply func(string) string
+	t0    time.Time // the first process's start
+}
+
+// floodChats chats (ids from 3001) send floodPerChat messages each.
+const floodChats, floodPerChat = 20, 10
+
+// newFlood starts the fakes (the model echoes the last user message) and
+// queues the whole flood on the fake Bot API before kairos starts.
+func newFlood(t *testing.T, textOf func(int64, int) string, reply func(string) string) *flood {
+	t.Helper()
+	f := &flood{tg: testkit.NewFakeTelegram(t, ""), reply: reply}
 	llm := testkit.NewFakeOpenAI(t)
 	// The whole echo in one streamed chunk, so that a placeholder left
 	// behind by the crash still names its message.
@@ -156,10 +198,28 @@ func crashFlood(t *testing.T, bin string, textOf func(int64, int) string, reply 
 		text := "echo: " + req.LastUserMessage()
 		return testkit.Reply{Text: text, Chunks: []string{text}}
 	})
+	f.vars = floodVars(t, f.tg, llm)
 
+	date := time.Now()
+	for i := 0; i < floodPerChat; i++ {
+		for c := 0; c < floodChats; c++ {
+			chat := int64(3001 + c)
+			text := textOf(chat, i)
+			f.texts = append(f.texts, text)
+			f.tg.PushText(chat, chat, text, date)
+		}
+	}
+	return f
+}
+
+// floodVars writes a policy allowing the flood's chats and returns the
+// environment of `kairos run` against the fakes (PostgreSQL when
+// storetest.EnvURL is set).
+func floodVars(t *testing.T, tg *testkit.FakeTelegram, llm *testkit.FakeOpenAI) map[string]string {
+	t.Helper()
 	dir := t.TempDir()
 	var users []string
-	for c := 0; c < chats; c++ {
+	for c := 0; c < floodChats; c++ {
 		users = append(users, fmt.Sprint(3001+c))
 	}
 	policy := filepath.Join(dir, "policy.yaml")
@@ -178,7 +238,7 @@ func crashFlood(t *testing.T, bin string, textOf func(int64, int) string, reply 
 		"KAIROS_SEARCH_URL":  "http://127.0.0.1:1",
 		// A worker waits out the chat's send limit while it holds its
 		// slot; one per chat keeps the test short.
-		"KAIROS_WORKERS": fmt.Sprint(chats),
+		"KAIROS_WORKERS": fmt.Sprint(floodChats),
 	}
 	if u := os.Getenv(storetest.EnvURL); u != "" {
 		vars["KAIROS_DATABASE_URL"] = storetest.FreshSchemaURL(t, u)
@@ -187,46 +247,40 @@ func crashFlood(t *testing.T, bin string, textOf func(int64, int) string, reply 
 		// deadlock (see the issue 8 report), so stay below it.
 		vars["KAIROS_WORKERS"] = "15"
 	}
+	return vars
+}
 
-	var texts []string
-	date := time.Now()
-	for i := 0; i < perChat; i++ {
-		for c := 0; c < chats; c++ {
-			chat := int64(3001 + c)
-			text := textOf(chat, i)
-			texts = append(texts, text)
-			tg.PushText(chat, chat, text, date)
-		}
-	}
-
-	t0 := time.Now()
-	first := startProc(t, bin, vars)
+// killMidFlood starts the first process and kills it with SIGKILL once a
+// quarter of the flood has been answered.
+func (f *flood) killMidFlood(t *testing.T, bin string) {
+	t.Helper()
+	f.t0 = time.Now()
+	first := startProc(t, bin, f.vars)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := tg.WaitSent(ctx, len(texts)/4); err != nil {
+	if _, err := f.tg.WaitSent(ctx, len(f.texts)/4); err != nil {
 		t.Fatalf("no replies before the kill: %v\n%s", err, first.logs.String())
 	}
 	first.stop(t, syscall.SIGKILL, 10*time.Second)
-	before := countReplies(tg, texts, reply)
-	t.Logf("%v: killed after %d complete replies, %d placeholders", time.Since(t0).Round(time.Millisecond), len(before.complete), len(before.stale))
+	before := countReplies(f.tg, f.texts, f.reply)
+	t.Logf("%v: killed after %d complete replies, %d placeholders", time.Since(f.t0).Round(time.Millisecond), len(before.complete), len(before.stale))
+}
 
-	second := startProc(t, bin, vars)
-	db, err := store.Open(context.Background(), store.Config{DataDir: vars["KAIROS_DATA_DIR"], DatabaseURL: vars["KAIROS_DATABASE_URL"], SkipMigrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	updates := store.NewUpdateLog(db)
+// drain waits (30 s at most) until the second process has answered every
+// update or has none left to do, stops it gracefully, and counts the
+// replies it leaves.
+func (f *flood) drain(t *testing.T, second *proc, updates *store.UpdateLog) tally {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	var tl tally
 	for {
-		tl = countReplies(tg, texts, reply)
-		if len(tl.complete) >= len(texts) || time.Now().After(deadline) {
+		tl = countReplies(f.tg, f.texts, f.reply)
+		if len(tl.complete) >= len(f.texts) || time.Now().After(deadline) {
 			break
 		}
 		// A lost reply never arrives: stop waiting once the fake has
 		// handed out every update and the log has none left to do.
-		if tg.Pending() == 0 {
+		if f.tg.Pending() == 0 {
 			if p, err := updates.PendingUpdates(context.Background(), 1); err == nil && len(p) == 0 {
 				break
 			}
@@ -235,21 +289,17 @@ func crashFlood(t *testing.T, bin string, textOf func(int64, int) string, reply 
 	}
 	// Graceful stop: turns in flight finish, so everything the process
 	// will ever send has been sent when it exits.
-	t.Logf("%v: %d answered; stopping", time.Since(t0).Round(time.Millisecond), len(tl.complete))
+	t.Logf("%v: %d answered; stopping", time.Since(f.t0).Round(time.Millisecond), len(tl.complete))
 	second.stop(t, syscall.SIGTERM, 30*time.Second)
-	tl = countReplies(tg, texts, reply)
+	return countReplies(f.tg, f.texts, f.reply)
+}
 
-	pending, err := updates.PendingUpdates(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var unknown []string
-	if err := db.Gorm().Table("outbox").Where("status = ?", kairos.OutboxSending).Pluck("key", &unknown).Error; err != nil {
-		t.Fatal(err)
-	}
-
+// judge checks the final replies tl: none doubled, nothing else sent,
+// no update pending, and only the outbox parts of unknown outcome (at
+// most one) account for a lost reply or a stale placeholder.
+func (f *flood) judge(t *testing.T, tl tally, pending int, unknown []string, second *proc, knownBug string) {
 	var lost, doubled, stale []string
-	for _, s := range texts {
+	for _, s := range f.texts {
 		switch n := tl.complete[s]; {
 		case n == 0:
 			lost = append(lost, s)
@@ -261,15 +311,15 @@ func crashFlood(t *testing.T, bin string, textOf func(int64, int) string, reply 
 		}
 	}
 	t.Logf("after restart: %d/%d answered, lost %d, doubled %d, stale placeholders %d, outbox parts of unknown outcome %d %v, pending updates %d",
-		len(tl.complete), len(texts), len(lost), len(doubled), len(stale), len(unknown), unknown, len(pending))
+		len(tl.complete), len(f.texts), len(lost), len(doubled), len(stale), len(unknown), unknown, pending)
 	if len(doubled) > 0 {
 		t.Errorf("answered more than once: %q", doubled)
 	}
 	if len(tl.other) > 0 {
 		t.Errorf("unexpected bot messages: %q", tl.other)
 	}
-	if len(pending) > 0 {
-		t.Errorf("%d updates still pending after a graceful stop", len(pending))
+	if pending > 0 {
+		t.Errorf("%d updates still pending after a graceful stop", pending)
 	}
 	// The documented at-most-once edge: a part recorded 'sending' when
 	// the process died is never sent again, so its reply may be lost, or
