@@ -11,5 +11,5 @@
 // talks to the real Telegram or model APIs.
 //
 //	go run -tags sqlite_fts5 ./bench/load -chats 50 -messages 20
-//	go run -tags sqlite_fts5 ./bench/load -chats 1000 -messages 5 -limits=off
+//	go run -tags sqlite_fts5 ./bench/load -chats 1000 -messages 5 -limits=false
 package main
