@@ -461,7 +461,8 @@ func (p *parser) readCluster(cluster []tmatch) (timeSpec, string, time.Time) {
 // resolveAnchored resolves a spec in the anchor zone: pieces that would
 // drop one another ask; a repeat gets its first occurrence.
 func (p *parser) resolveAnchored(sp *timeSpec, phrase string, refL time.Time) ParseResult {
-	if sp.twoTimes {
+	if sp.twoTimes || sp.timeSet && sp.bareHour >= 0 && sp.hour%12 != sp.bareHour%12 {
+		// "noon at 3", "5pm at 6": a time and a bare hour that is not it.
 		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, Phrase: phrase,
 			ClarificationQuestion: "I read two times in " + strconv.Quote(phrase) + ": which one do you mean?"}
 	}

@@ -141,3 +141,9 @@ def typed_forms(add):
             A("after lunch at 2", next_at(tz, ref, 14))
             d = t0 if local(tz, t0, 12) > ref else tom
             A("before lunch", local(tz, d, 6), local(tz, d, 12))
+            # a time and a bare hour that is not it: asked, never one dropped
+            Q("noon at 3", "two times")
+            Q("5pm at 6", "two times")
+            Q("tomorrow at 5pm at 6", "two times")
+            A("at 12 noon", next_at(tz, ref, 12))
+            A("at 9 9pm", next_at(tz, ref, 21))
