@@ -1,23 +1,15 @@
 package skill
 
 import (
-	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/kairos-agent/kairos"
 	codetool "github.com/kairos-agent/kairos/tools/code"
 )
-
-// predicateKey marks an expect that is a JavaScript predicate over
-// `result` instead of a value.
-const predicateKey = "$predicate"
 
 // hostAllowed reports whether host (a name or a *.suffix pattern) lies
 // within one of the patterns.
@@ -90,136 +82,71 @@ func verb(v *kairos.SkillVersion) string {
 // runCode is a skill's code followed by one call of run(input), chained
 // rather than awaited: a run whose promise never settles leaves no output
 // and the cell ends as soon as nothing is left to do, so the host says
-// "never returned" at once instead of a timeout at the budget. A thrown
-// error is output as {errorKey: message} and turned back into a failure on
-// the host.
-func runCode(code string, input json.RawMessage) string {
-	return code + "\n;Promise.resolve().then(() => run(" + string(input) + ")).then(\n" +
-		"  (r) => output(r === undefined ? null : r),\n" +
-		"  (e) => output({" + errorKey + ": String(e && e.message !== undefined ? e.message : e)}));\n"
+// "never returned" at once instead of a timeout at the budget. The
+// outcome leaves the cell as {nonce: value} or {nonce+"!": message} (a
+// thrown error); the nonce is fresh for each cell, so settle tells it from
+// anything the skill's own code passed to output(). A test runs exactly
+// this (tests.go).
+func runCode(code, nonce string, input json.RawMessage) string {
+	return code + "\n;Promise.resolve().then(() => run(" + string(input) + ")).then(\n" + settleJS(nonce)
 }
 
-// errorKey marks a run's thrown error in its output.
-const errorKey = "__kairos_skill_error"
+// settleJS ends a chain whose value is the outcome: it outputs the value
+// (undefined, a function or a symbol as null) or the thrown error's
+// message, under the nonce.
+func settleJS(nonce string) string {
+	return "  (r) => output({\"" + nonce + "\": r === undefined || typeof r === \"function\" || typeof r === \"symbol\" ? null : r}),\n" +
+		"  (e) => output({\"" + nonce + "!\": String(e && e.message !== undefined ? e.message : e)}));\n"
+}
 
-// testCode is a skill's code followed by a harness that runs every test
-// and outputs {nonce, results: [{got} | {got, pass} | {error}]} in order,
-// through the output function captured before the skill's code runs. The
-// nonce tells the harness's output from one the skill's code made itself.
-func testCode(code, nonce string, tests []kairos.SkillTest) string {
-	var b strings.Builder
-	b.WriteString("const __kairos_output = output;\n")
-	b.WriteString(code)
-	b.WriteString("\n;{ const __kairos_tests = [\n")
-	for _, t := range tests {
-		pred := "null"
-		if p, ok := predicate(t.Expect); ok {
-			pred = "(result) => (" + p + "\n)"
-		}
-		fmt.Fprintf(&b, "  {input: %s, pred: %s},\n", t.Input, pred)
+// newNonce is a cell's nonce: 24 hex digits.
+func newNonce() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// cellTask is the cell of one run of v with input, and its nonce. A test
+// (forTest) gets the very same cell (code, verb, budget, clock, the
+// credentials switch and, for code that only reads, the network grant)
+// except that it may not write to the network and is handed no secret
+// values: the skill's code cannot tell it is under test but by trying
+// what only an approved skill may do.
+func (s *Skills) cellTask(p *kairos.Policy, v *kairos.SkillVersion, input json.RawMessage, forTest bool) (*kairos.CellTask, string) {
+	g, secrets := s.grant(p, v, forTest)
+	nonce := newNonce()
+	return &kairos.CellTask{Code: runCode(v.Code, nonce, input), Verb: verb(v), Budget: codetool.BudgetFor(p, verb(v)),
+		Network: g, Secrets: secrets, Credentials: p.Features.CredentialsAccess, Now: s.cfg.Now()}, nonce
+}
+
+// settle turns a run cell's output back into what run(input) returned:
+// Output becomes the bare value, a thrown error a failure with its
+// message, and anything without the cell's nonce (nothing, or what the
+// skill's code passed to output() itself) a failure saying run never
+// returned.
+func settle(res *kairos.CellResult, nonce string) {
+	if !res.Success {
+		return
 	}
-	b.WriteString(`];
-  (async () => {
-  const __kairos_out = [];
-  for (const t of __kairos_tests) {
-    try {
-      let r = await run(t.input);
-      if (r === undefined) r = null;
-      const e = {got: r};
-      if (t.pred) e.pass = !!(await t.pred(r));
-      __kairos_out.push(e);
-    } catch (err) {
-      __kairos_out.push({error: String(err && err.message !== undefined ? err.message : err)});
-    }
-  }
-  __kairos_output({nonce: "` + nonce + `", results: __kairos_out});
-  })();
-}
-`)
-	return b.String()
-}
-
-// predicate returns the JavaScript of an expect written as
-// {"$predicate": "…"}.
-func predicate(expect json.RawMessage) (string, bool) {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(expect, &m) != nil || len(m) != 1 {
-		return "", false
-	}
-	raw, ok := m[predicateKey]
-	if !ok {
-		return "", false
-	}
-	var p string
-	if json.Unmarshal(raw, &p) != nil || strings.TrimSpace(p) == "" {
-		return "", false
-	}
-	return p, true
-}
-
-// testRun is the outcome of running a version's tests.
-type testRun struct {
-	results []kairos.SkillTestResult
-	passed  bool
-	cell    *kairos.CellResult
-	budget  kairos.Budget
-}
-
-// runTests runs the tests of v in one cell: network read-only on the
-// declared hosts, no secrets, the BUILD budget.
-func (s *Skills) runTests(ctx context.Context, v *kairos.SkillVersion) (*testRun, error) {
-	p := s.pol()
-	g, _ := s.grant(p, v, true)
-	b := codetool.BudgetFor(p, kairos.VerbBuild)
-	tok := make([]byte, 12)
-	rand.Read(tok)
-	nonce := hex.EncodeToString(tok)
-	task := &kairos.CellTask{Code: testCode(v.Code, nonce, v.Tests), Verb: kairos.VerbBuild, Budget: b, Network: g, Now: s.cfg.Now()}
-	res, err := s.cfg.Runner.Run(ctx, task)
-	if err != nil {
-		return nil, fmt.Errorf("run the skill's tests: %w", err)
-	}
-	tr := &testRun{cell: s.scrub(res), budget: b, passed: true}
-	var out struct {
-		Nonce   string `json:"nonce"`
-		Results []struct {
-			Got   json.RawMessage `json:"got"`
-			Pass  *bool           `json:"pass"`
-			Error string          `json:"error"`
-		} `json:"results"`
-	}
-	if res.Success {
-		_ = json.Unmarshal(res.Output, &out)
-		if len(res.Output) == 0 {
-			tr.cell.Success, tr.cell.ErrorCategory = false, kairos.CatRuntime
-			tr.cell.Error = "the tests did not finish: a promise never settled (run must return or resolve)"
-		} else if out.Nonce != nonce {
-			tr.cell.Success, tr.cell.ErrorCategory = false, kairos.CatRuntime
-			tr.cell.Error = "the test results did not come from the test harness (return the result from run; do not call output)"
+	if json.Unmarshal(res.Output, &m) == nil && len(m) == 1 {
+		if v, ok := m[nonce]; ok {
+			res.Output = v
+			return
+		}
+		if e, ok := m[nonce+"!"]; ok {
+			var msg string
+			_ = json.Unmarshal(e, &msg)
+			res.Success, res.ErrorCategory, res.Error, res.Output = false, kairos.CatRuntime, msg, nil
+			return
 		}
 	}
-	outs := out.Results
-	for i, t := range v.Tests {
-		r := kairos.SkillTestResult{Name: t.Name}
-		switch {
-		case !tr.cell.Success:
-			r.Error = cellError(tr.cell)
-		case i >= len(outs):
-			r.Error = "the test produced no result"
-		case outs[i].Error != "":
-			r.Error = s.red.Scrub(kairos.Clip(outs[i].Error, 500))
-		default:
-			r.Got = clipJSON(outs[i].Got, 2000)
-			if outs[i].Pass != nil {
-				r.Passed = *outs[i].Pass
-			} else {
-				r.Passed = jsonEqual(outs[i].Got, t.Expect)
-			}
-		}
-		tr.passed = tr.passed && r.Passed
-		tr.results = append(tr.results, r)
+	res.Success, res.ErrorCategory = false, kairos.CatRuntime
+	res.Error = "run(input) never returned (its promise never settled)"
+	if len(res.Output) > 0 {
+		res.Error = "no result from run(input): the cell's output came from the skill's own output() call (return the result from run; do not call or replace output)"
 	}
-	return tr, nil
+	res.Output = nil
 }
 
 func cellError(res *kairos.CellResult) string {
@@ -241,15 +168,6 @@ func (s *Skills) scrub(res *kairos.CellResult) *kairos.CellResult {
 	return &r
 }
 
-// jsonEqual compares two JSON values (numbers as float64, key order free).
-func jsonEqual(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
-	}
-	return reflect.DeepEqual(x, y)
-}
-
 func clipJSON(raw json.RawMessage, n int) json.RawMessage {
 	if len(raw) <= n {
 		return raw
@@ -259,8 +177,8 @@ func clipJSON(raw json.RawMessage, n int) json.RawMessage {
 }
 
 // risks classifies a version (seed 004's risk classification): network
-// reads and writes, secrets, and a long run (its tests took over half of
-// the time budget).
+// reads and writes, secrets, and a long run (a test's run took over half
+// of the time budget).
 func (s *Skills) risks(p *kairos.Policy, v *kairos.SkillVersion, tr *testRun) []string {
 	var out []string
 	if len(v.Capabilities.Hosts) > 0 {
@@ -274,7 +192,7 @@ func (s *Skills) risks(p *kairos.Policy, v *kairos.SkillVersion, tr *testRun) []
 	if len(v.Capabilities.Secrets) > 0 {
 		out = append(out, kairos.RiskSecrets)
 	}
-	if tr != nil && tr.cell != nil && tr.budget.TimeBudget > 0 && tr.cell.Duration*2 > tr.budget.TimeBudget {
+	if tr != nil && tr.budget.TimeBudget > 0 && tr.longest*2 > tr.budget.TimeBudget {
 		out = append(out, kairos.RiskLongRun)
 	}
 	return out

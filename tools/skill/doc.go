@@ -12,8 +12,14 @@
 // the current version as a cell under the policy's budgets, allow-list
 // and secrets.
 //
+// Each test is one call of run(input) in a cell of its own, built as a
+// real call's (tests.go); the host compares the returned value with the
+// expected one, or runs the test's predicate over it in a cell without
+// the skill's code, so nothing the skill's code does marks a test passed.
+//
 // It must not: run a skill's tests with network writes or secrets (they
-// run before anyone approved); hand a cell more than the skill declares
+// run before anyone approved); let the skill's code share a runtime with
+// a verdict; hand a cell more than the skill declares
 // or the policy grants now; offer another user's unshared skill; exist at
 // all when features.self_update is false; import the sandbox.
 package skill

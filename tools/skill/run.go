@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	codetool "github.com/kairos-agent/kairos/tools/code"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
 
@@ -133,11 +132,7 @@ func (t *runTool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos
 
 // runCell runs one call of the skill's current version.
 func (s *Skills) runCell(ctx context.Context, p *kairos.Policy, sk *kairos.Skill, input json.RawMessage) (*kairos.CellResult, error) {
-	v := sk.Current
-	g, secrets := s.grant(p, v, false)
-	b := codetool.BudgetFor(p, verb(v))
-	task := &kairos.CellTask{Code: runCode(v.Code, input), Verb: verb(v), Budget: b, Network: g, Secrets: secrets,
-		Credentials: p.Features.CredentialsAccess, Now: s.cfg.Now()}
+	task, nonce := s.cellTask(p, sk.Current, input, false)
 	start := time.Now()
 	res, err := s.cfg.Runner.Run(ctx, task)
 	if err != nil {
@@ -151,17 +146,7 @@ func (s *Skills) runCell(ctx context.Context, p *kairos.Policy, sk *kairos.Skill
 		res.Duration = time.Since(start)
 	}
 	res = s.scrub(res)
-	if res.Success {
-		var thrown map[string]json.RawMessage
-		switch {
-		case len(res.Output) == 0:
-			res.Success, res.ErrorCategory, res.Error = false, kairos.CatRuntime, "run(input) never returned (its promise never settled)"
-		case json.Unmarshal(res.Output, &thrown) == nil && len(thrown) == 1 && thrown[errorKey] != nil:
-			var msg string
-			_ = json.Unmarshal(thrown[errorKey], &msg)
-			res.Success, res.ErrorCategory, res.Error, res.Output = false, kairos.CatRuntime, msg, nil
-		}
-	}
+	settle(res, nonce)
 	return res, nil
 }
 

@@ -166,20 +166,20 @@ func TestSharedSkill(t *testing.T) {
 	}
 }
 
-// Test results come from the harness only: code that outputs fake
-// results itself (or replaces output) fails every test.
+// Test results come from the harness only: code that outputs a fake
+// result itself (or replaces output) fails its test, and its runs.
 func TestFakedTestResultsFail(t *testing.T) {
 	r := newRig(t, nil)
-	// Replacing output does not reach the harness's captured one.
-	code := "output({nonce: 'x', results: [{got: {doubled: 4}}]}); globalThis.output = () => {};\nfunction run(input) { return {doubled: 0}; }"
+	// Replacing output silences the harness: the fake has no nonce.
+	code := "output({doubled: 4}); globalThis.output = () => {};\nfunction run(input) { return {doubled: 0}; }"
 	act, out := r.do(t, inv(createArgs("double", code)))
-	if act.Name != kairos.ActionSkillTest || out["success"] != false || !strings.Contains(mustJSON(out), `"got":{"doubled":0}`) {
+	if act.Name != kairos.ActionSkillTest || out["success"] != false || !strings.Contains(mustJSON(out), "the skill's own output() call") {
 		t.Fatalf("faked results: %+v %s", act, mustJSON(out))
 	}
 	// A run that never settles leaves the harness silent: the fake has no nonce.
-	code = "function run(input) { output({nonce: 'x', results: [{got: {doubled: 4}}]}); return new Promise(() => {}); }"
+	code = "function run(input) { output({doubled: 4}); return new Promise(() => {}); }"
 	act, out = r.do(t, inv(createArgs("double", code)))
-	if act.Name != kairos.ActionSkillTest || out["success"] != false || !strings.Contains(mustJSON(out), "did not come from the test harness") {
+	if act.Name != kairos.ActionSkillTest || out["success"] != false || !strings.Contains(mustJSON(out), "the skill's own output() call") {
 		t.Fatalf("faked results: %+v %s", act, mustJSON(out))
 	}
 }
