@@ -10,7 +10,10 @@
 // then leased, delivered through the caller's Deliver func (which sends
 // idempotently through the reply outbox) and finished. A crash after the
 // claim leaves a pending firing that the next tick delivers; nothing is
-// claimed twice.
+// claimed twice. Firings of different chats are delivered side by side
+// (Config.Workers at once), one chat's in due order; a held firing's
+// lease is renewed from its lease until it is finished, even while it
+// waits behind its chat's earlier firing.
 //
 // This package must not import adapters (store, bot, openai, sandbox):
 // the store and the delivery are injected.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -41,16 +43,31 @@ type Config struct {
 	// without renewal (default DefaultLease): a delivery renews it every
 	// Lease/3 when the store is a LeaseRenewer, so a long task keeps it,
 	// and a process killed mid-delivery gives it up within Lease.
-	Lease       time.Duration
-	Batch       int // schedules claimed per tick; default 500
+	Lease time.Duration
+	// Batch is how many schedules a tick claims at once and how many
+	// firings the runner holds (leased, waiting or being delivered) at
+	// once; default 500.
+	Batch       int
 	MaxAttempts int // deliveries tried before a firing fails; default 5
-	Logger      *slog.Logger
+	// Workers bounds how many firings are delivered at once (default 8):
+	// firings of different chats are delivered side by side, one chat's
+	// in due order (a task waiting for its chat's turn holds back only
+	// its own chat's later firings).
+	Workers int
+	Logger  *slog.Logger
 }
 
 // Runner claims due schedules and delivers their firings.
 type Runner struct {
-	cfg  Config
-	wake chan struct{}
+	cfg   Config
+	wake  chan struct{}
+	slots chan struct{} // one per delivery under way
+
+	mu    sync.Mutex
+	held  map[int64]bool   // firings leased here and not yet let go
+	lines map[string]*line // chats whose firings are being delivered
+	busy  sync.WaitGroup   // one per line's drainer
+	sent  atomic.Int64     // firings delivered (sent or reported missed)
 }
 
 // NewRunner returns a runner; call Tick, or Run for a ticking loop.
@@ -73,7 +90,11 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.LateThreshold == nil {
 		cfg.LateThreshold = func() time.Duration { return 0 }
 	}
-	return &Runner{cfg: cfg, wake: make(chan struct{}, 1)}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	return &Runner{cfg: cfg, wake: make(chan struct{}, 1), slots: make(chan struct{}, cfg.Workers),
+		held: map[int64]bool{}, lines: map[string]*line{}}
 }
 
 // Wake makes Run tick now (after a schedule was created or snoozed).
@@ -84,12 +105,20 @@ func (r *Runner) Wake() {
 	}
 }
 
-// Run ticks every interval until ctx ends.
+// Run ticks every interval until ctx ends, then waits for the
+// deliveries under way (they see ctx end). A tick claims due schedules
+// and hands the pending firings to their chats' lines without waiting
+// for them, so a long task never holds back the next tick.
 func (r *Runner) Run(ctx context.Context, interval time.Duration) {
+	defer r.busy.Wait()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if _, _, err := r.Tick(ctx); err != nil && ctx.Err() == nil {
+		_, err := r.Claim(ctx)
+		if err == nil {
+			_, _, err = r.dispatch(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
 			r.cfg.Logger.Error("schedule tick", "err", err)
 		}
 		select {
@@ -151,8 +180,9 @@ func (r *Runner) Claim(ctx context.Context) (int, error) {
 	}
 }
 
-// Tick claims due schedules, then delivers pending firings. It returns
-// how many it claimed and how many it delivered (sent or reported missed).
+// Tick claims due schedules, then delivers pending firings and waits for
+// them. It returns how many it claimed and how many it delivered (sent or
+// reported missed). Not for use while Run runs.
 func (r *Runner) Tick(ctx context.Context) (claimed, delivered int, err error) {
 	claimed, err = r.Claim(ctx)
 	if err != nil {
@@ -162,44 +192,40 @@ func (r *Runner) Tick(ctx context.Context) (claimed, delivered int, err error) {
 	return claimed, delivered, err
 }
 
-// DeliverPending leases pending firings and delivers each.
+// DeliverPending leases pending firings, delivers them (chats side by
+// side, each chat's in order) and waits for them. Not for use while Run
+// runs.
 func (r *Runner) DeliverPending(ctx context.Context) (int, error) {
-	n := 0
+	before := r.sent.Load()
 	for {
-		now := r.cfg.Now()
-		fs, err := r.cfg.Store.LeaseFirings(ctx, now, r.cfg.Lease, r.cfg.Batch)
-		if err != nil {
-			return n, err
-		}
-		for _, f := range fs {
-			if r.deliver(ctx, f) {
-				n++
-			}
-		}
-		if len(fs) < r.cfg.Batch {
-			return n, nil
+		n, limit, err := r.dispatch(ctx)
+		r.busy.Wait()
+		if err != nil || n < limit || limit <= 0 {
+			return int(r.sent.Load() - before), err
 		}
 	}
 }
 
-func (r *Runner) deliver(ctx context.Context, f *kairos.Firing) bool {
+func (r *Runner) deliver(ctx context.Context, j *job) bool {
+	f := j.f
 	log := r.cfg.Logger.With("schedule", f.ScheduleID, "firing", f.ID)
 	s, err := r.cfg.Store.Schedule(ctx, f.ScheduleID)
 	if err != nil {
 		log.Error("firing's schedule", "err", err)
 		return false
 	}
-	now := r.cfg.Now()
-	d := Delivery{Schedule: s, Firing: f, Late: now.Sub(f.DueAt)}
+	// Late counts from when the firing was leased: time spent waiting for
+	// its chat's turn is not time Kairos was down.
+	d := Delivery{Schedule: s, Firing: f, Late: j.leased.Sub(f.DueAt)}
 	if d.Late < 0 {
 		d.Late = 0
 	}
 	if th := r.cfg.LateThreshold(); th > 0 && d.Late > th {
 		d.Missed = true
 	}
-	stop := r.keepLease(ctx, f.ID)
 	id, err := r.cfg.Deliver(ctx, d)
-	stop()
+	j.stop()
+	now := r.cfg.Now()
 	if err != nil {
 		if f.Attempts >= r.cfg.MaxAttempts {
 			log.Error("firing failed for good", "attempts", f.Attempts, "err", err)
@@ -217,7 +243,7 @@ func (r *Runner) deliver(ctx context.Context, f *kairos.Firing) bool {
 	} else if d.Late >= LateNote {
 		detail = fmt.Sprintf("late by %s", d.Late.Round(time.Second))
 	}
-	if err := r.cfg.Store.FinishFiring(ctx, f.ID, status, id, detail, r.cfg.Now()); err != nil {
+	if err := r.cfg.Store.FinishFiring(ctx, f.ID, status, id, detail, now); err != nil {
 		log.Error("finish firing", "err", err)
 	}
 	return true
@@ -237,7 +263,7 @@ type LeaseRenewer interface {
 }
 
 // keepLease renews firing id's lease every Lease/3 until the returned
-// stop is called.
+// stop is called (idempotent).
 func (r *Runner) keepLease(ctx context.Context, id int64) (stop func()) {
 	lr, ok := r.cfg.Store.(LeaseRenewer)
 	if !ok {
@@ -262,7 +288,8 @@ func (r *Runner) keepLease(ctx context.Context, id int64) (stop func()) {
 			}
 		}
 	}()
-	return func() { close(done); <-finished }
+	var once sync.Once
+	return func() { once.Do(func() { close(done); <-finished }) }
 }
 
 // LateNote is how late a firing must be for its message to say so.

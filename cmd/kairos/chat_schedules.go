@@ -109,6 +109,21 @@ type botSchedules struct {
 	kairos.ScheduleStore
 }
 
+// botSchedules renews the leases of the firings it delivers or holds
+// queued (the embedded interface alone hid the store's
+// RenewFiringLease, so a firing held past the 30 s lease could go to
+// another replica and a task run twice).
+var _ schedules.LeaseRenewer = botSchedules{}
+
+// RenewFiringLease is the store's (schedules.LeaseRenewer).
+func (s botSchedules) RenewFiringLease(ctx context.Context, id int64, until time.Time) (bool, error) {
+	lr, ok := s.ScheduleStore.(schedules.LeaseRenewer)
+	if !ok {
+		return false, nil
+	}
+	return lr.RenewFiringLease(ctx, id, until)
+}
+
 func (s botSchedules) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
 	all, err := s.ScheduleStore.DueSchedules(ctx, now, limit)
 	out := all[:0]

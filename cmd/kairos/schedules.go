@@ -115,6 +115,7 @@ func (p *scheduleParts) knownZone(ctx context.Context, clocks *store.ClockStore,
 func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 	r := schedules.NewRunner(schedules.Config{
 		Store: botSchedules{c.sched.store}, Now: c.now, Logger: c.log.With("component", "schedules"),
+		Workers:       m.Config.Workers, // as many deliveries at once as turns (a task holds one of each)
 		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
 		Deliver:       func(ctx context.Context, d schedules.Delivery) (int64, error) { return m.deliverSchedule(ctx, c, b, d) },
 		ZoneFor: func(ctx context.Context, s *kairos.Schedule) string {
@@ -168,13 +169,31 @@ func scheduleButtons(s *kairos.Schedule) [][]bot.Button {
 }
 
 // deliverSchedule sends one firing to its thread, once (outbox key
-// schedule:<firing id>).
+// schedule:<firing id>). A task is a turn of its thread: it runs in the
+// chat's turn order (bot.InChat), after the turn under way and before
+// the messages that arrive meanwhile, so it sees that turn's answer and
+// no turn runs beside it. Reminders, cells and missed reports are
+// notices, not turns: they are sent at their time without waiting.
 func (m *Main) deliverSchedule(ctx context.Context, c *core, b *bot.Bot, d schedules.Delivery) (int64, error) {
-	s, f := d.Schedule, d.Firing
-	chat, topic, ok := schedtool.ChatOf(s.ThreadKey)
+	chat, topic, ok := schedtool.ChatOf(d.Schedule.ThreadKey)
 	if !ok {
-		return 0, kairos.Errorf(kairos.EINVALID, "thread %s cannot receive scheduled messages", s.ThreadKey)
+		return 0, kairos.Errorf(kairos.EINVALID, "thread %s cannot receive scheduled messages", d.Schedule.ThreadKey)
 	}
+	if d.Schedule.Kind != kairos.ScheduleTask || d.Missed {
+		return m.sendFiring(ctx, c, b, d, chat, topic)
+	}
+	var id int64
+	var err error
+	if qerr := b.InChat(ctx, chat, func(ctx context.Context) { id, err = m.sendFiring(ctx, c, b, d, chat, topic) }); qerr != nil {
+		return 0, qerr
+	}
+	return id, err
+}
+
+// sendFiring runs and sends one firing unless an earlier attempt got as
+// far as sending it.
+func (m *Main) sendFiring(ctx context.Context, c *core, b *bot.Bot, d schedules.Delivery, chat, topic int64) (int64, error) {
+	s, f := d.Schedule, d.Firing
 	key := fmt.Sprintf("schedule:%d", f.ID)
 	if st, id, err := c.updates.OutboxState(ctx, key+":0"); err == nil && st != kairos.OutboxNew {
 		return id, nil // an earlier attempt got as far as sending

@@ -24,8 +24,9 @@ type testClock struct {
 func (c *testClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *testClock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-// startAt runs `kairos run` with the core's clock injected.
-func (e *env) startAt(clk *testClock) {
+// startAt runs `kairos run` with the core's clock injected; it returns
+// the HTTP address.
+func (e *env) startAt(clk *testClock) string {
 	e.t.Helper()
 	m := e.main()
 	m.Now = clk.Now
@@ -43,12 +44,14 @@ func (e *env) startAt(clk *testClock) {
 		}
 	})
 	select {
-	case <-addr:
+	case a := <-addr:
+		return a
 	case code := <-done:
 		e.t.Fatalf("kairos run exited early with %d:\n%s", code, e.logs.String())
 	case <-time.After(60 * time.Second):
 		e.t.Fatalf("kairos run did not start:\n%s", e.logs.String())
 	}
+	return ""
 }
 
 // waitSent waits (with a deadline) for a message to chat containing want

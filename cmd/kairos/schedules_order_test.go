@@ -1,0 +1,148 @@
+package main
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
+)
+
+// dueSchedule is a schedule of chat (a DM) due at at.
+func dueSchedule(chat int64, kind, text string, at time.Time) *kairos.Schedule {
+	s := &kairos.Schedule{UserID: chat, ChatID: chat, ThreadKey: kairos.ThreadKey(kairos.ChannelTelegram, kairos.ChatDM, chat, chat, 0),
+		Kind: kind, TZ: "UTC", NextRun: at, Start: at.UTC().Format("2006-01-02T15:04:05")}
+	if kind == kairos.ScheduleTask {
+		s.Task = text
+	} else {
+		s.Text = text
+	}
+	return s
+}
+
+// waitQueuedOrCalled waits until the chat's queue holds one turn (the
+// task waits its turn) or the model got a second call (it ran beside the
+// held turn); it reports the latter.
+func waitQueuedOrCalled(t *testing.T, addr string, calls func() int) (ranBeside bool) {
+	t.Helper()
+	ctx := testCtx(t)
+	for calls() < 2 && queueDepth(t, addr) != "1" {
+		if ctx.Err() != nil {
+			t.Fatal("the scheduled task neither queued nor reached the model")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return calls() >= 2
+}
+
+// A scheduled task that comes due while the user's Telegram turn holds
+// the model is a turn of that chat like any other: it waits in the
+// chat's queue (it used to run beside the turn, both writing the
+// thread's history at once) and its request then holds that turn's
+// answer.
+func TestScheduledTaskWaitsForTheChatsTurn(t *testing.T) {
+	e := newEnv(t)
+	h := newHoldModel(t)
+	e.llm.SetHandler(h.reply)
+	const user = 2002
+	t0 := time.Now().UTC().Truncate(time.Second)
+	clk := &testClock{t: t0}
+	e.seedSchedules(t, dueSchedule(user, kairos.ScheduleTask, "summarise my day", t0.Add(time.Hour)))
+	addr := e.startAt(clk)
+
+	e.tg.PushText(user, user, "from telegram", clk.Now())
+	select {
+	case <-h.held:
+	case <-testCtx(t).Done():
+		t.Fatal("the Telegram turn never reached the model")
+	}
+	clk.Set(t0.Add(time.Hour + time.Second))
+	calls := func() int { return len(e.llm.Requests()) }
+	if waitQueuedOrCalled(t, addr, calls) || h.ranBeside() {
+		t.Fatal("the scheduled task called the model while the chat's Telegram turn held it")
+	}
+	h.let()
+	waitSent(t, e.tg, user, "FIRST-ANSWER")
+	if n := waitSent(t, e.tg, user, "Scheduled task"); n != 1 {
+		t.Fatalf("the task's answer arrived %d times", n)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != 2 || h.ranBeside() {
+		t.Fatalf("%d model calls, overlapping %v", len(reqs), h.ranBeside())
+	}
+	task := reqs[1]
+	if !strings.Contains(task.LastUserMessage(), "summarise my day") {
+		t.Fatalf("the second call was for %q", task.LastUserMessage())
+	}
+	seen := false
+	for _, m := range task.Messages {
+		seen = seen || strings.Contains(m.Content, "FIRST-ANSWER")
+	}
+	if !seen {
+		t.Fatalf("the task did not see the Telegram turn's answer: %+v", task.Messages)
+	}
+}
+
+// holdAll holds every model call until released.
+type holdAll struct {
+	mu      sync.Mutex
+	calls   int
+	entered chan struct{} // one send per call
+	release chan struct{}
+	once    sync.Once
+}
+
+func newHoldAll(t *testing.T) *holdAll {
+	h := &holdAll{entered: make(chan struct{}, 16), release: make(chan struct{})}
+	t.Cleanup(h.let)
+	return h
+}
+
+func (h *holdAll) let() { h.once.Do(func() { close(h.release) }) }
+
+func (h *holdAll) count() int { h.mu.Lock(); defer h.mu.Unlock(); return h.calls }
+
+func (h *holdAll) reply(testkit.ChatRequest) testkit.Reply {
+	h.mu.Lock()
+	h.calls++
+	h.mu.Unlock()
+	h.entered <- struct{}{}
+	<-h.release
+	return testkit.TextReply("HELD-ANSWER")
+}
+
+// A task stuck behind a held turn in one chat does not hold back another
+// chat's reminder: firings of different chats are delivered side by
+// side (the runner delivered them one at a time, so every user's
+// reminders waited for the one chat's turn).
+func TestTaskWaitingForItsChatDoesNotDelayOtherChats(t *testing.T) {
+	e := newEnv(t)
+	h := newHoldAll(t)
+	e.llm.SetHandler(h.reply)
+	const userA, userB = 2002, 3003
+	t0 := time.Now().UTC().Truncate(time.Second)
+	clk := &testClock{t: t0}
+	e.seedSchedules(t, dueSchedule(userA, kairos.ScheduleTask, "summarise my day", t0.Add(time.Hour)),
+		dueSchedule(userB, kairos.ScheduleReminder, "water the plants", t0.Add(2*time.Hour)))
+	addr := e.startAt(clk)
+
+	e.tg.PushText(userA, userA, "from telegram", clk.Now())
+	select {
+	case <-h.entered:
+	case <-testCtx(t).Done():
+		t.Fatal("the Telegram turn never reached the model")
+	}
+	clk.Set(t0.Add(time.Hour + time.Second)) // A's task is due: it waits (or, as it did, sits in the model)
+	waitQueuedOrCalled(t, addr, h.count)
+	clk.Set(t0.Add(2*time.Hour + time.Second)) // B's reminder is due
+	waitSent(t, e.tg, userB, "⏰ water the plants")
+	if got := h.count(); got != 1 {
+		t.Fatalf("%d model calls while chat A's turn held the model", got)
+	}
+	h.let()
+	if n := waitSent(t, e.tg, userA, "Scheduled task"); n != 1 {
+		t.Fatalf("the task's answer arrived %d times", n)
+	}
+}

@@ -1,0 +1,125 @@
+package schedules_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/schedules"
+	"github.com/kairos-agent/kairos/store"
+	"github.com/kairos-agent/kairos/store/storetest"
+)
+
+// renewSpy tells of the lease renewals that reach past after.
+type renewSpy struct {
+	*store.ScheduleStore
+	after   time.Time
+	renewed chan int64
+}
+
+func (s renewSpy) RenewFiringLease(ctx context.Context, id int64, until time.Time) (bool, error) {
+	ok, err := s.ScheduleStore.RenewFiringLease(ctx, id, until)
+	if until.After(s.after) {
+		select {
+		case s.renewed <- id:
+		default:
+		}
+	}
+	return ok, err
+}
+
+// While one chat's firing is stuck in its delivery (a task waiting for
+// the chat's turn), another chat's firing due later is delivered, the
+// stuck chat's next firing waits for the stuck one (one chat's firings
+// keep their order), and the waiting firing's lease is renewed, so
+// another replica finds nothing to take even after the lease would have
+// run out.
+func TestRunnerDeliversChatsSideBySideInOrder(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db := storetest.MustOpenDB(t)
+	st := store.NewScheduleStore(db)
+	t0 := time.Date(2026, 5, 4, 6, 0, 0, 0, time.UTC)
+	c := &clock{t: t0}
+	mk := func(chat int64, text string, at time.Time) *kairos.Schedule {
+		return mustCreate(t, st, &kairos.Schedule{UserID: chat, ChatID: chat, ThreadKey: "telegram:dm:" + text, Text: text, TZ: "UTC",
+			Start: at.Format("2006-01-02T15:04:05"), NextRun: at})
+	}
+	a1, a2 := mk(1, "A1", t0), mk(1, "A2", t0.Add(time.Second))
+	mk(2, "B", t0.Add(time.Hour))
+
+	var mu sync.Mutex
+	var order []string
+	stuck, release := make(chan struct{}), make(chan struct{})
+	delivered := make(chan string, 8)
+	deliver := func(ctx context.Context, d schedules.Delivery) (int64, error) {
+		if d.Schedule.Text == "A1" {
+			close(stuck)
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+		}
+		mu.Lock()
+		order = append(order, d.Schedule.Text)
+		mu.Unlock()
+		delivered <- d.Schedule.Text
+		return 1, nil
+	}
+	spy := renewSpy{ScheduleStore: st, after: t0.Add(time.Hour), renewed: make(chan int64, 1)}
+	const lease = 30 * time.Millisecond // renewed every 10 ms of real time
+	r := schedules.NewRunner(schedules.Config{Store: spy, Deliver: deliver, Now: c.Now, Lease: lease, Workers: 2})
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx, time.Millisecond) }()
+	defer func() { cancel(); <-done }()
+
+	c.Set(t0.Add(2 * time.Second)) // A1 and A2 are due
+	recv(t, stuck)
+	c.Set(t0.Add(time.Hour + time.Second)) // B is due, and A2's lease has long run out unless renewed
+	if got := recv(t, delivered); got != "B" {
+		t.Fatalf("delivered %q while A1 was stuck, want B", got)
+	}
+	// Renewals after the clock moved put A1's and A2's leases ahead of it.
+	want := map[int64]bool{firingOf(t, st, a1.ID): true, firingOf(t, st, a2.ID): true}
+	for len(want) > 0 {
+		delete(want, recv(t, spy.renewed))
+	}
+	other := schedules.NewRunner(schedules.Config{Store: st, Deliver: deliver, Now: c.Now, Lease: lease})
+	if _, n, err := other.Tick(ctx); n != 0 || err != nil {
+		t.Fatalf("another replica delivered %d firings (%v) held by the runner", n, err)
+	}
+	close(release)
+	for range 2 {
+		recv(t, delivered)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"B", "A1", "A2"}; len(order) != 3 || order[0] != want[0] || order[1] != want[1] || order[2] != want[2] {
+		t.Fatalf("delivered %v, want %v", order, want)
+	}
+}
+
+func firingOf(t *testing.T, st *store.ScheduleStore, scheduleID int64) int64 {
+	t.Helper()
+	fs, err := st.Firings(context.Background(), scheduleID)
+	if err != nil || len(fs) != 1 {
+		t.Fatalf("firings of %d: %v %v", scheduleID, fs, err)
+	}
+	return fs[0].ID
+}
+
+// recv waits for a value of ch; the deadline only ends a failing test.
+func recv[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatal("waited a minute in vain")
+	}
+	var zero T
+	return zero
+}
