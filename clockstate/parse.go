@@ -240,9 +240,9 @@ func mayHaveTime(text string) bool {
 			return true
 		}
 	}
-	lo := " " + strings.ToLower(text) + " "
-	for _, r := range allRules {
-		if hinted(r.hint, lo, false) {
+	b := hints.scan(" "+strings.ToLower(text)+" ", false)
+	for i := range allRules {
+		if hints.gate(i, &b, true) {
 			return true
 		}
 	}
@@ -307,6 +307,9 @@ func (p *parser) read(known []string) (ParseResult, []tmatch) {
 // readISO finds an ISO-8601 stamp: with a time and an offset it is the
 // whole answer (done); a date or a local stamp joins the matches.
 func (p *parser) readISO() (ParseResult, bool) {
+	if !hasDigitDashDigit(p.text) {
+		return ParseResult{}, false // no "2027-03-03"
+	}
 	m := reISOStamp.FindStringSubmatchIndex(p.text)
 	if m == nil {
 		return ParseResult{}, false
@@ -330,6 +333,18 @@ func (p *parser) readISO() (ParseResult, bool) {
 	p.mask(m[0], m[1])
 	return ParseResult{}, false
 }
+
+// hasDigitDashDigit says whether s holds a digit, "-", a digit.
+func hasDigitDashDigit(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '-' && isDigit(s[i-1]) && isDigit(s[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // readZone finds a zone stated in the text (§4.2 step 1) and blanks it.
 func (p *parser) readZone(knownIn []string) {
@@ -365,24 +380,20 @@ func (p *parser) readZone(knownIn []string) {
 func (p *parser) findMatches() {
 	ms := string(p.masked)
 	lo := " " + strings.ToLower(ms) + " " // hints may ask for whole words (" at ")
-	hasDigit := strings.ContainsAny(ms, "0123456789")
-	for _, pr := range allRules {
-		if !hinted(pr.hint, lo, hasDigit) {
+	b := hints.scan(lo, strings.ContainsAny(ms, "0123456789"))
+	noNeeds := strings.Contains(lo, "ſ")
+	for i, pr := range allRules {
+		if !hints.gate(i, &b, noNeeds) {
 			continue
 		}
 		off := 0
 		for tries := 0; tries < 8 && off < len(ms); tries++ {
-			m := pr.r.Find(ms[off:])
-			if m == nil {
-				break
-			}
-			m.Left += off
-			m.Right += off
-			if m.Right <= m.Left {
+			m, whole := findRule(pr.r, ms, off)
+			if m == nil || m.Right <= m.Left {
 				break
 			}
 			if validMatch(pr.id, m, ms) {
-				l, r := fullSpan(pr.r, ms, off, m)
+				l, r := fullSpan(whole, ms, m)
 				p.matches = append(p.matches, tmatch{id: pr.id, left: m.Left, right: m.Right, fullL: l, fullR: r, m: m, apply: pr.apply})
 				break
 			}
@@ -486,52 +497,6 @@ func (p *parser) resolveAnchored(sp *timeSpec, phrase string, refL time.Time) Pa
 		res.Start, res.End = nil, nil
 	}
 	return res
-}
-
-// hinted says whether a rule's hint words occur in the lower-cased text:
-// any one of them ("#": a digit, "#x": a digit followed by x); an "&"
-// starts a second group of which one must occur too.
-func hinted(hint []string, lo string, hasDigit bool) bool {
-	if len(hint) == 0 {
-		return true
-	}
-	ok := false
-	for _, h := range hint {
-		if h == "&" {
-			if !ok {
-				return false
-			}
-			ok = false
-			continue
-		}
-		if ok {
-			continue
-		}
-		switch {
-		case h == "#":
-			ok = hasDigit
-		case h[0] == '#':
-			ok = hasDigit && digitThen(lo, h[1:])
-		default:
-			ok = strings.Contains(lo, h)
-		}
-	}
-	return ok
-}
-
-// digitThen says whether s holds a digit directly followed by suffix.
-func digitThen(s, suffix string) bool {
-	for i := 0; i < len(s); {
-		j := strings.Index(s[i:], suffix)
-		if j < 0 {
-			return false
-		}
-		if k := i + j; k > 0 && s[k-1] >= '0' && s[k-1] <= '9' {
-			return true
-		}
-		i += j + 1
-	}
-	return false
 }
 
 type isoParts struct {

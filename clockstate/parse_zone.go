@@ -18,10 +18,13 @@ var (
 )
 
 func findZoneAfterTime(text string) (tzHit, bool) {
-	if m := reOffsetAfterTime.FindStringSubmatchIndex(text); m != nil {
+	if m := offsetAfterTime(text); m != nil {
 		if mins, ok := parseOffsetLabel(strings.Replace(text[m[2]:m[3]], "−", "-", 1)); ok && mins >= -14*60 && mins <= 14*60 {
 			return tzHit{TZ: FixedOffsetTZ(mins), Start: m[2], End: m[3], Source: "offset"}, true
 		}
+	}
+	if !hasSpacedIn(text) {
+		return tzHit{}, false
 	}
 	for _, m := range reInAfterTime.FindAllStringIndex(text, 4) {
 		words := splitWords(text[m[1]:])
@@ -30,6 +33,31 @@ func findZoneAfterTime(text string) (tzHit, bool) {
 		}
 	}
 	return tzHit{}, false
+}
+
+// offsetAfterTime is reOffsetAfterTime's match, run only when the text
+// holds a sign.
+func offsetAfterTime(text string) []int {
+	if !strings.ContainsAny(text, "+-−") {
+		return nil
+	}
+	return reOffsetAfterTime.FindStringSubmatchIndex(text)
+}
+
+// hasSpacedIn says whether text holds "in" (any case) between white
+// space, as every match of reInAfterTime does.
+func hasSpacedIn(text string) bool {
+	for i := 1; i+2 < len(text); i++ {
+		if isSpace(text[i-1]) && text[i]|0x20 == 'i' && text[i+1]|0x20 == 'n' && isSpace(text[i+2]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSpace is a byte \s reads: space, tab, newline, form feed, return.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // abbrevSeasonQuestion is §4.2 for a resolved abbreviation: the zone must
@@ -83,6 +111,31 @@ func maskRepeats(masked []byte, hit tzHit) []byteSpan {
 // ("9am est", "16:00 cet").
 var reLowerAbbrev = regexp.MustCompile(`(?:\d|[ap]\.?m\.?)\s*\b(est|edt|cst|cdt|mst|mdt|pst|pdt|akst|akdt|hst|cet|cest|eet|eest|bst|ist|jst|kst|aest|aedt|acst|acdt|awst|nzst|nzdt|sgt|hkt|et|ct|mt|pt)\b`)
 
+// hasLowerAbbrev says whether a word of s (a run of ASCII letters,
+// digits and "_") is one reLowerAbbrev reads, as its \b on both sides
+// make every match.
+func hasLowerAbbrev(s string) bool {
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		if j > i && lowerAbbrevsAfterTime[s[i:j]] {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// lowerAbbrevsAfterTime are the words of reLowerAbbrev.
+var lowerAbbrevsAfterTime = setOf(`est edt cst cdt mst mdt pst pdt akst akdt hst cet cest eet eest bst ist jst kst aest aedt
+acst acdt awst nzst nzdt sgt hkt et ct mt pt`)
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
 // reRegionAfterTime is a US region word after a time ("noon eastern",
 // "3pm central time"), read as ET, CT, MT, PT.
 var reRegionAfterTime = regexp.MustCompile(`(?i)(?:\d|[ap]\.?m\.?|noon|midnight)\s*\b(eastern|central|mountain|pacific)((?:\s+(?:standard|daylight))?(?:\s+time)?)\b`)
@@ -92,8 +145,13 @@ var reRegionAfterTime = regexp.MustCompile(`(?i)(?:\d|[ap]\.?m\.?|noon|midnight)
 // writes a region word as its abbreviation padded with spaces; regions
 // are the spans of those region phrases.
 func upperAbbrevAfterTime(s string) (out string, regions []byteSpan) {
-	ms := reLowerAbbrev.FindAllStringSubmatchIndex(s, 4)
-	rs := reRegionAfterTime.FindAllStringSubmatchIndex(s, 2)
+	var ms, rs [][]int
+	if hasLowerAbbrev(s) {
+		ms = reLowerAbbrev.FindAllStringSubmatchIndex(s, 4)
+	}
+	if mayHoldFold(s, "eastern", "central", "mountain", "pacific") {
+		rs = reRegionAfterTime.FindAllStringSubmatchIndex(s, 2)
+	}
 	if ms == nil && rs == nil {
 		return s, nil
 	}
@@ -125,19 +183,50 @@ func upperAbbrevAfterTime(s string) (out string, regions []byteSpan) {
 	return string(b), regions
 }
 
-// fullSpan is the whole phrase a rule matched, boundary characters
-// trimmed: for span rules the match itself, for olebedev/when's rules
-// (whose Left/Right cover only the captures) the regexp's whole match.
-func fullSpan(r rules.Rule, text string, off int, m *rules.Match) (int, int) {
+// findRule runs a rule on text[off:]; the match's indexes are text's.
+// For olebedev/when's rules (whose Left/Right cover only the captures) it
+// also returns the regexp's whole match, from the same run, for fullSpan.
+func findRule(r rules.Rule, text string, off int) (*rules.Match, []int) {
 	f, ok := r.(*rules.F)
 	if !ok {
+		m := r.Find(text[off:])
+		if m != nil {
+			m.Left += off
+			m.Right += off
+		}
+		return m, nil
+	}
+	// What rules.F.Find does, keeping the whole match it drops.
+	ix := f.RegExp.FindStringSubmatchIndex(text[off:])
+	if len(ix) <= 2 {
+		return nil, nil
+	}
+	m := &rules.Match{Applier: f.Applier, Left: -1}
+	for i := 2; i < len(ix); i += 2 {
+		if ix[i] < 0 || ix[i+1] < 0 {
+			m.Captures = append(m.Captures, "")
+			continue
+		}
+		if m.Left == -1 {
+			m.Left = ix[i]
+		}
+		m.Captures = append(m.Captures, text[off+ix[i]:off+ix[i+1]])
+		m.Right = ix[i+1]
+	}
+	m.Text = text[off+m.Left : off+m.Right]
+	m.Left += off
+	m.Right += off
+	return m, []int{ix[0] + off, ix[1] + off}
+}
+
+// fullSpan is the whole phrase a rule matched, boundary characters
+// trimmed: for span rules the match itself, for olebedev/when's rules
+// the regexp's whole match (findRule).
+func fullSpan(whole []int, text string, m *rules.Match) (int, int) {
+	if whole == nil {
 		return m.Left, m.Right
 	}
-	ix := f.RegExp.FindStringIndex(text[off:])
-	if ix == nil {
-		return m.Left, m.Right
-	}
-	a, b := ix[0]+off, ix[1]+off
+	a, b := whole[0], whole[1]
 	for a < b && !isRunByte(text[a]) {
 		a++
 	}

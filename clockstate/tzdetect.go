@@ -101,31 +101,32 @@ func abbrevQuestion(abbr string) string {
 // abbreviation resolved from the known zones. An abbreviation that the
 // known zones do not explain yields a clarification question instead.
 func findExplicitTZ(text string, known []string, ref time.Time) (hit tzHit, found bool, question string) {
-	if loc := reIANA.FindStringIndex(text); loc != nil {
-		name := text[loc[0]:loc[1]]
-		if ValidTZ(name) {
-			return tzHit{TZ: normalizeUTC(name), Start: loc[0], End: loc[1], Source: "iana"}, true, ""
+	// Each regexp runs only when the text holds what it needs (a name
+	// "/", an abbreviation two capitals): most texts hold none of it.
+	if strings.IndexByte(text, '/') >= 0 {
+		if loc := reIANA.FindStringIndex(text); loc != nil {
+			name := text[loc[0]:loc[1]]
+			if ValidTZ(name) {
+				return tzHit{TZ: normalizeUTC(name), Start: loc[0], End: loc[1], Source: "iana"}, true, ""
+			}
 		}
 	}
-	if m := reUTCOffset.FindStringSubmatchIndex(text); m != nil {
-		h, _ := strconv.Atoi(text[m[4]:m[5]])
-		mins := 0
-		if m[6] >= 0 {
-			mins, _ = strconv.Atoi(text[m[6]:m[7]])
-		}
-		total := h*60 + mins
-		if text[m[2]:m[3]] != "+" {
-			total = -total
-		}
-		if h <= 14 && mins < 60 {
-			return tzHit{TZ: FixedOffsetTZ(total), Start: m[0], End: m[1], Source: "offset"}, true, ""
+	utc := mayHoldFold(text, "utc", "gmt", "zulu")
+	if utc {
+		if h, ok := findUTCOffset(text); ok {
+			return h, true, ""
 		}
 	}
 	if h, ok := findPlaceTime(text); ok {
 		return h, true, ""
 	}
-	if loc := reUTC.FindStringIndex(text); loc != nil {
-		return tzHit{TZ: "UTC", Start: loc[0], End: loc[1], Source: "utc"}, true, ""
+	if utc {
+		if loc := reUTC.FindStringIndex(text); loc != nil {
+			return tzHit{TZ: "UTC", Start: loc[0], End: loc[1], Source: "utc"}, true, ""
+		}
+	}
+	if !hasCapitalPair(text) {
+		return tzHit{}, false, ""
 	}
 	for _, loc := range reAbbrev.FindAllStringIndex(text, -1) {
 		abbr := text[loc[0]:loc[1]]
@@ -138,6 +139,27 @@ func findExplicitTZ(text string, known []string, ref time.Time) (hit tzHit, foun
 		return tzHit{Start: loc[0], End: loc[1], Source: "abbreviation", Abbrev: abbr}, false, abbrevQuestion(abbr)
 	}
 	return tzHit{}, false, ""
+}
+
+// findUTCOffset finds "UTC+9", "GMT-05:30".
+func findUTCOffset(text string) (tzHit, bool) {
+	m := reUTCOffset.FindStringSubmatchIndex(text)
+	if m == nil {
+		return tzHit{}, false
+	}
+	h, _ := strconv.Atoi(text[m[4]:m[5]])
+	mins := 0
+	if m[6] >= 0 {
+		mins, _ = strconv.Atoi(text[m[6]:m[7]])
+	}
+	total := h*60 + mins
+	if text[m[2]:m[3]] != "+" {
+		total = -total
+	}
+	if h <= 14 && mins < 60 {
+		return tzHit{TZ: FixedOffsetTZ(total), Start: m[0], End: m[1], Source: "offset"}, true
+	}
+	return tzHit{}, false
 }
 
 // word is a token of a text with its byte span.
@@ -217,7 +239,7 @@ func isTitled(w string, inner bool) bool {
 // findPlaceTime finds "<place> time", "<place> timezone" and "time in
 // <place>" (any case): an explicit zone by place.
 func findPlaceTime(text string) (tzHit, bool) {
-	if !reTimeWord.MatchString(text) {
+	if !mayHoldFold(text, "time", "tz", "clock") || !reTimeWord.MatchString(text) {
 		return tzHit{}, false
 	}
 	words := splitWords(text)
@@ -295,4 +317,50 @@ func sortedZones(set map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// mayHoldFold says whether text may hold one of words (lower-case ASCII)
+// in any case, as a (?i) regexp reads it: a case-insensitive search, and
+// yes for any text with a non-ASCII byte (ſ and the Kelvin sign fold onto
+// s and k). It lets a regexp be skipped where it cannot match.
+func mayHoldFold(text string, words ...string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		for _, w := range words {
+			if c == w[0] && len(text)-i >= len(w) && hasFoldAt(text, i, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasFoldAt(text string, i int, w string) bool {
+	for k := 1; k < len(w); k++ {
+		c := text[i+k]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasCapitalPair says whether text holds two ASCII capitals in a row, as
+// every abbreviation reAbbrev reads does.
+func hasCapitalPair(text string) bool {
+	for i := 1; i < len(text); i++ {
+		if text[i] >= 'A' && text[i] <= 'Z' && text[i-1] >= 'A' && text[i-1] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }

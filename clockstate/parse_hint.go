@@ -1,0 +1,168 @@
+package clockstate
+
+import (
+	"strings"
+)
+
+// The rule table's gate (doc/design.md "Time parser"): a rule's regexp
+// runs only when its hint words occur in the lower-cased text. The hints
+// of every rule are looked up once per phrase in one pass (hintBits), and
+// each rule's gate is then a few mask tests, instead of a substring search
+// per hint per rule.
+//
+// A rule's hint list holds groups of alternatives: any one of a group
+// must occur ("#": a digit, "#x": a digit directly followed by x); "&"
+// starts the next group. ruleNeeds adds groups that only skip work: each
+// lists words of which a match must contain one (in any case), so a text
+// without them cannot match. They are ignored when the text holds "ſ"
+// (U+017F), which (?i) matches as "s" but lower-casing leaves as it is;
+// the one other such rune, the Kelvin sign, lower-cases to "k".
+
+// ruleNeeds are the speed-only groups, per rule: words of the rule's own
+// regexp outside any optional part, so that every match holds one.
+var ruleNeeds = map[ruleID][]string{
+	// "day after tomorrow", "day before yesterday".
+	rRelDay2: {"after", "before", "&", "tomorrow", "tmr", "yesterday"},
+	// "in 2 hours": olebedev's Deadline names its unit in full.
+	rDeadline: {"sec", "min", "hour", "day", "week", "month", "year"},
+	// "in 20m", "in a couple of hours".
+	rCompactIn: {"#", "couple"},
+	// "in 20 or 30 mins", "in a day or two": two amounts, or "two"/"three".
+	rAmountOr: {"#", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+		"fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "ninety"},
+	// "in 5": a number, "a bit", "a while", "a little while", "a few".
+	rInBare: {"#", "bit", "while", "few"},
+	// "2 weeks from now", "3 days later".
+	rFromNow: {"now", "later", "hence"},
+	// "3 days from friday": a unit and a day.
+	rShiftFrom: {"day", "week", "&", "mon", "tue", "wed", "thu", "fri", "sat", "sun", "tomorrow", "today"},
+	// Every form of rShiftOn ends with a day word.
+	rShiftOn: {"mon", "tue", "wed", "thu", "fri", "sat", "sun", "today", "tomorrow", "tonight"},
+	// "between monday and wednesday".
+	rDayRange: {"mon", "tue", "wed", "thu", "fri", "sat", "sun"},
+	// "the thursday after next".
+	rAfterNext: {"next", "&", "mon", "tue", "wed", "thu", "fri", "sat", "sun"},
+	// "tuesday week".
+	rDayWeek: {"mon", "tue", "wed", "thu", "fri", "sat", "sun"},
+	// "tmrw", "tomoz", "2moro(w)", "2morrow", "tomorow", "tommorow", "tommorrow".
+	rTmrw: {"tmrw", "tomoz", "2mor", "tomorow", "tommor"},
+}
+
+// hintBits is the set of hint words found in one phrase, by index.
+type hintBits [4]uint64
+
+func (b *hintBits) set(i int) { b[i/64] |= 1 << (i % 64) }
+
+// any says whether b holds one of mask's hints.
+func (b *hintBits) any(mask *hintBits) bool {
+	return b[0]&mask[0]|b[1]&mask[1]|b[2]&mask[2]|b[3]&mask[3] != 0
+}
+
+// hintTable is every hint word of the rule table, indexed for a one-pass
+// lookup, and each rule's groups as masks over it.
+type hintTable struct {
+	words     []string
+	digit     int     // the index of "#", -1 when no rule uses it
+	byFirst   [][]int // plain hints by their first byte
+	afterDig  [][]int // "#x" hints (x stored) by x's first byte
+	always    []int   // the empty hint
+	gates     [][]hintBits
+	needs     [][]hintBits
+	indexByID map[string]int
+}
+
+var hints = buildHintTable()
+
+func buildHintTable() *hintTable {
+	t := &hintTable{digit: -1, byFirst: make([][]int, 256), afterDig: make([][]int, 256), indexByID: map[string]int{}}
+	t.gates = make([][]hintBits, len(allRules))
+	t.needs = make([][]hintBits, len(allRules))
+	for i, r := range allRules {
+		t.gates[i] = t.groups(r.hint)
+		t.needs[i] = t.groups(ruleNeeds[r.id])
+	}
+	return t
+}
+
+// groups compiles a hint list into one mask per group.
+func (t *hintTable) groups(hint []string) []hintBits {
+	if len(hint) == 0 {
+		return nil
+	}
+	out := []hintBits{{}}
+	for _, h := range hint {
+		if h == "&" {
+			out = append(out, hintBits{})
+			continue
+		}
+		out[len(out)-1].set(t.index(h))
+	}
+	return out
+}
+
+func (t *hintTable) index(h string) int {
+	if i, ok := t.indexByID[h]; ok {
+		return i
+	}
+	i := len(t.words)
+	if i >= 64*len(hintBits{}) {
+		panic("clockstate: too many distinct rule hints")
+	}
+	t.words = append(t.words, h)
+	t.indexByID[h] = i
+	switch {
+	case h == "":
+		t.always = append(t.always, i)
+	case h == "#":
+		t.digit = i
+	case h[0] == '#':
+		t.afterDig[h[1]] = append(t.afterDig[h[1]], i)
+	default:
+		t.byFirst[h[0]] = append(t.byFirst[h[0]], i)
+	}
+	return i
+}
+
+// scan finds the hints occurring in lo (the lower-cased text); hasDigit
+// says whether the text holds a digit ("#").
+func (t *hintTable) scan(lo string, hasDigit bool) hintBits {
+	var b hintBits
+	for _, i := range t.always {
+		b.set(i)
+	}
+	if hasDigit && t.digit >= 0 {
+		b.set(t.digit)
+	}
+	for k := 0; k < len(lo); k++ {
+		for _, i := range t.byFirst[lo[k]] {
+			if strings.HasPrefix(lo[k:], t.words[i]) {
+				b.set(i)
+			}
+		}
+		if hasDigit && k > 0 && lo[k-1] >= '0' && lo[k-1] <= '9' {
+			for _, i := range t.afterDig[lo[k]] {
+				if strings.HasPrefix(lo[k:], t.words[i][1:]) {
+					b.set(i)
+				}
+			}
+		}
+	}
+	return b
+}
+
+// allOf says whether every group has one of its hints in b (true when
+// there are no groups).
+func allOf(groups []hintBits, b *hintBits) bool {
+	for i := range groups {
+		if !b.any(&groups[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// gate says whether rule i may match: its hints, and, unless noNeeds, its
+// needs.
+func (t *hintTable) gate(i int, b *hintBits, noNeeds bool) bool {
+	return allOf(t.gates[i], b) && (noNeeds || allOf(t.needs[i], b))
+}
