@@ -11,8 +11,8 @@ import (
 // per hint per rule.
 //
 // A rule's hint list holds groups of alternatives: any one of a group
-// must occur ("#": a digit, "#x": a digit directly followed by x); "&"
-// starts the next group. ruleNeeds adds groups that only skip work: each
+// must occur ("#": a digit, "#x": a digit directly followed by x, "####":
+// four digits in a row); "&" starts the next group. ruleNeeds adds groups that only skip work: each
 // lists words of which a match must contain one (in any case), so a text
 // without them cannot match. They are ignored when the text holds "ſ"
 // (U+017F), which (?i) matches as "s" but lower-casing leaves as it is;
@@ -44,6 +44,8 @@ var ruleNeeds = map[ruleID][]string{
 	rAfterNext: {"next", "&", "mon", "tue", "wed", "thu", "fri", "sat", "sun"},
 	// "tuesday week".
 	rDayWeek: {"mon", "tue", "wed", "thu", "fri", "sat", "sun"},
+	// A year: "March 3, 2027", "June 2027", "3.3.2027", "2027/3/3", "3-3-2027", "3/3/2027".
+	rDateYear: {"####"}, rMonthYear: {"####"}, rDotDate: {"####"}, rYMDSlash: {"####"}, rDashDate: {"####"}, rSlashYear: {"####"},
 	// "tmrw", "tomoz", "2moro(w)", "2morrow", "tomorow", "tommorow", "tommorrow".
 	rTmrw: {"tmrw", "tomoz", "2mor", "tomorow", "tommor"},
 }
@@ -63,6 +65,7 @@ func (b *hintBits) any(mask *hintBits) bool {
 type hintTable struct {
 	words     []string
 	digit     int     // the index of "#", -1 when no rule uses it
+	digits4   int     // the index of "####", -1 when none
 	byFirst   [][]int // plain hints by their first byte
 	afterDig  [][]int // "#x" hints (x stored) by x's first byte
 	always    []int   // the empty hint
@@ -74,7 +77,7 @@ type hintTable struct {
 var hints = buildHintTable()
 
 func buildHintTable() *hintTable {
-	t := &hintTable{digit: -1, byFirst: make([][]int, 256), afterDig: make([][]int, 256), indexByID: map[string]int{}}
+	t := &hintTable{digit: -1, digits4: -1, byFirst: make([][]int, 256), afterDig: make([][]int, 256), indexByID: map[string]int{}}
 	t.gates = make([][]hintBits, len(allRules))
 	t.needs = make([][]hintBits, len(allRules))
 	for i, r := range allRules {
@@ -115,6 +118,8 @@ func (t *hintTable) index(h string) int {
 		t.always = append(t.always, i)
 	case h == "#":
 		t.digit = i
+	case h == "####":
+		t.digits4 = i
 	case h[0] == '#':
 		t.afterDig[h[1]] = append(t.afterDig[h[1]], i)
 	default:
@@ -133,7 +138,15 @@ func (t *hintTable) scan(lo string, hasDigit bool) hintBits {
 	if hasDigit && t.digit >= 0 {
 		b.set(t.digit)
 	}
+	run := 0 // digits in a row
 	for k := 0; k < len(lo); k++ {
+		run++
+		if !isDigit(lo[k]) {
+			run = 0
+		}
+		if run == 4 && t.digits4 >= 0 {
+			b.set(t.digits4)
+		}
 		for _, i := range t.byFirst[lo[k]] {
 			if strings.HasPrefix(lo[k:], t.words[i]) {
 				b.set(i)

@@ -68,7 +68,7 @@ func (s spanRule) Find(text string) *rules.Match {
 	if ix == nil || ix[2] < 0 {
 		return nil
 	}
-	m := &rules.Match{Left: ix[2], Right: ix[3], Text: text[ix[2]:ix[3]]}
+	m := &rules.Match{Left: ix[2], Right: ix[3], Text: text[ix[2]:ix[3]], Captures: make([]string, 0, (len(ix)-4)/2)}
 	for i := 4; i < len(ix); i += 2 {
 		if ix[i] >= 0 {
 			m.Captures = append(m.Captures, text[ix[i]:ix[i+1]])

@@ -201,7 +201,7 @@ func findRule(r rules.Rule, text string, off int) (*rules.Match, []int) {
 	if len(ix) <= 2 {
 		return nil, nil
 	}
-	m := &rules.Match{Applier: f.Applier, Left: -1}
+	m := &rules.Match{Applier: f.Applier, Left: -1, Captures: make([]string, 0, (len(ix)-2)/2)}
 	for i := 2; i < len(ix); i += 2 {
 		if ix[i] < 0 || ix[i+1] < 0 {
 			m.Captures = append(m.Captures, "")
