@@ -105,10 +105,10 @@ func specFor(cells bool) kairos.ToolSpec {
 	if cells {
 		kinds = "a reminder (text), a task (task: a prompt you will run at that time; " +
 			"its answer goes to this chat) or a watching cell (code: JavaScript run at each time; it notifies the user only when it calls " +
-			"output({notify: \"...\"}); with text: what it watches, in the user's words)"
+			"output({notify: \"...\"}); text: what it watches)"
 		code = `
 		"code":{"type":"string","description":"a watching cell"},`
-		text = "the reminder; with code: what the watching cell watches, in the user's words (shown to the user instead of the code)"
+		text = "the reminder; for a cell, what it watches in the user's words"
 	}
 	return kairos.ToolSpec{
 		Name: "schedule",

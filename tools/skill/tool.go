@@ -35,7 +35,7 @@ const toolSchema = `{"type":"object","properties":{
 "description":{"type":"string","description":"one line: what it does"},
 "code":{"type":"string","description":"JavaScript defining (async) function run(input) that returns the result"},
 "input_schema":{"type":"object","description":"JSON Schema of input"},
-"tests":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"input":{},"expect":{"description":"expected result, or {\"$predicate\":\"JS expression over result (run's output as JSON data, in a cell without the skill's code)\"}"}},"required":["input","expect"]}},
+"tests":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"input":{},"expect":{"description":"expected result, or {\"$predicate\":\"JS expression over result\"}"}},"required":["input","expect"]}},
 "capabilities":{"type":"object","properties":{"hosts":{"type":"array","items":{"type":"string"}},"secrets":{"type":"array","items":{"type":"string"}}}},
 "version":{"type":"integer","minimum":1}},
 "required":["action"]}`
