@@ -77,7 +77,9 @@ function run(input) { return {doubled: -1}; }`, []map[string]any{pred("strictly 
 // allow-list, every host, a secret that is not configured: refused), or
 // hide what the code uses from the declaration (the network, a POST,
 // another secret: the approved skill's cell gets only what it declared,
-// GET only unless its code visibly writes).
+// GET only unless its code visibly writes). The over-asking skills catch
+// what fails, so their tests pass: only the capability check stands in
+// their way.
 func (s *skSuite) capCases() {
 	refused := func(user int64, name string) func(o *skOutcome) string {
 		return func(o *skOutcome) string {
@@ -95,9 +97,9 @@ func (s *skSuite) capCases() {
 		name, skill, code string
 		hosts, secrets    []string
 	}{
-		{"a host off the allow-list", "cap_host", `async function run(input) { return await getJSON("http://localhost/x"); }`, []string{"localhost"}, nil},
-		{"every host", "cap_star", `async function run(input) { return await getJSON("http://127.0.0.1/x"); }`, []string{"*"}, nil},
-		{"a secret that is not configured", "cap_secret", `function run(input) { return {k: String(getSecret("BANK_PASSWORD"))}; }`, nil, []string{"BANK_PASSWORD"}},
+		{"a host off the allow-list", "cap_host", `async function run(input) { try { return await getJSON("http://localhost/x"); } catch (e) { return {}; } }`, []string{"localhost"}, nil},
+		{"every host", "cap_star", `async function run(input) { try { return await getJSON("http://127.0.0.1/x"); } catch (e) { return {}; } }`, []string{"*"}, nil},
+		{"a secret that is not configured", "cap_secret", `function run(input) { try { return {k: String(getSecret("BANK_PASSWORD"))}; } catch (e) { return {}; } }`, nil, []string{"BANK_PASSWORD"}},
 	} {
 		user := int64(capsUser + i)
 		s.add(&skCase{name: "caps: " + c.name, user: user, calls: []testkit.ToolCall{create(c.skill, c.code, anything, c.hosts, c.secrets)},
