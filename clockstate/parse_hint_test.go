@@ -50,14 +50,18 @@ func digitThenRef(s, suffix string) bool {
 	return false
 }
 
-// hintTexts are the corpus phrases and variants of them that move the
-// hints around (case, padding, digits glued to words, a pasted dash).
+// hintTexts are the corpus phrases and, for every fourth, variants that
+// move the hints around (case, padding, digits glued to words, a pasted
+// dash).
 func hintTexts(tb testing.TB) []string {
 	var out []string
-	for _, c := range loadCorpus(tb) {
+	for i, c := range loadCorpus(tb) {
 		t := c.text
-		out = append(out, t, strings.ToUpper(t), "x"+t+"x", strings.ReplaceAll(t, " ", ""), strings.ReplaceAll(t, " ", "\t"),
-			strings.ReplaceAll(t, "-", "–"), "ſ "+t)
+		out = append(out, t)
+		if i%4 == 0 {
+			out = append(out, strings.ToUpper(t), "x"+t+"x", strings.ReplaceAll(t, " ", ""), strings.ReplaceAll(t, " ", "\t"),
+				strings.ReplaceAll(t, "-", "–"), "ſ "+t)
+		}
 	}
 	return out
 }
