@@ -438,12 +438,22 @@ func (b *Bot) continueOrphan(ctx context.Context, id string, dec kairos.Decision
 		if row.ClaimedBy != "" {
 			return
 		}
-		if b.cfg.Now().Sub(row.HeartbeatAt) > approvalStale {
+		if b.cfg.Now().Sub(row.HeartbeatAt) > approvalStale && !b.waitsHere(id) {
 			b.resumeOrphan(ctx, row, dec)
 			return
 		}
 		_ = kairos.Sleep(ctx, approvalPoll/2)
 	}
+}
+
+// waitsHere reports whether a request's waiter is alive in this process.
+// A stale heartbeat means "nobody waits" only for another replica's
+// waiter: this process's own may be slow to beat on a loaded machine
+// (its own timer and polls still finish the request), and taking its
+// request from it would end the turn without the model's answer.
+func (b *Bot) waitsHere(id string) bool {
+	_, ok := b.approvals.Load(id)
+	return ok
 }
 
 // resumeOrphan claims a decided turn nobody waits for and finishes it.
@@ -530,6 +540,9 @@ func (b *Bot) sweepApprovals(ctx context.Context) {
 		return
 	}
 	for _, row := range rows {
+		if b.waitsHere(row.ID) {
+			continue // its waiter is alive in this process, only slow to beat
+		}
 		switch {
 		case row.Status == kairos.ApprovalPending && !row.ExpiresAt.After(now):
 			b.expireOrphan(ctx, row)
