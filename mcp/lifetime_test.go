@@ -187,9 +187,7 @@ func TestStdioServerEndsWithTheManager(t *testing.T) {
 	pgid := serverGroup(t, pids)
 	m.Close()
 	waitGone(t, pids, 10*time.Second)
-	if left := groupMembers(pgid); len(left) > 0 {
-		t.Fatalf("processes of the server's group left: %v", left)
-	}
+	waitGroupGone(t, pgid, 10*time.Second)
 }
 
 // TestStdioServerEndsWithAKilledKairos: when the process supervising a
@@ -231,8 +229,24 @@ func TestStdioServerEndsWithAKilledKairos(t *testing.T) {
 	host.Process.Kill() // SIGKILL: nothing of the host runs after this
 	host.Wait()
 	waitGone(t, pids, 10*time.Second)
-	if left := groupMembers(pgid); len(left) > 0 {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		t.Fatalf("processes of the server's group left: %v", left)
+	waitGroupGone(t, pgid, 10*time.Second)
+}
+
+// waitGroupGone waits until no process of group pgid runs: the group's
+// guard kills the server and its children first and ends a moment after
+// them, so the group is checked until it is empty, within a bound.
+func waitGroupGone(t *testing.T, pgid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		left := groupMembers(pgid)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			t.Fatalf("processes of the server's group left after %s: %v", within, left)
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline
 	}
 }
