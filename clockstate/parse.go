@@ -188,6 +188,25 @@ var (
 
 var fullWeekdays = map[string]bool{"sunday": true, "monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true}
 
+// blankInvalidUTF8 turns each byte that is not valid UTF-8 (a cut or
+// corrupt character) into a space, keeping every offset: glued to a word
+// it would hide that word from the accounting ("\xce'until" is no word
+// anyone can name), and a question must not quote it back.
+func blankInvalidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			b[i] = ' '
+		}
+		i += n
+	}
+	return string(b)
+}
+
 func parseAnchored(text, tz string, extraKnown []string, ref time.Time) ParseResult {
 	return parseWith(text, tz, extraKnown, ref, false)
 }
@@ -200,6 +219,7 @@ func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) 
 	if len(text) > maxParseInput {
 		text = text[:maxParseInput]
 	}
+	text = blankInvalidUTF8(text)
 	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole}
 	if tz != "" {
 		loc, err := LoadTZ(tz)
