@@ -52,6 +52,17 @@ func (h *holdModel) reply(r testkit.ChatRequest) testkit.Reply {
 	return testkit.TextReply("SECOND-ANSWER")
 }
 
+// sawFirstAnswer says whether a model request holds the held turn's
+// answer (the turn after it ran once it was done, not beside it).
+func sawFirstAnswer(req testkit.ChatRequest) bool {
+	for _, m := range req.Messages {
+		if strings.Contains(m.Content, "FIRST-ANSWER") {
+			return true
+		}
+	}
+	return false
+}
+
 func (h *holdModel) ranBeside() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -164,11 +175,7 @@ func TestAPITurnWaitsForTheChatsTelegramTurn(t *testing.T) {
 			if last.LastUserMessage() != second {
 				t.Fatalf("the second call was for %q", last.LastUserMessage())
 			}
-			seen := false
-			for _, m := range last.Messages {
-				seen = seen || strings.Contains(m.Content, "FIRST-ANSWER")
-			}
-			if !seen {
+			if !sawFirstAnswer(last) {
 				t.Fatalf("the second turn did not see the first one's answer: %+v", last.Messages)
 			}
 		})

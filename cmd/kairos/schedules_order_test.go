@@ -76,11 +76,7 @@ func TestScheduledTaskWaitsForTheChatsTurn(t *testing.T) {
 	if !strings.Contains(task.LastUserMessage(), "summarise my day") {
 		t.Fatalf("the second call was for %q", task.LastUserMessage())
 	}
-	seen := false
-	for _, m := range task.Messages {
-		seen = seen || strings.Contains(m.Content, "FIRST-ANSWER")
-	}
-	if !seen {
+	if !sawFirstAnswer(task) {
 		t.Fatalf("the task did not see the Telegram turn's answer: %+v", task.Messages)
 	}
 }
