@@ -51,6 +51,20 @@ func seqCursor(c string) (int64, error) {
 	return v, nil
 }
 
+// keyCursor parses a "<ms>/<id>" cursor, as the lists ordered by a time
+// and then an id give; ok is false for an empty cursor.
+func keyCursor(c string) (msPart int64, id string, ok bool, err error) {
+	if c == "" {
+		return 0, "", false, nil
+	}
+	msText, id, found := strings.Cut(c, "/")
+	msPart, perr := strconv.ParseInt(msText, 10, 64)
+	if !found || perr != nil || id == "" {
+		return 0, "", false, kairos.Errorf(kairos.EINVALID, "cursor %q is not one this list gave", c)
+	}
+	return msPart, id, true, nil
+}
+
 // Users lists users by key.
 func (d *Directory) Users(ctx context.Context, p kairos.Page) ([]*kairos.UserView, string, error) {
 	n := pageLimit(p.Limit)
@@ -159,12 +173,11 @@ func (d *Directory) Approvals(ctx context.Context, status string, p kairos.Page)
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
-	if p.Cursor != "" {
-		msText, id, ok := strings.Cut(p.Cursor, "/")
-		msPart, err := strconv.ParseInt(msText, 10, 64)
-		if !ok || err != nil {
-			return nil, "", kairos.Errorf(kairos.EINVALID, "cursor %q is not one this list gave", p.Cursor)
-		}
+	msPart, id, ok, err := keyCursor(p.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if ok {
 		q = q.Where("created_at < ? OR (created_at = ? AND id < ?)", msPart, msPart, id)
 	}
 	var rows []approvalRow
@@ -223,11 +236,13 @@ func (d *Directory) SchedulePage(ctx context.Context, userID int64, p kairos.Pag
 	if userID != 0 {
 		q = q.Where("user_id = ?", userID)
 	}
-	if p.Cursor != "" {
-		runText, idText, ok := strings.Cut(p.Cursor, "/")
-		run, err1 := strconv.ParseInt(runText, 10, 64)
-		id, err2 := strconv.ParseInt(idText, 10, 64)
-		if !ok || err1 != nil || err2 != nil {
+	run, idText, ok, err := keyCursor(p.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if ok {
+		id, err := strconv.ParseInt(idText, 10, 64)
+		if err != nil {
 			return nil, "", kairos.Errorf(kairos.EINVALID, "cursor %q is not one this list gave", p.Cursor)
 		}
 		q = q.Where("next_run > ? OR (next_run = ? AND id > ?)", run, run, id)

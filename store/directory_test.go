@@ -98,6 +98,11 @@ func TestDirectoryApprovalsNewestFirstByStatus(t *testing.T) {
 	if fmt.Sprint(ids) != "[a6 a5 a4 a2 a1 a0]" {
 		t.Fatalf("pending approvals = %v", ids)
 	}
+	for _, c := range []string{"a6", "x/a6", "12/"} {
+		if _, _, err := d.Approvals(ctx, "", kairos.Page{Cursor: c}); kairos.ErrorCode(err) != kairos.EINVALID {
+			t.Fatalf("a forged cursor %q: %v", c, err)
+		}
+	}
 	if users, pending, err := d.Counts(ctx); err != nil || users != 0 || pending != 6 {
 		t.Fatalf("counts = %d users, %d pending, %v; want 0, 6", users, pending, err)
 	}
@@ -151,6 +156,9 @@ func TestDirectorySchedulesPageByNextRun(t *testing.T) {
 	}
 	if _, _, err := d.SchedulePage(ctx, 0, kairos.Page{Cursor: "12"}); kairos.ErrorCode(err) != kairos.EINVALID {
 		t.Fatalf("a forged cursor: %v", err)
+	}
+	if _, _, err := d.SchedulePage(ctx, 0, kairos.Page{Cursor: "12/x"}); kairos.ErrorCode(err) != kairos.EINVALID {
+		t.Fatalf("a forged cursor id: %v", err)
 	}
 }
 
