@@ -205,12 +205,7 @@ func applyDotTime(sp *timeSpec, x ruleCtx) {
 	h, m := x.atoi(0), x.atoi(1)
 	switch {
 	case x.capt(2) != "":
-		hh, ok := hour12(h, x.capt(2))
-		if !ok {
-			sp.invalid = true
-			return
-		}
-		setTime(sp, hh, m, 0)
+		setTime12(sp, h, x.capt(2), m, 0)
 	case h == 0 || h > 12:
 		if h > 23 {
 			sp.invalid = true

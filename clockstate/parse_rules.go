@@ -503,13 +503,19 @@ func setTime(sp *timeSpec, h, m, s int) {
 	sp.timeSet, sp.hour, sp.min, sp.sec = true, h, m, s
 }
 
-func applyHour(sp *timeSpec, x ruleCtx) {
-	hh, ok := hour12(x.atoi(0), x.capt(1))
+// setTime12 sets a 12-hour clock time ("7:30 pm"); an hour the suffix
+// cannot carry ("13 pm") marks the spec invalid.
+func setTime12(sp *timeSpec, h int, suffix string, m, s int) {
+	hh, ok := hour12(h, suffix)
 	if !ok {
 		sp.invalid = true
 		return
 	}
-	setTime(sp, hh, 0, 0)
+	setTime(sp, hh, m, s)
+}
+
+func applyHour(sp *timeSpec, x ruleCtx) {
+	setTime12(sp, x.atoi(0), x.capt(1), 0, 0)
 }
 
 func applyHourMinute(sp *timeSpec, x ruleCtx) {

@@ -72,12 +72,7 @@ func applyIsh(sp *timeSpec, x ruleCtx) {
 	h, m := x.atoi(0), x.atoi(1)
 	switch {
 	case x.capt(2) != "":
-		hh, ok := hour12(h, x.capt(2))
-		if !ok {
-			sp.invalid = true
-			return
-		}
-		setTime(sp, hh, m, 0)
+		setTime12(sp, h, x.capt(2), m, 0)
 	case h > 23 || m > 59:
 		sp.invalid = true
 	case x.capt(1) != "":
