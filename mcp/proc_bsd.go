@@ -5,5 +5,5 @@ package mcp
 import "syscall"
 
 // dieWithParent does nothing: there is no Pdeathsig here; the group's
-// guard (proc_unix.go) ends the server when Kairos dies.
+// guard (proc_group.go) ends the server when Kairos dies.
 func dieWithParent(*syscall.SysProcAttr) {}
