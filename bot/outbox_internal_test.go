@@ -10,17 +10,27 @@ import (
 	"github.com/kairos-agent/kairos/store/storetest"
 )
 
+// storeBot is a bot on cfg whose update log and approvals are a fresh
+// store's, with a Telegram address nothing answers on.
+func storeBot(t *testing.T, cfg Config) (*Bot, *store.UpdateLog) {
+	t.Helper()
+	updates := store.NewUpdateLog(storetest.MustOpenDB(t))
+	cfg.Token, cfg.APIURL = "1:x", "http://127.0.0.1:1"
+	cfg.Updates, cfg.Approvals = updates, updates
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, updates
+}
+
 // A scheduled message records its outbox intent only once the chat's
 // rate-limit slot is held, like every other once-only send: one whose
 // send ends while it waits for the slot (shutdown, a lost firing lease)
 // is not marked attempted, so the next try sends it instead of skipping
 // it as "outcome unknown".
 func TestScheduledIntentAfterTheSlot(t *testing.T) {
-	updates := store.NewUpdateLog(storetest.MustOpenDB(t))
-	b, err := New(Config{Token: "1:x", APIURL: "http://127.0.0.1:1", Updates: updates})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, updates := storeBot(t, Config{})
 	const chat = 42
 	b.lim.backoff(chat, time.Hour) // the chat's next slot is an hour away
 	b.lim.mu.Lock()

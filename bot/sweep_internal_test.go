@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/store"
-	"github.com/kairos-agent/kairos/store/storetest"
 )
 
 // TestSweeperLeavesALiveWaiterAlone: on a loaded machine a waiter in this
@@ -15,14 +13,9 @@ import (
 // orphan (expiring it with a notice and no continuation, so the turn never
 // answers). A request with no waiter here is still expired.
 func TestSweeperLeavesALiveWaiterAlone(t *testing.T) {
-	updates := store.NewUpdateLog(storetest.MustOpenDB(t))
 	now := time.Now()
 	clock := now
-	b, err := New(Config{Token: "1:x", APIURL: "http://127.0.0.1:1", Updates: updates, Approvals: updates,
-		Now: func() time.Time { return clock }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, updates := storeBot(t, Config{Now: func() time.Time { return clock }})
 	ctx := context.Background()
 	for _, id := range []string{"live", "orphan"} {
 		row := &kairos.PendingApproval{ID: id, ChatID: 7, UserID: 7, Action: "memory.forget", ExpiresAt: now.Add(time.Second)}
