@@ -56,7 +56,8 @@ func applyRepeat(sp *timeSpec, x ruleCtx) {
 		unit = strings.TrimSuffix(w, "s")
 	}
 	interval := 1
-	switch strings.TrimSpace(strings.ToLower(x.capt(1))) {
+	ord := strings.TrimSpace(strings.ToLower(x.capt(1)))
+	switch ord {
 	case "other", "second", "2nd": // "every other tuesday", "every second tuesday"
 		interval = 2
 	case "third", "3rd":
@@ -64,7 +65,7 @@ func applyRepeat(sp *timeSpec, x ruleCtx) {
 	case "fourth", "4th":
 		interval = 4
 	}
-	if o := strings.TrimSpace(strings.ToLower(x.capt(1))); o != "" && o != "other" {
+	if ord != "" && ord != "other" {
 		sp.nth = interval
 	}
 	freq := ""
