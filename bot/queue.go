@@ -132,11 +132,7 @@ func (b *Bot) runChat(ctx context.Context, chat int64, q *chatQueue) {
 			if it.call != nil {
 				it.call.drop(errShuttingDown)
 			}
-			b.mu.Lock()
-			q.running = false
-			b.dropCalls(q)
-			b.mu.Unlock()
-			return
+			continue // the loop's top ends the line
 		}
 		if it.call != nil {
 			b.runCall(ctx, chat, it.call)
