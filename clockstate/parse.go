@@ -256,7 +256,7 @@ func inYearRange(r ParseResult) ParseResult {
 // ("ten to five" was).
 func mayHaveTime(text string) bool {
 	for i := 0; i < len(text); i++ {
-		if text[i] >= '0' && text[i] <= '9' {
+		if isDigit(text[i]) {
 			return true
 		}
 	}

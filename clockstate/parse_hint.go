@@ -152,7 +152,7 @@ func (t *hintTable) scan(lo string, hasDigit bool) hintBits {
 				b.set(i)
 			}
 		}
-		if hasDigit && k > 0 && lo[k-1] >= '0' && lo[k-1] <= '9' {
+		if hasDigit && k > 0 && isDigit(lo[k-1]) {
 			for _, i := range t.afterDig[lo[k]] {
 				if strings.HasPrefix(lo[k:], t.words[i][1:]) {
 					b.set(i)
