@@ -43,14 +43,9 @@ type Config struct {
 
 // DB is an open database.
 type DB struct {
-	gdb   *gorm.DB
-	hot   *gorm.DB // gorm with prepared statements, for the per-turn reads outside transactions
-	stmts hotStmts // the per-turn statements (hot.go)
-	// writeMu queues this process's hot-path write transactions on
-	// SQLite, which has one writer at a time anyway: waiting here is
-	// first come, first served, where SQLite's busy handler (sleep and
-	// retry) let a writer starve past the busy timeout under contention.
-	writeMu sync.Mutex
+	gdb     *gorm.DB
+	hot     *gorm.DB // gorm with prepared statements, for the per-turn reads outside transactions
+	stmts   hotStmts // the per-turn statements (hot.go)
 	sqlDB   *sql.DB
 	dialect string
 	path    string // SQLite file, "" for PostgreSQL
@@ -107,7 +102,11 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		} else if err := ownerOnly(db.path, db.log); err != nil {
 			return nil, err
 		}
-		db.gdb, err = gorm.Open(sqlite.Open(dsn), gcfg)
+		dial := sqlite.Open(dsn)
+		if !cfg.ReadOnly {
+			dial = sqlite.New(sqlite.Config{Conn: openGatedSQLite(db.path, dsn)})
+		}
+		db.gdb, err = gorm.Open(dial, gcfg)
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
@@ -118,9 +117,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	if db.dialect == DialectSQLite {
-		// WAL allows readers beside one writer; the busy timeout and
-		// BEGIN IMMEDIATE (in the DSN) serialise writers without
-		// SQLITE_BUSY storms.
+		// WAL allows readers beside one writer; the write gate
+		// (sqlitegate.go) queues this process's writers, BEGIN
+		// IMMEDIATE (in the DSN) takes the lock up front, and the busy
+		// timeout waits for other processes' writers.
 		db.sqlDB.SetMaxOpenConns(8)
 		db.sqlDB.SetMaxIdleConns(8)
 	} else {
@@ -177,8 +177,12 @@ func ownerOnly(path string, log *slog.Logger) error {
 // sqliteDSN: WAL, a 5 s busy timeout, foreign keys, synchronous=NORMAL
 // (durable at checkpoints, safe with WAL) and IMMEDIATE write transactions.
 func sqliteDSN(path string) string {
-	return "file:" + path + "?_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate"
+	return fmt.Sprintf("file:%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate", path, sqliteBusyMS)
 }
+
+// sqliteBusyMS is the busy timeout: how long a write waits for another
+// process's writer (tests shorten it).
+var sqliteBusyMS = 5000
 
 // Gorm returns the gorm handle, for the store's own repositories.
 func (db *DB) Gorm() *gorm.DB { return db.gdb }

@@ -18,3 +18,11 @@ func LoadMigrations(fsys fs.FS, dialect string) ([]ExportedMigration, error) {
 	}
 	return out, err
 }
+
+// SetSQLiteBusyTimeout sets the busy timeout of databases opened after it
+// and returns the function that restores it.
+func SetSQLiteBusyTimeout(ms int) (restore func()) {
+	was := sqliteBusyMS
+	sqliteBusyMS = ms
+	return func() { sqliteBusyMS = was }
+}

@@ -141,10 +141,6 @@ func (db *DB) rebind(q string) string {
 
 // inTx runs f in one transaction of the hot path.
 func (db *DB) inTx(ctx context.Context, f func(ctx context.Context, tx *hotTx) error) error {
-	if db.dialect == DialectSQLite {
-		db.writeMu.Lock()
-		defer db.writeMu.Unlock()
-	}
 	tx, err := db.sqlDB.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -47,7 +47,7 @@ func TestScheduledTaskWaitsForTheChatsTurn(t *testing.T) {
 	h := newHoldModel(t)
 	e.llm.SetHandler(h.reply)
 	const user = 2002
-	t0 := time.Now().UTC().Truncate(time.Second)
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC) // two hours later is the same day: no session rollover
 	clk := &testClock{t: t0}
 	e.seedSchedules(t, dueSchedule(user, kairos.ScheduleTask, "summarise my day", t0.Add(time.Hour)))
 	addr := e.startAt(clk)
@@ -70,7 +70,11 @@ func TestScheduledTaskWaitsForTheChatsTurn(t *testing.T) {
 	}
 	reqs := e.llm.Requests()
 	if len(reqs) != 2 || h.ranBeside() {
-		t.Fatalf("%d model calls, overlapping %v", len(reqs), h.ranBeside())
+		var asked []string
+		for _, r := range reqs {
+			asked = append(asked, r.LastUserMessage())
+		}
+		t.Fatalf("%d model calls (%q), overlapping %v", len(reqs), asked, h.ranBeside())
 	}
 	task := reqs[1]
 	if !strings.Contains(task.LastUserMessage(), "summarise my day") {
@@ -118,7 +122,7 @@ func TestTaskWaitingForItsChatDoesNotDelayOtherChats(t *testing.T) {
 	h := newHoldAll(t)
 	e.llm.SetHandler(h.reply)
 	const userA, userB = 2002, 3003
-	t0 := time.Now().UTC().Truncate(time.Second)
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC) // two hours later is the same day: no session rollover
 	clk := &testClock{t: t0}
 	e.seedSchedules(t, dueSchedule(userA, kairos.ScheduleTask, "summarise my day", t0.Add(time.Hour)),
 		dueSchedule(userB, kairos.ScheduleReminder, "water the plants", t0.Add(2*time.Hour)))
