@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,9 +136,13 @@ func BenchmarkSQLiteParallelWrites(b *testing.B) {
 	if _, err := db.SQL().Exec(`CREATE TABLE gate_probe (id INTEGER PRIMARY KEY AUTOINCREMENT, w INTEGER, n INTEGER)`); err != nil {
 		b.Fatal(err)
 	}
+	var mu sync.Mutex
+	var waits []time.Duration
 	b.SetParallelism(4)
 	b.RunParallel(func(pb *testing.PB) {
+		var mine []time.Duration
 		for pb.Next() {
+			start := time.Now()
 			err := db.Gorm().Transaction(func(tx *gorm.DB) error {
 				return tx.Exec(`INSERT INTO gate_probe (w, n) VALUES (1, 2)`).Error
 			})
@@ -144,6 +150,15 @@ func BenchmarkSQLiteParallelWrites(b *testing.B) {
 				b.Error(err)
 				return
 			}
+			mine = append(mine, time.Since(start))
 		}
+		mu.Lock()
+		waits = append(waits, mine...)
+		mu.Unlock()
 	})
+	slices.Sort(waits)
+	if len(waits) > 0 {
+		b.ReportMetric(float64(waits[len(waits)*999/1000].Microseconds()), "p99.9-µs")
+		b.ReportMetric(float64(waits[len(waits)-1].Microseconds()), "max-µs")
+	}
 }
