@@ -1,6 +1,9 @@
 package store
 
-import "io/fs"
+import (
+	"io/fs"
+	"time"
+)
 
 // ExportedMigration exposes a loaded migration to the external tests.
 type ExportedMigration struct {
@@ -25,4 +28,12 @@ func SetSQLiteBusyTimeout(ms int) (restore func()) {
 	was := sqliteBusyMS
 	sqliteBusyMS = ms
 	return func() { sqliteBusyMS = was }
+}
+
+// SetGateWait sets how long a writer waits in the SQLite write gate and
+// returns the function that restores it.
+func SetGateWait(d time.Duration) (restore func()) {
+	was := gateWait
+	gateWait = d
+	return func() { gateWait = was }
 }

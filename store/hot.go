@@ -34,7 +34,13 @@ func (db *DB) cached(query string) *sql.Stmt {
 // placeholders; PostgreSQL gets $n), preparing it on a connection of the
 // pool. Never call it while holding a connection (inside a transaction):
 // with every connection waiting for the write lock that transaction
-// holds, it would wait for a free connection until the busy timeout.
+// holds, it would wait for a free connection.
+//
+// A statement prepared twice is closed after stmts.mu is released:
+// closing takes the lock of every connection it was prepared on, and
+// database/sql holds a connection's lock while that connection waits in
+// the write gate, so closing under stmts.mu would keep the gate's holder
+// (who needs stmts.mu in cached) from ever finishing.
 func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st := db.cached(query); st != nil {
 		return st, nil
@@ -43,14 +49,23 @@ func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
+	prev, err := db.keepStmt(query, st)
+	if prev != st {
+		st.Close()
+	}
+	return prev, err
+}
+
+// keepStmt caches st for query and returns it, or returns the statement
+// cached meanwhile by another caller (nil and sql.ErrConnDone once the
+// cache is closed).
+func (db *DB) keepStmt(query string, st *sql.Stmt) (*sql.Stmt, error) {
 	db.stmts.mu.Lock()
 	defer db.stmts.mu.Unlock()
-	if prev, ok := db.stmts.m[query]; ok { // prepared meanwhile by another caller
-		st.Close()
+	if prev, ok := db.stmts.m[query]; ok {
 		return prev, nil
 	}
 	if db.stmts.closed {
-		st.Close()
 		return nil, sql.ErrConnDone
 	}
 	if db.stmts.m == nil {
@@ -82,11 +97,12 @@ func (db *DB) closeStmts() {
 	db.stmts.mu.Unlock()
 	db.stmts.warming.Wait()
 	db.stmts.mu.Lock()
-	defer db.stmts.mu.Unlock()
-	for _, st := range db.stmts.m {
+	m := db.stmts.m
+	db.stmts.m = nil
+	db.stmts.mu.Unlock()
+	for _, st := range m { // outside stmts.mu, as in stmt
 		st.Close()
 	}
-	db.stmts.m = nil
 }
 
 // dollarParams turns ? placeholders into $1, $2, … (the hot statements

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -25,15 +27,31 @@ import (
 // IMMEDIATE, so all write); a statement outside a transaction holds it
 // while it runs, unless SQLite says it only reads.
 
-// writeGate is a FIFO lock that a waiter can leave when its context ends.
+// writeGate is a FIFO lock that a waiter leaves when its context ends or
+// after gateWait.
 type writeGate chan struct{}
+
+// gateWait bounds the wait in the gate as the busy timeout bounded the
+// wait in SQLite: a writer that waits this long is told the database is
+// locked instead of waiting for ever (should a transaction wait, through
+// the pool, for a connection that a queued writer holds).
+var gateWait = 30 * time.Second
 
 func (g writeGate) lock(ctx context.Context) error {
 	select {
 	case g <- struct{}{}:
 		return nil
+	default:
+	}
+	t := time.NewTimer(gateWait)
+	defer t.Stop()
+	select {
+	case g <- struct{}{}:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-t.C:
+		return fmt.Errorf("database is locked: waited %s for this process's other writers", gateWait)
 	}
 }
 

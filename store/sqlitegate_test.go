@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
 )
@@ -82,7 +84,8 @@ func TestSQLiteWritersQueueInsteadOfFailing(t *testing.T) {
 
 // A writer waiting behind an open transaction waits for its commit (not
 // the busy timeout), reads go on beside it, and a waiter whose context
-// ends leaves the queue with the context's error.
+// ends, or who waited out the gate's bound, leaves the queue with an
+// error that says so.
 func TestSQLiteWriterWaitsForTheTransactionBeforeIt(t *testing.T) {
 	db := openSQLiteBusy(t, 1)
 	ctx := context.Background()
@@ -101,6 +104,12 @@ func TestSQLiteWriterWaitsForTheTransactionBeforeIt(t *testing.T) {
 	defer cancel()
 	if _, err := db.SQL().ExecContext(short, `INSERT INTO gate_probe (w, n) VALUES (3, 3)`); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a waiter whose context ended: %v, want the context's error", err)
+	}
+	restore := store.SetGateWait(30 * time.Millisecond)
+	_, err = db.SQL().ExecContext(ctx, `INSERT INTO gate_probe (w, n) VALUES (4, 4)`)
+	restore()
+	if err == nil || !strings.Contains(err.Error(), "database is locked: waited 30ms") {
+		t.Fatalf("a writer that waited out the gate: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -160,5 +169,31 @@ func BenchmarkSQLiteParallelWrites(b *testing.B) {
 	if len(waits) > 0 {
 		b.ReportMetric(float64(waits[len(waits)*999/1000].Microseconds()), "p99.9-µs")
 		b.ReportMetric(float64(waits[len(waits)-1].Microseconds()), "max-µs")
+	}
+}
+
+// Fresh databases (cold statement caches) written from many goroutines:
+// a statement prepared twice while warming was closed under the cache's
+// lock, which waited for a connection queued in the write gate, whose
+// holder waited for the cache's lock. The writes then hung until the
+// gate's bound (before the gate: until the busy timeout, failing with
+// "database is locked").
+func TestColdStatementCacheUnderContention(t *testing.T) {
+	defer store.SetGateWait(5 * time.Second)()
+	ctx := context.Background()
+	for round := 0; round < 12; round++ {
+		cs := store.NewClockStore(openSQLiteBusy(t, 5000))
+		testkit.Hammer(t, 8, func(w int) error {
+			for i := 0; i < 4; i++ {
+				at := time.Date(2026, 2, 9, 1, 0, w*4+i, 0, time.UTC)
+				if err := cs.RecordUserMessage(ctx, kairos.ClockMark{ThreadKey: fmt.Sprint("t", w), UserKey: "telegram:1", At: at, AnyChannel: true}); err != nil {
+					return fmt.Errorf("round %d: %w", round, err)
+				}
+			}
+			return nil
+		})
+		if t.Failed() {
+			return
+		}
 	}
 }
