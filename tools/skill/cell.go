@@ -188,9 +188,9 @@ func (s *Skills) risks(p *kairos.Policy, v *kairos.SkillVersion, tr *testRun) []
 		if u.NetworkWrite && slices.ContainsFunc(g.Methods, func(m string) bool { return m != "GET" && m != "HEAD" }) {
 			out = append(out, kairos.RiskNetworkWrite)
 		}
-	}
-	if len(v.Capabilities.Secrets) > 0 {
-		out = append(out, kairos.RiskSecrets)
+		if len(v.Capabilities.Secrets) > 0 { // secrets reach a cell only with a host (grant)
+			out = append(out, kairos.RiskSecrets)
+		}
 	}
 	if tr != nil && tr.budget.TimeBudget > 0 && tr.longest*2 > tr.budget.TimeBudget {
 		out = append(out, kairos.RiskLongRun)

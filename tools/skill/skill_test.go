@@ -184,6 +184,21 @@ func TestFakedTestResultsFail(t *testing.T) {
 	}
 }
 
+// Secrets go to a cell only with a host to send them to: declaring one
+// without a host is refused with the fix, not approved as "Risk: secrets"
+// for a skill that can never read it.
+func TestSecretsNeedAHost(t *testing.T) {
+	r := newRig(t, func(p *kairos.Policy) { p.Features.CredentialsAccess = true })
+	_, err := r.s.Tool().Action(context.Background(), inv(withCaps(createArgs("w", doubleCode), nil, []string{"WEATHER_KEY"})))
+	if kairos.ErrorCode(err) != kairos.EINVALID || !strings.Contains(err.Error(), "add capabilities.hosts") {
+		t.Fatalf("secrets without a host: %v", err)
+	}
+	v := &kairos.SkillVersion{Capabilities: kairos.SkillCapabilities{Secrets: []string{"WEATHER_KEY"}}}
+	if got := r.s.Risks(r.pol, v); len(got) != 0 {
+		t.Fatalf("a stored skill with secrets and no host is classified %v", got)
+	}
+}
+
 // Risk: a skill that posts with a secret is classified so, its runs are
 // impactful, and its cell gets POST and exactly the declared secret; its
 // tests got neither.

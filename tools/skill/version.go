@@ -88,8 +88,10 @@ func checkFields(v *kairos.SkillVersion, maxTests int) error {
 	return nil
 }
 
-// checkCapabilities refuses what the policy does not grant, and code that
-// uses the network or secrets without declaring them.
+// checkCapabilities refuses what the policy does not grant, code that
+// uses the network or secrets without declaring them, and secrets without
+// a host (a cell gets secrets only with a host to send them to, so the
+// approval would name a risk the skill cannot take).
 func (s *Skills) checkCapabilities(p *kairos.Policy, v *kairos.SkillVersion) error {
 	c := &v.Capabilities
 	c.Hosts, c.Secrets = dedupe(c.Hosts), dedupe(c.Secrets)
@@ -109,6 +111,9 @@ func (s *Skills) checkCapabilities(p *kairos.Policy, v *kairos.SkillVersion) err
 		if !slices.Contains(s.names, n) {
 			return kairos.Errorf(kairos.EFORBIDDEN, "%q is not a configured secret (%s)", n, strings.Join(s.names, ", "))
 		}
+	}
+	if len(c.Secrets) > 0 && len(c.Hosts) == 0 {
+		return kairos.Errorf(kairos.EINVALID, "a secret only goes to the skill's declared hosts and it declares none: add capabilities.hosts or drop capabilities.secrets")
 	}
 	u := codetool.Scan(v.Code)
 	if u.Network && len(c.Hosts) == 0 {
