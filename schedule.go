@@ -16,6 +16,15 @@ const (
 	ScheduleCell     = "cell"     // a watching code cell; notifies only when it says so
 )
 
+// KindLabel names a schedule's kind in words for the user ("reminder",
+// "task", "watching cell").
+func KindLabel(kind string) string {
+	if kind == ScheduleCell {
+		return "watching cell"
+	}
+	return kind
+}
+
 // States of a schedule.
 const (
 	ScheduleActive    = "active"

@@ -83,7 +83,7 @@ func (m *Main) deliverToTerminal(ctx context.Context, c *core, out *terminal, d 
 		late = fmt.Sprintf(" (late by %s: I was not running at %s)", roundLate(d.Late), due)
 	}
 	if d.Missed {
-		return out.Final(ctx, fmt.Sprintf("Missed %s (due %s, while I was not running): %s", s.Kind, due, schedtool.ViewOf(s).Text))
+		return out.Final(ctx, fmt.Sprintf("Missed %s (due %s, while I was not running): %s", kairos.KindLabel(s.Kind), due, schedtool.ViewOf(s).Text))
 	}
 	switch s.Kind {
 	case kairos.ScheduleTask:

@@ -207,7 +207,7 @@ func (m *Main) sendFiring(ctx context.Context, c *core, b *bot.Bot, d schedules.
 		late += fmt.Sprintf(" (%d earlier occurrence(s) passed while I was down.)", f.Skipped)
 	}
 	if d.Missed {
-		text := fmt.Sprintf("Missed %s (due %s, %s ago, while I was down): %s", s.Kind, due, roundLate(d.Late), schedtool.ViewOf(s).Text)
+		text := fmt.Sprintf("Missed %s (due %s, %s ago, while I was down): %s", kairos.KindLabel(s.Kind), due, roundLate(d.Late), schedtool.ViewOf(s).Text)
 		return b.SendScheduled(ctx, key, chat, topic, text, nil)
 	}
 	switch s.Kind {

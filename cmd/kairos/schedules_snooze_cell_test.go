@@ -48,6 +48,7 @@ func TestMissedCellIsNotItsCode(t *testing.T) {
 	}
 	e.seedSchedules(t, cell("BTC below 90k", "const titledCode = 1;"), cell("", "const untitledCode = 1;"))
 	e.start()
+	waitSent(t, e.tg, user, "Missed watching cell (due")
 	waitSent(t, e.tg, user, "BTC below 90k")
 	waitSent(t, e.tg, user, "with no description")
 	e.tg.PushText(user, user, "/reminders", time.Now())
