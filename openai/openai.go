@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -58,6 +59,9 @@ type Client struct {
 	count   func(model, text string) int
 	base    string
 	quirks  quirkMemory // what each model refused, learned per process
+	// pingDown: the last Ping failed. A readiness probe pings every few
+	// seconds; a failure is logged when it begins, a recovery when it ends.
+	pingDown atomic.Bool
 }
 
 var (
@@ -523,14 +527,22 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 // Ping checks that the endpoint answers and accepts the key (GET /models);
-// /readyz uses it. Failures are *kairos.ProviderError.
+// /readyz uses it. Failures are *kairos.ProviderError. A run of failures
+// logs one warning, and the recovery one line.
 func (c *Client) Ping(ctx context.Context) error {
 	cctx, cancel, cp := c.call(ctx)
 	defer cancel()
 	if _, err := c.api.ListModels(cctx); err != nil {
 		err = c.classify(ctx, cctx, "list models", cp, err)
-		c.logFailure("list models", err)
+		if c.pingDown.CompareAndSwap(false, true) {
+			c.logFailure("list models", err)
+		} else {
+			c.log.Debug("model provider still failing", "op", "list models", "error", err)
+		}
 		return err
+	}
+	if c.pingDown.CompareAndSwap(true, false) {
+		c.log.Info("model provider answers again", "op", "list models")
 	}
 	return nil
 }

@@ -398,6 +398,29 @@ func TestPing(t *testing.T) {
 	}
 }
 
+// A readiness probe pings every few seconds: a provider that stays down
+// is one warning, not one per probe, and its recovery is one line.
+func TestPingLogsAnOutageOnce(t *testing.T) {
+	f := testkit.NewFakeOpenAI(t, testkit.WithAPIKey(testKey))
+	c, logs := newClient(t, f)
+	f.InjectError("models", 3, 503, "")
+	for i := 0; i < 3; i++ {
+		if err := c.Ping(ctxT(t)); err == nil {
+			t.Fatalf("ping %d: no error from a failing provider", i)
+		}
+	}
+	if err := c.Ping(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	if n := strings.Count(out, "level=WARN msg=\"model provider call failed\""); n != 1 {
+		t.Errorf("%d warnings for one outage:\n%s", n, out)
+	}
+	if n := strings.Count(out, "model provider answers again"); n != 1 {
+		t.Errorf("%d recovery lines:\n%s", n, out)
+	}
+}
+
 func TestRetryAfterParsing(t *testing.T) {
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
