@@ -45,7 +45,7 @@ func TestSQLiteWritersQueueInsteadOfFailing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ins.Close()
-	const workers, each = 12, 25
+	const workers, each = 12, 60
 	testkit.Hammer(t, workers, func(w int) error {
 		for i := 0; i < each; i++ {
 			var err error
