@@ -40,7 +40,7 @@ func (db *DB) cached(query string) *sql.Stmt {
 // closing takes the lock of every connection it was prepared on, and
 // database/sql holds a connection's lock while that connection waits in
 // the write gate, so closing under stmts.mu would keep the gate's holder
-// (who needs stmts.mu in cached) from ever finishing.
+// (who needs stmts.mu in cached) from finishing until the gate's bound.
 func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st := db.cached(query); st != nil {
 		return st, nil

@@ -57,8 +57,9 @@ func (g writeGate) lock(ctx context.Context) error {
 
 func (g writeGate) unlock() { <-g }
 
-// gates holds one gate per database file, so two handles on one file in
-// one process (a command's read and write handles, tests) queue together.
+// gates holds one gate per database file, so two writing handles on one
+// file in one process (tests, a command beside an open store) queue
+// together.
 var gates sync.Map // path -> writeGate
 
 func gateFor(path string) writeGate {
@@ -113,16 +114,29 @@ func (c *gatedConn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
+// take takes the gate for a statement that writes, outside a
+// transaction; taken is false when it needs none (it only reads, or this
+// connection's transaction holds the gate already).
+func (c *gatedConn) take(ctx context.Context, writes bool) (taken bool, err error) {
+	if !writes || c.inTx {
+		return false, nil
+	}
+	if err := c.gate.lock(ctx); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // ExecContext runs query (which may hold several statements, as the
 // migrations' do) under the gate, outside a transaction.
 func (c *gatedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if c.inTx || onlyReads(query) {
-		return c.SQLiteConn.ExecContext(ctx, query, args)
-	}
-	if err := c.gate.lock(ctx); err != nil {
+	taken, err := c.take(ctx, !onlyReads(query))
+	if err != nil {
 		return nil, err
 	}
-	defer c.gate.unlock()
+	if taken {
+		defer c.gate.unlock()
+	}
 	return c.SQLiteConn.ExecContext(ctx, query, args)
 }
 
@@ -183,26 +197,27 @@ type gatedStmt struct {
 }
 
 func (s *gatedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	if !s.writes || s.conn.inTx {
-		return s.SQLiteStmt.ExecContext(ctx, args)
-	}
-	if err := s.conn.gate.lock(ctx); err != nil {
+	taken, err := s.conn.take(ctx, s.writes)
+	if err != nil {
 		return nil, err
 	}
-	defer s.conn.gate.unlock()
+	if taken {
+		defer s.conn.gate.unlock()
+	}
 	return s.SQLiteStmt.ExecContext(ctx, args)
 }
 
 // QueryContext of a statement that writes (INSERT … RETURNING) holds the
 // gate until its rows are closed: SQLite keeps the write lock as long.
 func (s *gatedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	if !s.writes || s.conn.inTx {
-		return s.SQLiteStmt.QueryContext(ctx, args)
-	}
-	if err := s.conn.gate.lock(ctx); err != nil {
+	taken, err := s.conn.take(ctx, s.writes)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := s.SQLiteStmt.QueryContext(ctx, args)
+	if !taken {
+		return rows, err
+	}
 	if err != nil {
 		s.conn.gate.unlock()
 		return nil, err
