@@ -266,7 +266,7 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 		// the question, so there is nothing to approve yet.
 		act.Impactful = false
 	default:
-		what := map[string]string{kairos.ScheduleReminder: "a reminder", kairos.ScheduleTask: "a task", kairos.ScheduleCell: "a watching cell"}[s.Kind]
+		what := "a " + kairos.KindLabel(s.Kind)
 		act.Reason = fmt.Sprintf("creates %s %q for %s", what, ViewOf(s).Text, Label(s.NextRun, s.TZ))
 		if s.Repeat != "" {
 			act.Reason += ", repeating " + s.Repeat
