@@ -47,8 +47,10 @@ beginning mid early late am pm a.m p.m h m s d w`)
 // ("move it to [5pm]").
 var leadWords = setOf(`from after before since next last end start beginning mid early late may march mar sat sun wed`)
 
-// lowerAbbrevs are the zone abbreviations read in lower case.
-var lowerAbbrevs = setOf(`est edt cst cdt mst mdt pst pdt akst akdt hst cet cest eet eest bst ist jst kst aest aedt acst acdt awst nzst nzdt sgt hkt`)
+// lowerAbbrevWords are the zone abbreviations read in lower case.
+const lowerAbbrevWords = `est edt cst cdt mst mdt pst pdt akst akdt hst cet cest eet eest bst ist jst kst aest aedt acst acdt awst nzst nzdt sgt hkt`
+
+var lowerAbbrevs = setOf(lowerAbbrevWords)
 
 func setOf(s string) map[string]bool {
 	m := map[string]bool{}

@@ -109,7 +109,11 @@ func maskRepeats(masked []byte, hit tzHit) []byteSpan {
 
 // reLowerAbbrev is a lower-case zone abbreviation right after a time
 // ("9am est", "16:00 cet").
-var reLowerAbbrev = regexp.MustCompile(`(?:\d|[ap]\.?m\.?)\s*\b(est|edt|cst|cdt|mst|mdt|pst|pdt|akst|akdt|hst|cet|cest|eet|eest|bst|ist|jst|kst|aest|aedt|acst|acdt|awst|nzst|nzdt|sgt|hkt|et|ct|mt|pt)\b`)
+var reLowerAbbrev = regexp.MustCompile(`(?:\d|[ap]\.?m\.?)\s*\b(` + strings.Join(strings.Fields(abbrevWordsAfterTime), "|") + `)\b`)
+
+// abbrevWordsAfterTime are the words of reLowerAbbrev: the lower-case
+// abbreviations and the bare US ones.
+const abbrevWordsAfterTime = lowerAbbrevWords + " et ct mt pt"
 
 // hasLowerAbbrev says whether a word of s (a run of ASCII letters,
 // digits and "_") is one reLowerAbbrev reads, as its \b on both sides
@@ -128,9 +132,7 @@ func hasLowerAbbrev(s string) bool {
 	return false
 }
 
-// lowerAbbrevsAfterTime are the words of reLowerAbbrev.
-var lowerAbbrevsAfterTime = setOf(`est edt cst cdt mst mdt pst pdt akst akdt hst cet cest eet eest bst ist jst kst aest aedt
-acst acdt awst nzst nzdt sgt hkt et ct mt pt`)
+var lowerAbbrevsAfterTime = setOf(abbrevWordsAfterTime)
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
