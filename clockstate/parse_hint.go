@@ -68,7 +68,6 @@ type hintTable struct {
 	digits4   int     // the index of "####", -1 when none
 	byFirst   [][]int // plain hints by their first byte
 	afterDig  [][]int // "#x" hints (x stored) by x's first byte
-	always    []int   // the empty hint
 	gates     [][]hintBits
 	needs     [][]hintBits
 	indexByID map[string]int
@@ -114,8 +113,6 @@ func (t *hintTable) index(h string) int {
 	t.words = append(t.words, h)
 	t.indexByID[h] = i
 	switch {
-	case h == "":
-		t.always = append(t.always, i)
 	case h == "#":
 		t.digit = i
 	case h == "####":
@@ -132,9 +129,6 @@ func (t *hintTable) index(h string) int {
 // says whether the text holds a digit ("#").
 func (t *hintTable) scan(lo string, hasDigit bool) hintBits {
 	var b hintBits
-	for _, i := range t.always {
-		b.set(i)
-	}
 	if hasDigit && t.digit >= 0 {
 		b.set(t.digit)
 	}
