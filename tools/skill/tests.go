@@ -40,6 +40,12 @@ type testRun struct {
 	passed  bool
 	longest time.Duration // the slowest test's run
 	budget  kairos.Budget // a run's budget
+	start   time.Time     // when the first test began
+}
+
+// spent reports whether the tests have used up their one time budget.
+func (tr *testRun) spent() bool {
+	return tr.budget.TimeBudget > 0 && time.Since(tr.start) >= tr.budget.TimeBudget
 }
 
 // runTests runs the tests of v, each as one run of the skill in a cell of
@@ -58,11 +64,9 @@ type testRun struct {
 // would show in budget() and tell a test from a run.
 func (s *Skills) runTests(ctx context.Context, v *kairos.SkillVersion) (*testRun, error) {
 	p := s.pol()
-	tr := &testRun{budget: codetool.BudgetFor(p, verb(v)), passed: true}
-	start := time.Now()
-	spent := func() bool { return tr.budget.TimeBudget > 0 && time.Since(start) >= tr.budget.TimeBudget }
+	tr := &testRun{budget: codetool.BudgetFor(p, verb(v)), passed: true, start: time.Now()}
 	for _, t := range v.Tests {
-		r, err := s.runTest(ctx, p, v, t, tr, spent)
+		r, err := s.runTest(ctx, p, v, t, tr)
 		if err != nil {
 			return nil, err
 		}
@@ -74,9 +78,9 @@ func (s *Skills) runTests(ctx context.Context, v *kairos.SkillVersion) (*testRun
 
 // runTest runs one test: the skill's run, then the comparison or the
 // predicate's cell, each unless the tests' time is spent.
-func (s *Skills) runTest(ctx context.Context, p *kairos.Policy, v *kairos.SkillVersion, t kairos.SkillTest, tr *testRun, spent func() bool) (kairos.SkillTestResult, error) {
+func (s *Skills) runTest(ctx context.Context, p *kairos.Policy, v *kairos.SkillVersion, t kairos.SkillTest, tr *testRun) (kairos.SkillTestResult, error) {
 	r := kairos.SkillTestResult{Name: t.Name}
-	if spent() {
+	if tr.spent() {
 		r.Error = fmt.Sprintf("not run: the tests spent their time budget (%s in all)", tr.budget.TimeBudget)
 		return r, nil
 	}
@@ -97,7 +101,7 @@ func (s *Skills) runTest(ctx context.Context, p *kairos.Policy, v *kairos.SkillV
 	switch {
 	case !ok:
 		r.Passed = jsonEqual(res.Output, t.Expect)
-	case spent():
+	case tr.spent():
 		r.Error = fmt.Sprintf("predicate not run: the tests spent their time budget (%s in all)", tr.budget.TimeBudget)
 	default:
 		r.Passed, r.Error, err = s.checkPredicate(ctx, p, pred, res.Output)
