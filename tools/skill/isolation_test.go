@@ -3,6 +3,7 @@ package skill_test
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -129,24 +130,9 @@ func TestTestCellIsARunCell(t *testing.T) {
 }
 
 // nonceFree replaces the run harness's per-cell nonce (24 hex digits).
-func nonceFree(code string) string {
-	var b strings.Builder
-	run := 0
-	for _, c := range code {
-		if strings.ContainsRune("0123456789abcdef", c) {
-			run++
-		} else {
-			run = 0
-		}
-		b.WriteRune(c)
-		if run == 24 {
-			s := b.String()
-			b.Reset()
-			b.WriteString(s[:len(s)-24] + "NONCE")
-		}
-	}
-	return b.String()
-}
+func nonceFree(code string) string { return nonceRE.ReplaceAllString(code, "NONCE") }
+
+var nonceRE = regexp.MustCompile(`[0-9a-f]{24}`)
 
 // BenchmarkCreateFiveTests is a create whose five tests (four values and
 // a predicate) run in the warm sandbox, up to the approval.
