@@ -111,9 +111,11 @@ func alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
 
-// waitGone waits until none of pids runs; it kills those left when it
+// waitGone waits until none of pids runs and no process of their group
+// pgid is left (the group's guard kills the server and its children
+// first and ends a moment after them); it kills what is left when it
 // gives up, so that a failing test leaves nothing behind.
-func waitGone(t *testing.T, pids map[string]int, within time.Duration) {
+func waitGone(t *testing.T, pids map[string]int, pgid int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -123,6 +125,9 @@ func waitGone(t *testing.T, pids map[string]int, within time.Duration) {
 				left = append(left, role)
 			}
 		}
+		for pid := range groupMembers(pgid) {
+			left = append(left, "group member "+pid)
+		}
 		if len(left) == 0 {
 			return
 		}
@@ -130,6 +135,7 @@ func waitGone(t *testing.T, pids map[string]int, within time.Duration) {
 			for _, pid := range pids {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
+			syscall.Kill(-pgid, syscall.SIGKILL)
 			t.Fatalf("still running after %s: %v", within, left)
 		}
 		time.Sleep(10 * time.Millisecond) // polling with a deadline
@@ -186,8 +192,7 @@ func TestStdioServerEndsWithTheManager(t *testing.T) {
 	pids := readPids(t, pidFile, "server", "sleeper")
 	pgid := serverGroup(t, pids)
 	m.Close()
-	waitGone(t, pids, 10*time.Second)
-	waitGroupGone(t, pgid, 10*time.Second)
+	waitGone(t, pids, pgid, 10*time.Second)
 }
 
 // TestStdioServerEndsWithAKilledKairos: when the process supervising a
@@ -228,25 +233,5 @@ func TestStdioServerEndsWithAKilledKairos(t *testing.T) {
 	pgid := serverGroup(t, pids)
 	host.Process.Kill() // SIGKILL: nothing of the host runs after this
 	host.Wait()
-	waitGone(t, pids, 10*time.Second)
-	waitGroupGone(t, pgid, 10*time.Second)
-}
-
-// waitGroupGone waits until no process of group pgid runs: the group's
-// guard kills the server and its children first and ends a moment after
-// them, so the group is checked until it is empty, within a bound.
-func waitGroupGone(t *testing.T, pgid int, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		left := groupMembers(pgid)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			t.Fatalf("processes of the server's group left after %s: %v", within, left)
-		}
-		time.Sleep(10 * time.Millisecond) // polling with a deadline
-	}
+	waitGone(t, pids, pgid, 10*time.Second)
 }
