@@ -17,7 +17,7 @@ import (
 // keeps its Telegram ones), and only the firings this process claimed
 // are delivered here (never one another process leased).
 type cliSchedules struct {
-	kairos.ScheduleStore
+	renewingStore
 	mu      *sync.Mutex
 	claimed *[]*kairos.Firing
 }
@@ -55,7 +55,7 @@ func (s cliSchedules) LeaseFirings(context.Context, time.Time, time.Duration, in
 // watching cells to the terminal while `kairos chat` runs.
 func (m *Main) startChatSchedules(ctx context.Context, c *core, out *terminal) {
 	r := schedules.NewRunner(schedules.Config{
-		Store: cliSchedules{ScheduleStore: c.sched.store, mu: &sync.Mutex{}, claimed: new([]*kairos.Firing)}, Now: c.now, Logger: c.log.With("component", "schedules"),
+		Store: cliSchedules{renewingStore: renewingStore{c.sched.store}, mu: &sync.Mutex{}, claimed: new([]*kairos.Firing)}, Now: c.now, Logger: c.log.With("component", "schedules"),
 		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
 		Deliver: func(ctx context.Context, d schedules.Delivery) (int64, error) {
 			return 0, m.deliverToTerminal(ctx, c, out, d)
@@ -106,17 +106,25 @@ func (m *Main) deliverToTerminal(ctx context.Context, c *core, out *terminal, d 
 // botSchedules is the schedule store as `kairos run` sees it: the
 // terminal's schedules wait for `kairos chat`, which delivers them.
 type botSchedules struct {
+	renewingStore
+}
+
+// renewingStore is the schedule store with its RenewFiringLease kept in
+// view: a wrapper embedding kairos.ScheduleStore alone hides it, so the
+// runner never renewed a lease and a firing held past the 30 s lease
+// could go to another process and a task run twice. Both `kairos run`'s
+// and `kairos chat`'s views embed it.
+type renewingStore struct {
 	kairos.ScheduleStore
 }
 
-// botSchedules renews the leases of the firings it delivers or holds
-// queued (the embedded interface alone hid the store's
-// RenewFiringLease, so a firing held past the 30 s lease could go to
-// another replica and a task run twice).
-var _ schedules.LeaseRenewer = botSchedules{}
+var (
+	_ schedules.LeaseRenewer = botSchedules{}
+	_ schedules.LeaseRenewer = cliSchedules{}
+)
 
 // RenewFiringLease is the store's (schedules.LeaseRenewer).
-func (s botSchedules) RenewFiringLease(ctx context.Context, id int64, until time.Time) (bool, error) {
+func (s renewingStore) RenewFiringLease(ctx context.Context, id int64, until time.Time) (bool, error) {
 	lr, ok := s.ScheduleStore.(schedules.LeaseRenewer)
 	if !ok {
 		return false, nil
