@@ -12,11 +12,13 @@ import (
 
 // TestClaimOperatorIsSingleUse: a wrong hash claims nothing; the right
 // one makes exactly one of many concurrent claimants an operator, stored
-// with its role; afterwards the claim is gone.
+// with its role; afterwards the claim is gone. A user already allowed
+// (70, outside the claimants so that a winner cannot be them by chance)
+// keeps their role until they claim a code themselves.
 func TestClaimOperatorIsSingleUse(t *testing.T) {
 	ctx := context.Background()
 	l := store.NewUpdateLog(storetest.MustOpenDB(t))
-	if err := l.GrantAccess(ctx, 7, 0); err != nil {
+	if err := l.GrantAccess(ctx, 70, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.SetOperatorClaim(ctx, "h1"); err != nil {
@@ -61,7 +63,16 @@ func TestClaimOperatorIsSingleUse(t *testing.T) {
 	for _, g := range grants {
 		roles[g.UserID] = g.Role
 	}
-	if roles[7] != store.RoleAllowed || roles[winners[0]] != store.RoleOperator {
+	if roles[70] != store.RoleAllowed || roles[winners[0]] != store.RoleOperator {
 		t.Fatalf("roles %v", roles)
+	}
+	if err := l.SetOperatorClaim(ctx, "h2"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.ClaimOperator(ctx, 70, "h2"); !ok || err != nil {
+		t.Fatalf("allowed user's claim: %v %v", ok, err)
+	}
+	if ops, _ := l.Operators(ctx); !slices.Equal(ops, []int64{winners[0], 70}) {
+		t.Fatalf("operators after the allowed user's claim: %v", ops)
 	}
 }
