@@ -120,8 +120,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		// WAL allows readers beside one writer; the write gate
 		// (sqlitegate.go) queues this process's writers, BEGIN
 		// IMMEDIATE (in the DSN) takes the lock up front, and the busy
-		// timeout waits for other processes' writers.
-		db.sqlDB.SetMaxOpenConns(8)
+		// timeout waits for other processes' writers. Open connections
+		// are not bounded: a writer queued in the gate holds one, and the
+		// gate's holder may need another (a read, or gorm's statement
+		// cache preparing through the pool); a bound would let queued
+		// writers starve it. Idle ones are.
+		db.sqlDB.SetMaxOpenConns(0)
 		db.sqlDB.SetMaxIdleConns(8)
 	} else {
 		db.sqlDB.SetMaxOpenConns(16)

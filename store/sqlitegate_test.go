@@ -197,3 +197,55 @@ func TestColdStatementCacheUnderContention(t *testing.T) {
 		}
 	}
 }
+
+// A transaction holding the gate that needs one more connection (a read
+// through the pool, or gorm's statement cache waiting on a statement
+// another goroutine prepares through the pool) gets one at once, even
+// when queued writers hold as many connections as the old pool allowed
+// (8). With a bounded pool it waited until the queued writers gave up
+// ("database is locked: waited …") and freed theirs.
+func TestGateHolderGetsAConnectionPastQueuedWriters(t *testing.T) {
+	db := openSQLiteBusy(t, 5000)
+	defer store.SetGateWait(3 * time.Second)()
+	ctx := context.Background()
+	tx := db.Gorm().WithContext(ctx).Begin()
+	if tx.Error != nil {
+		t.Fatal(tx.Error)
+	}
+	if err := tx.Exec(`INSERT INTO gate_probe (w, n) VALUES (0, 0)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	const writers = 10
+	errs := make(chan error, writers)
+	for w := 1; w <= writers; w++ {
+		go func() {
+			errs <- db.Gorm().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+				return tx.Exec(`INSERT INTO gate_probe (w, n) VALUES (?, 1)`, w).Error
+			})
+		}()
+	}
+	// Wait until every writer holds a connection (queued in the gate) or
+	// waits for one: the transaction and the writers account for 11.
+	for {
+		s := db.SQL().Stats()
+		if s.InUse+int(s.WaitCount) >= writers+1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM gate_probe`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	for w := 0; w < writers; w++ {
+		if err := <-errs; err != nil {
+			t.Errorf("a queued writer: %v", err)
+		}
+	}
+	if err := db.SQL().QueryRow(`SELECT COUNT(*) FROM gate_probe`).Scan(&n); err != nil || n != writers+1 {
+		t.Fatalf("%d rows, %v; want %d", n, err, writers+1)
+	}
+}
