@@ -59,6 +59,10 @@ func (r *Runner) queue(ctx context.Context, f *kairos.Firing, now time.Time) {
 	r.mu.Unlock()
 	j := &job{f: f, leased: now, stop: r.keepLease(ctx, f.ID)}
 	s, err := r.cfg.Store.Schedule(ctx, f.ScheduleID)
+	if err != nil && ctx.Err() != nil {
+		r.giveBack(j)
+		return
+	}
 	if err != nil {
 		r.cfg.Logger.Error("firing's schedule", "schedule", f.ScheduleID, "firing", f.ID, "err", err)
 		r.release(j) // retried when its lease ends
@@ -97,13 +101,13 @@ func (r *Runner) drain(ctx context.Context, key string, ln *line) {
 		ln.jobs = ln.jobs[1:]
 		r.mu.Unlock()
 		if ctx.Err() != nil {
-			r.release(j)
+			r.giveBack(j)
 			continue
 		}
 		select {
 		case r.slots <- struct{}{}:
 		case <-ctx.Done():
-			r.release(j)
+			r.giveBack(j)
 			continue
 		}
 		if r.deliver(ctx, j) {
@@ -111,6 +115,22 @@ func (r *Runner) drain(ctx context.Context, key string, ln *line) {
 		}
 		<-r.slots
 		r.release(j)
+	}
+}
+
+// giveBack lets go of j, never tried because ctx ended (shutdown): its
+// try is handed back and its lease ended, so the next start, or another
+// replica at once, delivers it, and restarts never use up its tries.
+func (r *Runner) giveBack(j *job) {
+	r.release(j)
+	lr, ok := r.cfg.Store.(LeaseRenewer)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := lr.ReturnFiring(ctx, j.f.ID, j.f.Attempts, r.cfg.Now()); err != nil {
+		r.cfg.Logger.Warn("hand back an untried firing", "firing", j.f.ID, "err", err)
 	}
 }
 

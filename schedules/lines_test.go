@@ -123,3 +123,55 @@ func recv[T any](t *testing.T, ch <-chan T) T {
 	var zero T
 	return zero
 }
+
+// A firing let go at shutdown, never tried (it waited behind its chat's
+// stuck firing), keeps its tries and its lease ends: another replica
+// delivers it at once, and restarts cannot use up its tries. The stuck
+// one, tried, keeps its count.
+func TestUntriedFiringIsHandedBackAtShutdown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	db := storetest.MustOpenDB(t)
+	st := store.NewScheduleStore(db)
+	t0 := time.Date(2026, 5, 4, 6, 0, 0, 0, time.UTC)
+	c := &clock{t: t0}
+	mk := func(text string, at time.Time) *kairos.Schedule {
+		return mustCreate(t, st, &kairos.Schedule{UserID: 1, ChatID: 1, ThreadKey: "telegram:dm:1", Text: text, TZ: "UTC",
+			Start: at.Format("2006-01-02T15:04:05"), NextRun: at})
+	}
+	a1, a2 := mk("A1", t0), mk("A2", t0.Add(time.Second))
+	stuck := make(chan struct{})
+	deliver := func(ctx context.Context, d schedules.Delivery) (int64, error) {
+		if d.Schedule.Text == "A1" {
+			close(stuck)
+			<-ctx.Done()
+			return 0, ctx.Err()
+		}
+		return 1, nil
+	}
+	c.Set(t0.Add(2 * time.Second)) // both due: claimed and leased in one tick
+	r := schedules.NewRunner(schedules.Config{Store: st, Deliver: deliver, Now: c.Now, Lease: time.Minute})
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx, time.Hour) }()
+	recv(t, stuck)
+	cancel()
+	<-done
+
+	tries := func(scheduleID int64) int {
+		fs, err := st.Firings(context.Background(), scheduleID)
+		if err != nil || len(fs) != 1 {
+			t.Fatalf("firings of %d: %v %v", scheduleID, fs, err)
+		}
+		return fs[0].Attempts
+	}
+	if n1, n2 := tries(a1.ID), tries(a2.ID); n1 != 1 || n2 != 0 {
+		t.Fatalf("tries after shutdown: A1 %d, A2 %d; want 1 and 0", n1, n2)
+	}
+	out := &sink{}
+	other := schedules.NewRunner(schedules.Config{Store: st, Deliver: out.deliver, Now: c.Now, Lease: time.Minute})
+	if _, n, err := other.Tick(context.Background()); n != 1 || err != nil {
+		t.Fatalf("another replica delivered %d firings (%v), want A2 at once", n, err)
+	}
+	if got := out.all(); got[0].Schedule.Text != "A2" {
+		t.Fatalf("delivered %q, want A2", got[0].Schedule.Text)
+	}
+}

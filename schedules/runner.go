@@ -257,9 +257,14 @@ func (r *Runner) deliver(ctx context.Context, j *job) bool {
 const DefaultLease = 30 * time.Second
 
 // LeaseRenewer is a store that can extend the lease of a firing being
-// delivered.
+// delivered, and hand back one never tried.
 type LeaseRenewer interface {
 	RenewFiringLease(ctx context.Context, id int64, until time.Time) (bool, error)
+	// ReturnFiring hands back a firing leased as try number attempts and
+	// never tried (its runner stopped first): the try is not counted and
+	// the firing may be leased again at once. Nothing happens when it was
+	// leased again since.
+	ReturnFiring(ctx context.Context, id int64, attempts int, now time.Time) error
 }
 
 // keepLease renews firing id's lease every Lease/3 until the returned

@@ -18,3 +18,17 @@ func (s *ScheduleStore) RenewFiringLease(ctx context.Context, id int64, until ti
 	}
 	return res.RowsAffected == 1, nil
 }
+
+// ReturnFiring hands back firing id, leased as try number attempts and
+// never tried (schedules.LeaseRenewer): the try is uncounted and the lease
+// ends now. Nothing happens when the firing is no longer pending or was
+// leased again since (its count moved on).
+func (s *ScheduleStore) ReturnFiring(ctx context.Context, id int64, attempts int, now time.Time) error {
+	err := s.db.gdb.WithContext(ctx).Model(&firingRow{}).
+		Where("id = ? AND status = ? AND attempts = ?", id, kairos.FiringPending, attempts).
+		Updates(map[string]any{"lease_until": ms(now), "attempts": attempts - 1}).Error
+	if err != nil {
+		return fmt.Errorf("return firing: %w", err)
+	}
+	return nil
+}

@@ -109,8 +109,8 @@ type botSchedules struct {
 	renewingStore
 }
 
-// renewingStore is the schedule store with its RenewFiringLease kept in
-// view: a wrapper embedding kairos.ScheduleStore alone hides it, so the
+// renewingStore is the schedule store with its RenewFiringLease (and
+// ReturnFiring) kept in view: a wrapper embedding kairos.ScheduleStore alone hides it, so the
 // runner never renewed a lease and a firing held past the 30 s lease
 // could go to another process and a task run twice. Both `kairos run`'s
 // and `kairos chat`'s views embed it.
@@ -130,6 +130,15 @@ func (s renewingStore) RenewFiringLease(ctx context.Context, id int64, until tim
 		return false, nil
 	}
 	return lr.RenewFiringLease(ctx, id, until)
+}
+
+// ReturnFiring is the store's (schedules.LeaseRenewer).
+func (s renewingStore) ReturnFiring(ctx context.Context, id int64, attempts int, now time.Time) error {
+	lr, ok := s.ScheduleStore.(schedules.LeaseRenewer)
+	if !ok {
+		return nil
+	}
+	return lr.ReturnFiring(ctx, id, attempts, now)
 }
 
 func (s botSchedules) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
