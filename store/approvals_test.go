@@ -14,8 +14,13 @@ import (
 
 func TestApprovalsDecideAndClaimOnce(t *testing.T) {
 	ctx := context.Background()
-	l := store.NewUpdateLog(storetest.MustOpenDB(t))
+	db := storetest.MustOpenDB(t)
+	// The store stamps the heartbeat with its own clock: pinned to now, so
+	// that a stall before CreateApproval cannot move the heartbeat past the
+	// one-second cut below (it read the wall clock; a 1 s stall failed it).
 	now := time.Now()
+	db.Now = func() time.Time { return now }
+	l := store.NewUpdateLog(db)
 	if _, err := l.SaveUpdates(ctx, []*kairos.RawUpdate{{UpdateID: 7, ChatID: 1, Payload: []byte(`{}`), ReceivedAt: now}}); err != nil {
 		t.Fatal(err)
 	}
