@@ -171,6 +171,8 @@ type timeSpec struct {
 	sameTime     bool       // "same time", "this time": the reference's time of day
 	firstThing   bool       // "first thing": the start of the part of day (the morning)
 	twoTimes     bool       // two different times of day were given
+	days         []int      // the days named, counted from today (nameDay)
+	twoDays      bool       // two different days were named
 	clockBare    bool       // "7:30" with no am/pm: a part of day may move it past noon
 	repeat       string     // an RRULE ("every weekday")
 	nth          int        // the ordinal of "every second tuesday" (2), 0 when none
@@ -486,6 +488,7 @@ func (p *parser) readCluster(cluster []tmatch) (timeSpec, string, time.Time) {
 		}
 	}
 	p.used = append(p.used, sp.used...)
+	settleDays(&sp)
 	return sp, strings.TrimSpace(p.text[a:b]), refL
 }
 
@@ -496,6 +499,10 @@ func (p *parser) resolveAnchored(sp *timeSpec, phrase string, refL time.Time) Pa
 		// "noon at 3", "5pm at 6": a time and a bare hour that is not it.
 		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, Phrase: phrase,
 			ClarificationQuestion: "I read two times in " + strconv.Quote(phrase) + ": which one do you mean?"}
+	}
+	if sp.twoDays {
+		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, Phrase: phrase,
+			ClarificationQuestion: "I read two days in " + strconv.Quote(phrase) + ": which one do you mean?"}
 	}
 	if q := combineWindow(sp, refL); q != "" {
 		return ParseResult{Kind: KindAbsolute, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase}

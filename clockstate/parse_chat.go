@@ -197,7 +197,7 @@ func applyHalfHour(sp *timeSpec, x ruleCtx) {
 		setTime(sp, hh, 30, 0)
 		return
 	}
-	sp.bareHour, sp.min = h, 30
+	setBare(sp, h, 30)
 }
 
 // applyDotTime: "9.45am", "21.15", "at 9.45".
@@ -217,7 +217,7 @@ func applyDotTime(sp *timeSpec, x ruleCtx) {
 			sp.invalid = true
 			return
 		}
-		sp.bareHour, sp.min = h, m
+		setBare(sp, h, m)
 	}
 }
 
@@ -253,7 +253,7 @@ func applyBareHourWord(sp *timeSpec, x ruleCtx) {
 	case h == 0 || h > 12:
 		setTime(sp, h, 0, 0)
 	default:
-		sp.bareHour = h
+		setBare(sp, h, 0)
 	}
 }
 
@@ -261,10 +261,10 @@ func applyBareHourWord(sp *timeSpec, x ruleCtx) {
 func applyPartWord(sp *timeSpec, x ruleCtx) {
 	switch strings.ToLower(x.capt(0)) {
 	case "tomorrow", "tmr", "tmrw":
-		sp.dayOffset++
-		sp.dayOffsetSet = true
+		nameDay(sp, 1)
 	case "this":
-		sp.dayOffsetSet, sp.explicitDay = true, true
+		nameDay(sp, 0)
+		sp.explicitDay = true
 	}
 	switch p := strings.ToLower(x.capt(1)); p {
 	case "arvo":
@@ -320,8 +320,7 @@ func applyAfterNext(sp *timeSpec, x ruleCtx) {
 	if ahead == 0 {
 		ahead = 7
 	}
-	sp.dayOffset += ahead + 7
-	sp.dayOffsetSet = true
+	nameDay(sp, ahead+7)
 }
 
 // applyShiftOn: "a week on Tuesday", "a fortnight today", "3 days before
@@ -353,19 +352,20 @@ func applyShiftOn(sp *timeSpec, x ruleCtx) {
 
 // applyDayWord: a weekday (the next one), today, tomorrow, tonight.
 func applyDayWord(sp *timeSpec, w string, refL time.Time) {
-	sp.dayOffsetSet = true
 	switch strings.ToLower(w) {
 	case "today":
+		nameDay(sp, 0)
 	case "tomorrow":
-		sp.dayOffset++
+		nameDay(sp, 1)
 	case "tonight":
+		nameDay(sp, 0)
 		sp.part = "tonight"
 	default:
 		ahead := (int(weekdayIndex(w)) - int(refL.Weekday()) + 7) % 7
 		if ahead == 0 {
 			ahead = 7
 		}
-		sp.dayOffset += ahead
+		nameDay(sp, ahead)
 	}
 }
 
@@ -462,13 +462,13 @@ func applyRangeAny(sp *timeSpec, x ruleCtx) {
 
 // applyTmrw: the chat spellings of tomorrow.
 func applyTmrw(sp *timeSpec, x ruleCtx) {
-	sp.dayOffset++
-	sp.dayOffsetSet = true
+	nameDay(sp, 1)
 }
 
 // applyTonite: "tonite", "2nite": tonight.
 func applyTonite(sp *timeSpec, x ruleCtx) {
-	sp.dayOffsetSet, sp.explicitDay, sp.part = true, true, "tonight"
+	nameDay(sp, 0)
+	sp.explicitDay, sp.part = true, "tonight"
 }
 
 // applyTwelveNoon: "12 noon", "12 midnight".

@@ -2,6 +2,7 @@ package clockstate
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -281,8 +282,7 @@ func applyWeekday(sp *timeSpec, x ruleCtx) {
 	if off < 0 && strings.EqualFold(strings.TrimSpace(x.capt(0)), "this") {
 		off += 7 // "this sunday" said on a Wednesday: the coming one, not the past one
 	}
-	sp.dayOffset += off
-	sp.dayOffsetSet = true
+	nameDay(sp, off)
 	sp.todayNamed = sp.todayNamed || off == 7 && x.capt(0) == "" && !reComingBefore.MatchString(x.text[:x.tm.left])
 	if len(x.tm.m.Captures) > 1 && x.tm.m.Captures[1] != "" {
 		sp.weekdayNamed = int(weekdayIndex(x.tm.m.Captures[1])) + 1
@@ -303,8 +303,8 @@ func applyWeekdayOfWeek(sp *timeSpec, x ruleCtx) {
 		off = -7
 	}
 	monday := -((int(x.refL.Weekday()) + 6) % 7)
-	sp.dayOffset += monday + off + (int(weekdayIndex(day))+6)%7
-	sp.dayOffsetSet, sp.explicitDay = true, true
+	nameDay(sp, monday+off+(int(weekdayIndex(day))+6)%7)
+	sp.explicitDay = true
 }
 
 // applyDayRange: "between Monday and Wednesday": the whole days.
@@ -325,11 +325,12 @@ func applyRelDay2(sp *timeSpec, x ruleCtx) {
 		if !strings.EqualFold(x.capt(0), "after") {
 			n = -2
 		}
-		sp.dayOffset += n
-		sp.dayOffsetSet, sp.explicitDay = true, true
+		nameDay(sp, n)
+		sp.explicitDay = true
 		return
 	}
-	sp.dayOffsetSet, sp.explicitDay = true, true // "the day after yesterday": today
+	nameDay(sp, 0) // "the day after yesterday": today
+	sp.explicitDay = true
 }
 
 func applyCasualDate(sp *timeSpec, x ruleCtx) {
@@ -337,19 +338,18 @@ func applyCasualDate(sp *timeSpec, x ruleCtx) {
 	case "now":
 		sp.now = true
 	case "today":
-		sp.dayOffsetSet, sp.explicitDay = true, true
+		nameDay(sp, 0)
+		sp.explicitDay = true
 	case "tonight":
-		sp.dayOffsetSet, sp.explicitDay = true, true
-		sp.part = "tonight"
+		nameDay(sp, 0)
+		sp.explicitDay, sp.part = true, "tonight"
 	case "tomorrow", "tmr":
-		sp.dayOffset++
-		sp.dayOffsetSet = true
+		nameDay(sp, 1)
 	case "yesterday":
-		sp.dayOffset--
-		sp.dayOffsetSet = true
+		nameDay(sp, -1)
 	case "last night", "lastnight":
-		sp.dayOffset--
-		sp.dayOffsetSet, sp.explicitDay = true, true
+		nameDay(sp, -1)
+		sp.explicitDay = true
 		sp.part = "tonight"
 	}
 }
@@ -500,7 +500,48 @@ func setTime(sp *timeSpec, h, m, s int) {
 	if sp.timeSet && (sp.hour != h || sp.min != m || sp.sec != s) {
 		sp.twoTimes = true // "15.08 at 10 am": which one?
 	}
+	if sp.bareHour >= 0 && (sp.bareHour%12 != h%12 || sp.min != m) {
+		sp.twoTimes = true // "quarter past 3 at 15:20"
+	}
 	sp.timeSet, sp.hour, sp.min, sp.sec = true, h, m, s
+}
+
+// nameDay records a day the text names counting from today ("tomorrow",
+// "Friday", "the day after tomorrow"); settleDays reads them together.
+func nameDay(sp *timeSpec, off int) {
+	sp.days = append(sp.days, off)
+	sp.dayOffsetSet = true
+}
+
+// settleDays: names of one day agree ("tomorrow, Friday" said on a
+// Thursday; "today, Thursday" said on one, where the bare weekday alone
+// would be a week on); names of different days are two days, asked about,
+// never added up ("tomorrow at 9am on Friday" was the Saturday after).
+func settleDays(sp *timeSpec) {
+	if len(sp.days) == 0 {
+		return
+	}
+	first := slices.Min(sp.days)
+	for _, d := range sp.days {
+		if d != first && !(first == 0 && d == 7 && sp.todayNamed) {
+			sp.twoDays = true
+		}
+	}
+	sp.dayOffset += first
+}
+
+// setBare records an hour whose am or pm is unknown ("at 9", "half past
+// 2", "9.45"), with its minutes. Another time that is not the same one,
+// bare ("half past 2 at 9") or not, makes two times: asked, never one
+// silently dropped.
+func setBare(sp *timeSpec, h, m int) {
+	if sp.bareHour >= 0 && (sp.bareHour != h || sp.min != m) {
+		sp.twoTimes = true
+	}
+	if sp.timeSet && (sp.hour%12 != h%12 || sp.min != m) {
+		sp.twoTimes = true
+	}
+	sp.bareHour, sp.min = h, m
 }
 
 // setTime12 sets a 12-hour clock time ("7:30 pm"); an hour the suffix
@@ -558,7 +599,8 @@ func applyTimeSec(sp *timeSpec, x ruleCtx) {
 func applyCasualTime(sp *timeSpec, x ruleCtx) {
 	part := strings.ToLower(x.capt(2))
 	if x.capt(1) != "" {
-		sp.dayOffsetSet, sp.explicitDay = true, true
+		nameDay(sp, 0)
+		sp.explicitDay = true
 	}
 	if part == "noon" {
 		setTime(sp, 12, 0, 0)
@@ -600,7 +642,6 @@ func applyWeekdayAbbr(sp *timeSpec, x ruleCtx) {
 		ahead = 7
 		sp.todayNamed = !reComingBefore.MatchString(x.text[:x.tm.left])
 	}
-	sp.dayOffset += ahead
-	sp.dayOffsetSet = true
+	nameDay(sp, ahead)
 	sp.weekdayNamed = int(weekdayIndex(x.capt(0))) + 1
 }

@@ -66,7 +66,7 @@ func applyIsh(sp *timeSpec, x ruleCtx) {
 		setTime(sp, 24, 0, 0)
 		return
 	default:
-		sp.bareHour = wordHour(w)
+		setBare(sp, wordHour(w), 0)
 		return
 	}
 	h, m := x.atoi(0), x.atoi(1)
@@ -81,7 +81,7 @@ func applyIsh(sp *timeSpec, x ruleCtx) {
 	case h == 0 || h > 12:
 		setTime(sp, h, 0, 0)
 	default:
-		sp.bareHour = h
+		setBare(sp, h, 0)
 	}
 }
 
@@ -202,7 +202,7 @@ func applyQuarter(sp *timeSpec, x ruleCtx) {
 		if bh == 0 {
 			bh = 12
 		}
-		sp.bareHour, sp.min = bh, total%60
+		setBare(sp, bh, total%60)
 		return
 	}
 	if total < 0 {

@@ -145,5 +145,18 @@ def typed_forms(add):
             Q("noon at 3", "two times")
             Q("5pm at 6", "two times")
             Q("tomorrow at 5pm at 6", "two times")
+            Q("quarter past 3 at 15:20", "two times")
+            Q("at 15:20 quarter past 3", "two times")
+            Q("half past 2 at 9", "two times")
+            Q("half nine at 10", "two times")
+            A("quarter past 3 at 3:15pm", next_at(tz, ref, 15, 15))
+            # two days named: asked, never added up; two names of one day agree
+            days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+            other = days[(tom.weekday() + 2) % 7]
+            Q("tomorrow at 9am on " + other, "two days")
+            Q(other + " 3pm tomorrow", "two days")
+            Q("this morning tomorrow", "two days")
+            A("tomorrow, " + days[tom.weekday()] + " at 9am", local(tz, tom, 9))
+            A(days[tom.weekday()] + " tomorrow at 9am", local(tz, tom, 9))
             A("at 12 noon", next_at(tz, ref, 12))
             A("at 9 9pm", next_at(tz, ref, 21))
