@@ -54,6 +54,13 @@ func TestAccounting_EnvelopeChecksNeighbours(t *testing.T) {
 	if r.NeedsClarification || r.Start == nil || r.Start.UTC().Format(time.RFC3339) != "2026-07-16T14:00:00Z" {
 		t.Errorf("1:1 to tomorrow: %+v", r)
 	}
+	// A duration that something after it ties to something else is no
+	// instant ("of cardio"; "before the meeting": which meeting?).
+	for _, text := range []string{"forty-five mins of cardio is plenty", "30 minutes before the meeting works"} {
+		if r := parseAnchored(text, "Europe/London", nil, at); r.Start != nil {
+			t.Errorf("%q: an instant %v", text, r.Start)
+		}
+	}
 	r = parseAnchored("see you at 4pm, 9 of us", "Europe/London", nil, at)
 	if !r.NeedsClarification || r.Start != nil {
 		t.Errorf("neighbouring number: %+v", r)

@@ -62,7 +62,10 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 		return capt(2) != "" || reSlashCtx.MatchString(before)
 	case rDuration:
 		// Alone ("90 mins"), not a four-digit clock ("1930 hrs").
-		return capt(0) != "" || capt(2) != "" || reDurationAlone.MatchString(before) && !reFourDigits.MatchString(capt(1))
+		if capt(0) != "" || capt(2) != "" {
+			return true
+		}
+		return reDurationAlone.MatchString(before) && !reFourDigits.MatchString(capt(1)) && endsAlone(before, text[m.Right:])
 	case rBareHour:
 		if m.Right < len(text) && (text[m.Right] == ':' || text[m.Right] == '.') && m.Right+1 < len(text) && text[m.Right+1] >= '0' && text[m.Right+1] <= '9' {
 			return false
@@ -99,6 +102,24 @@ var rePartAfter = regexp.MustCompile(`(?i)^\s*(?:morning|afternoon|evening|night
 // reDurationAlone: a duration with nothing before it but a request ("90
 // mins", "remind me 2 hours") is from now.
 var reDurationAlone = regexp.MustCompile(`(?i)^\s*(?:(?:please\s+|pls\s+)?(?:remind|ping|nudge|tell|text|message|buzz|give)\s+me\s*)?$`)
+
+// reAloneAfter: what may follow a duration alone for it to be from now:
+// the end, punctuation, thanks; after a request ("remind me 2 hours"),
+// also what it is for ("to stretch", "about the oven").
+var (
+	reAloneAfter        = regexp.MustCompile(`(?i)^[\s.!?…]*(?:(?:please|pls|plz|thanks|thx|thank\s+you)\b[\s.!?…]*)?$`)
+	reAloneAfterRequest = regexp.MustCompile(`(?i)^\s*(?:,\s*)?(?:to|that|about|re|for)\b`)
+)
+
+// endsAlone: a duration alone is from now only when nothing after it ties
+// it to something else: "45 mins of cardio is plenty", "30 minutes before
+// the meeting" are no instant.
+func endsAlone(before, after string) bool {
+	if reAloneAfter.MatchString(after) {
+		return true
+	}
+	return strings.TrimSpace(before) != "" && reAloneAfterRequest.MatchString(after)
+}
 
 // firstCluster keeps the first run of non-overlapping matches joined only
 // by connector words ("at", "on", "in the", ",").

@@ -642,7 +642,7 @@ def regions_and_holidays(add):
             add("chat", "9am eastern standard time", ny, ref, "absolute", iso(next_at(ny, ref, 9)))
         for tz in [ny, "Europe/London", "Asia/Kolkata"]:
             add("chat", "new year's eve at 11pm", tz, ref, "question", ask="year's")
-            add("chat", "three days after christmas", tz, ref, "question", ask="after")
+            add("chat", "three days after christmas", tz, ref, "question", ask="christmas")
             add("chat", "christmas day at noon", tz, ref, "question", ask="christmas")
             add("chat", "in an hr", tz, ref, "relative", iso(ref + dt.timedelta(hours=1)))
 

@@ -150,6 +150,12 @@ def typed_forms(add):
             Q("half past 2 at 9", "two times")
             Q("half nine at 10", "two times")
             A("quarter past 3 at 3:15pm", next_at(tz, ref, 15, 15))
+            # a duration alone is from now only when nothing after it ties it to something else
+            Q("45 mins of cardio is plenty", "45")
+            Q("30 minutes before the meeting", "before")
+            Q("remind me 30 minutes before the meeting", "before")
+            R("90 mins please", ref + dt.timedelta(minutes=90))
+            R("remind me 2 hours to stretch", ref + dt.timedelta(hours=2))
             # two days named: asked, never added up; two names of one day agree
             days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
             other = days[(tom.weekday() + 2) % 7]
