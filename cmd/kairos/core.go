@@ -216,7 +216,7 @@ func (m *Main) openJobs(c *core, clocks *store.ClockStore) {
 	jcfg := jobs.Config{
 		Sessions: c.sessions, Memories: c.memories, Model: c.spend, Policy: c.policy, CountTokens: tokens.Count,
 		Models:  func() []string { return c.agent.Models(c.policy()) },
-		Journal: store.NewJobStore(c.db), Code: c.code, Prune: store.NewMaintenance(c.db), Logger: c.log,
+		Journal: store.NewJobStore(c.db), Code: c.code, Prune: store.NewMaintenance(c.db), Logger: c.log, Now: c.now,
 		// provider.SessionTimezone's answer from the two settings it
 		// needs (one query; the rollover asks on every turn).
 		Timezone: func(ctx context.Context, thread, _ string) *time.Location {

@@ -42,7 +42,7 @@ type Main struct {
 	// the cells' compilation cache (tests share one warmed cache).
 	SandboxCacheDir string
 	// Now, when set, replaces the wall clock of the core (schedules, the
-	// clock wrapper); tests inject time with it.
+	// clock wrapper, the background jobs); tests inject time with it.
 	Now func() time.Time
 	// Cells, when set, runs the code cells instead of a sandbox of this
 	// Main's own (tests share one warm engine across many Mains).

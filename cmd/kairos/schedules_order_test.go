@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/jobs"
+	"github.com/kairos-agent/kairos/store"
 )
 
 // dueSchedule is a schedule of chat (a DM) due at at.
@@ -115,5 +118,30 @@ func TestTaskWaitingForItsChatDoesNotDelayOtherChats(t *testing.T) {
 	h.let()
 	if n := waitSent(t, e.tg, userA, "Scheduled task"); n != 1 {
 		t.Fatalf("the task's answer arrived %d times", n)
+	}
+}
+
+// The background jobs keep the core's clock: with time injected, the
+// automatic division compares a session's messages with the injected
+// day, not the wall clock's (it ran on the wall clock, so a test on a
+// past date saw its session divided, and a summary call, once the jobs'
+// next minute came).
+func TestJobsRunOnTheInjectedClock(t *testing.T) {
+	e := newEnv(t)
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	e.startAt(&testClock{t: t0})
+	db, err := store.Open(context.Background(), store.Config{DataDir: e.vars["KAIROS_DATA_DIR"],
+		DatabaseURL: e.vars["KAIROS_DATABASE_URL"], SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var runs []*kairos.JobRun
+	waitFor(t, "the division job's first run", func() bool {
+		runs, err = store.NewJobStore(db).JobRuns(context.Background(), jobs.JobDivide, 1)
+		return err == nil && len(runs) == 1
+	})
+	if !runs[0].StartedAt.Equal(t0) {
+		t.Fatalf("the division ran at %v, want the injected %v", runs[0].StartedAt, t0)
 	}
 }
