@@ -107,14 +107,17 @@ func TestFailuresDisable(t *testing.T) {
 }
 
 // runOverBudget creates the skill double, whose run does stuck for an
-// input over 100, under a 300 ms budget, and calls it with 1000.
+// input over 100, then calls it with 1000 under a 300 ms budget. The
+// create's own test runs under the default budget: under 300 ms, a loaded
+// machine could time it out too, and there would be no skill to call.
 func runOverBudget(t *testing.T, stuck string) (*rig, map[string]any) {
 	t.Helper()
-	r := newRig(t, func(p *kairos.Policy) {
-		p.Budgets.PerVerb = map[string]kairos.CellBudget{kairos.VerbBuild: {TimeBudgetMS: 300}}
-	})
+	r := newRig(t, nil)
 	code := "function run(input) { if (input.n > 100) " + stuck + " return {doubled: input.n * 2}; }"
-	r.do(t, inv(createArgs("double", code)))
+	if _, out := r.do(t, inv(createArgs("double", code))); out["success"] != true {
+		t.Fatalf("create %s", mustJSON(out))
+	}
+	r.pol.Budgets.PerVerb = map[string]kairos.CellBudget{kairos.VerbBuild: {TimeBudgetMS: 300}}
 	got, _ := r.call(t, "double", `{"n":1000}`)
 	return r, got
 }
