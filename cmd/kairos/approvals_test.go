@@ -135,10 +135,10 @@ func (rig *approvalRig) pauseForApproval(t *testing.T, db func() *store.DB) (tes
 	return kb, m[1]
 }
 
-// waitFor polls cond every 20 ms for up to 20 s.
+// waitFor polls cond every 20 ms until waitDeadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := waitDeadline(t)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

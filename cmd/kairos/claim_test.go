@@ -15,7 +15,7 @@ var claimLine = regexp.MustCompile(`no operator yet: send /start ([A-Z2-7]{4}-[A
 // waitLog polls the log (with a deadline) for a match of re.
 func waitLog(t *testing.T, e *env, re *regexp.Regexp) []string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := waitDeadline(t)
 	for {
 		if m := re.FindStringSubmatch(e.logs.String()); m != nil {
 			return m

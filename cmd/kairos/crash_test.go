@@ -256,9 +256,7 @@ func (f *flood) killMidFlood(t *testing.T, bin string) {
 	t.Helper()
 	f.t0 = time.Now()
 	first := startProc(t, bin, f.vars)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := f.tg.WaitSent(ctx, len(f.texts)/4); err != nil {
+	if _, err := f.tg.WaitSent(testCtx(t), len(f.texts)/4); err != nil {
 		t.Fatalf("no replies before the kill: %v\n%s", err, first.logs.String())
 	}
 	first.stop(t, syscall.SIGKILL, 10*time.Second)
@@ -266,12 +264,12 @@ func (f *flood) killMidFlood(t *testing.T, bin string) {
 	t.Logf("%v: killed after %d complete replies, %d placeholders", time.Since(f.t0).Round(time.Millisecond), len(before.complete), len(before.stale))
 }
 
-// drain waits (30 s at most) until the second process has answered every
+// drain waits (maxWait at most) until the second process has answered every
 // update or has none left to do, stops it gracefully, and counts the
 // replies it leaves.
 func (f *flood) drain(t *testing.T, second *proc, updates *store.UpdateLog) tally {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := waitDeadline(t)
 	var tl tally
 	for {
 		tl = countReplies(f.tg, f.texts, f.reply)
@@ -378,7 +376,7 @@ func TestScheduleSIGKILLBetweenClaimAndSend(t *testing.T) {
 	first := startProc(t, bin, e.vars)
 	select {
 	case <-started:
-	case <-time.After(60 * time.Second):
+	case <-testCtx(t).Done():
 		t.Fatalf("the task never reached the model:\n%s", first.logs.String())
 	}
 	first.stop(t, syscall.SIGKILL, 10*time.Second)

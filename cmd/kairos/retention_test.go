@@ -26,7 +26,7 @@ func runFor(t *testing.T, e *env) (stop func()) {
 	case <-started:
 	case code := <-done:
 		t.Fatalf("kairos run exited with %d:\n%s", code, e.logs.String())
-	case <-time.After(60 * time.Second):
+	case <-testCtx(t).Done():
 		t.Fatalf("kairos run did not start:\n%s", e.logs.String())
 	}
 	return func() {

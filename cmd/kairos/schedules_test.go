@@ -48,7 +48,7 @@ func (e *env) startAt(clk *testClock) string {
 		return a
 	case code := <-done:
 		e.t.Fatalf("kairos run exited early with %d:\n%s", code, e.logs.String())
-	case <-time.After(60 * time.Second):
+	case <-testCtx(e.t).Done():
 		e.t.Fatalf("kairos run did not start:\n%s", e.logs.String())
 	}
 	return ""
@@ -132,7 +132,7 @@ func TestReminderLifecycleThroughMain(t *testing.T) {
 	}
 	waitAnswer(t, e.tg, "Snoozed until Wed 25 Nov 09:10 Europe/Lisbon")
 	clk.Set(time.Date(2026, 11, 25, 9, 10, 2, 0, lisbon))
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := waitDeadline(t)
 	for waitSent(t, e.tg, user, "⏰ call the dentist") < 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("snoozed reminder never came back: answers %+v", e.tg.CallbackAnswers())
@@ -143,7 +143,7 @@ func TestReminderLifecycleThroughMain(t *testing.T) {
 
 func waitAnswer(t *testing.T, tg *testkit.FakeTelegram, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := waitDeadline(t)
 	for {
 		for _, a := range tg.CallbackAnswers() {
 			if strings.Contains(a.Text, want) {

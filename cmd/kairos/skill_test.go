@@ -57,7 +57,7 @@ func (e *env) startWithCells() string {
 		return a
 	case code := <-done:
 		e.t.Fatalf("kairos run exited with %d:\n%s", code, e.logs.String())
-	case <-time.After(60 * time.Second):
+	case <-testCtx(e.t).Done():
 		e.t.Fatalf("kairos run did not start:\n%s", e.logs.String())
 	}
 	return ""
@@ -191,7 +191,7 @@ func TestSkillCreateApproveThenCall(t *testing.T) {
 	e.tg.PushText(operatorID, operatorID, "double 4", time.Now())
 	waitReply(t, e.tg, operatorID, 1, "no skill__double offered")
 	runSkillCmd(t, e, "skill", "share", "double")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := waitDeadline(t)
 	for n := 2; ; n++ {
 		e.tg.PushText(operatorID, operatorID, "double 4", time.Now())
 		if reply := waitReply(t, e.tg, operatorID, n, "o"); strings.Contains(reply, `"doubled":8`) {
@@ -249,7 +249,7 @@ func TestSkillFlagOffAndBudget(t *testing.T) {
 		t.Fatalf("over budget %q", reply)
 	}
 	os.WriteFile(e.vars["KAIROS_POLICY"], []byte("access:\n  operators: [1001]\n  allowed_users: [2002]\nfeatures:\n  self_update: false\n"), 0o600)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := waitDeadline(t)
 	for n := 4; ; n += 1 {
 		e.tg.PushText(2002, 2002, "double 2", time.Now())
 		reply := waitReply(t, e.tg, 2002, n, "")
@@ -322,7 +322,7 @@ func TestSkillUpdateDiffAndRollback(t *testing.T) {
 	if _, err := e.tg.PressButton(2002, 2002, "Rollback double"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := waitDeadline(t)
 	for !strings.Contains(runSkillCmd(t, e, "skill", "list"), `"version":1`) {
 		if time.Now().After(deadline) {
 			t.Fatal("the Rollback button did not roll back")
