@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -217,9 +218,10 @@ func TestSchedulesRealTimeAndCatchUp(t *testing.T) {
 		mk(kairos.ScheduleReminder, "ancient", now.Add(-48*time.Hour)))
 	e.start()
 	waitSent(t, e.tg, user, "in two seconds")
-	for _, want := range []string{"⏰ while down", "Late by 3h0m", "Here is your weekly plan.", "Missed reminder"} {
+	for _, want := range []string{"⏰ while down", "Here is your weekly plan.", "Missed reminder"} {
 		waitSent(t, e.tg, user, want)
 	}
+	checkLate(t, e.tg, user, "⏰ while down", 3*time.Hour, time.Since(now))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	<-ctx.Done() // let any duplicate show up before counting
@@ -228,6 +230,29 @@ func TestSchedulesRealTimeAndCatchUp(t *testing.T) {
 			t.Fatalf("%q arrived %d times", want, n)
 		}
 	}
+}
+
+// checkLate checks the lateness the message to chat holding what states:
+// whole minutes, from due (how late it was when the test seeded it) to
+// due plus elapsed (the time since then), give or take the rounding.
+// "Late by 3h0m" alone held only if Kairos started within 30 s.
+func checkLate(t *testing.T, tg *testkit.FakeTelegram, chat int64, what string, due, elapsed time.Duration) {
+	t.Helper()
+	for _, s := range tg.SentTo(chat) {
+		if !strings.Contains(s.LastText(), what) {
+			continue
+		}
+		m := regexp.MustCompile(`\(Late by ([0-9hms]+): `).FindStringSubmatch(s.LastText())
+		if m == nil {
+			t.Fatalf("%q does not say how late: %q", what, s.LastText())
+		}
+		d, err := time.ParseDuration(m[1])
+		if err != nil || d%time.Minute != 0 || d < due-30*time.Second || d > due+elapsed+30*time.Second {
+			t.Fatalf("%q says late by %s, want whole minutes within [%v, %v]", what, m[1], due, due+elapsed)
+		}
+		return
+	}
+	t.Fatalf("no message %q", what)
 }
 
 // A web page cannot plant a reminder: in a tainted turn the create call
