@@ -11,7 +11,8 @@
 // idempotently through the reply outbox) and finished. A crash after the
 // claim leaves a pending firing that the next tick delivers; nothing is
 // claimed twice. Firings of different chats are delivered side by side
-// (Config.Workers at once), one chat's in due order; a held firing's
+// (Config.Workers tasks and watching cells at once, and as many
+// reminders apart from them), one chat's in due order; a held firing's
 // lease is renewed from its lease until it is finished, even while it
 // waits behind its chat's earlier firing.
 //

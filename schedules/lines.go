@@ -13,6 +13,7 @@ type job struct {
 	f      *kairos.Firing
 	leased time.Time // when this process leased it
 	stop   func()    // ends the renewal of its lease
+	notice bool      // a reminder: a send, delivered in the notices' slots
 }
 
 // line is one chat's firings in the order they were leased (due time,
@@ -69,6 +70,7 @@ func (r *Runner) queue(ctx context.Context, f *kairos.Firing, now time.Time) {
 		return
 	}
 	key := lineOf(s)
+	j.notice = s.Kind == kairos.ScheduleReminder
 	r.mu.Lock()
 	ln := r.lines[key]
 	start := ln == nil
@@ -85,7 +87,8 @@ func (r *Runner) queue(ctx context.Context, f *kairos.Firing, now time.Time) {
 }
 
 // drain delivers a line's firings in order, each under one of the
-// Workers slots, until the line is empty. When ctx ends the rest are let
+// Workers slots of its kind (reminders' or the work's), until the line is
+// empty. When ctx ends the rest are let
 // go; their leases run out and the next start delivers them.
 func (r *Runner) drain(ctx context.Context, key string, ln *line) {
 	defer r.busy.Done()
@@ -104,8 +107,12 @@ func (r *Runner) drain(ctx context.Context, key string, ln *line) {
 			r.giveBack(j)
 			continue
 		}
+		slots := r.work
+		if j.notice {
+			slots = r.notices
+		}
 		select {
-		case r.slots <- struct{}{}:
+		case slots <- struct{}{}:
 		case <-ctx.Done():
 			r.giveBack(j)
 			continue
@@ -113,7 +120,7 @@ func (r *Runner) drain(ctx context.Context, key string, ln *line) {
 		if r.deliver(ctx, j) {
 			r.sent.Add(1)
 		}
-		<-r.slots
+		<-slots
 		r.release(j)
 	}
 }

@@ -175,3 +175,59 @@ func TestUntriedFiringIsHandedBackAtShutdown(t *testing.T) {
 		t.Fatalf("delivered %q, want A2", got[0].Schedule.Text)
 	}
 }
+
+// Tasks stuck in every work slot (one, here) never delay another chat's
+// reminder: reminders are delivered in slots of their own. Another task
+// still waits for the work slot.
+func TestStuckTasksDoNotHoldBackReminders(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := store.NewScheduleStore(storetest.MustOpenDB(t))
+	t0 := time.Date(2026, 5, 4, 6, 0, 0, 0, time.UTC)
+	c := &clock{t: t0}
+	mk := func(chat int64, kind, text string, at time.Time) {
+		mustCreate(t, st, &kairos.Schedule{UserID: chat, ChatID: chat, ThreadKey: "telegram:dm:" + text, Text: text, TZ: "UTC",
+			Kind: kind, Start: at.Format("2006-01-02T15:04:05"), NextRun: at})
+	}
+	mk(1, kairos.ScheduleTask, "T1", t0)
+	mk(2, kairos.ScheduleReminder, "R2", t0.Add(time.Minute))
+	mk(3, kairos.ScheduleTask, "T3", t0.Add(time.Minute))
+	stuck, release := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var order []string
+	delivered := make(chan string, 4)
+	deliver := func(ctx context.Context, d schedules.Delivery) (int64, error) {
+		if d.Schedule.Text == "T1" {
+			close(stuck)
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+		}
+		mu.Lock()
+		order = append(order, d.Schedule.Text)
+		mu.Unlock()
+		delivered <- d.Schedule.Text
+		return 1, nil
+	}
+	r := schedules.NewRunner(schedules.Config{Store: st, Deliver: deliver, Now: c.Now, Lease: time.Minute, Workers: 1})
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx, time.Hour) }()
+	defer func() { cancel(); <-done }()
+	recv(t, stuck) // T1 holds the one work slot
+	c.Set(t0.Add(2 * time.Minute))
+	r.Wake() // R2 and T3 are due
+	if got := recv(t, delivered); got != "R2" {
+		t.Fatalf("delivered %q while T1 held the work slot, want R2", got)
+	}
+	close(release)
+	for range 2 {
+		recv(t, delivered)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"R2", "T1", "T3"}; len(order) != 3 || order[0] != want[0] || order[1] != want[1] || order[2] != want[2] {
+		t.Fatalf("delivered %v, want %v", order, want)
+	}
+}

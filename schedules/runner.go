@@ -49,19 +49,22 @@ type Config struct {
 	// once; default 500.
 	Batch       int
 	MaxAttempts int // deliveries tried before a firing fails; default 5
-	// Workers bounds how many firings are delivered at once (default 8):
+	// Workers bounds how many tasks and watching cells are delivered at
+	// once, and apart from them how many reminders (default 8 each):
 	// firings of different chats are delivered side by side, one chat's
-	// in due order (a task waiting for its chat's turn holds back only
-	// its own chat's later firings).
+	// in due order. A task waiting for its chat's turn holds back only its
+	// own chat's later firings, and tasks stuck in every work slot never
+	// delay another chat's reminder.
 	Workers int
 	Logger  *slog.Logger
 }
 
 // Runner claims due schedules and delivers their firings.
 type Runner struct {
-	cfg   Config
-	wake  chan struct{}
-	slots chan struct{} // one per delivery under way
+	cfg     Config
+	wake    chan struct{}
+	work    chan struct{} // one per task or watching cell under way
+	notices chan struct{} // one per reminder under way
 
 	mu    sync.Mutex
 	held  map[int64]bool   // firings leased here and not yet let go
@@ -93,8 +96,8 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 8
 	}
-	return &Runner{cfg: cfg, wake: make(chan struct{}, 1), slots: make(chan struct{}, cfg.Workers),
-		held: map[int64]bool{}, lines: map[string]*line{}}
+	return &Runner{cfg: cfg, wake: make(chan struct{}, 1), work: make(chan struct{}, cfg.Workers),
+		notices: make(chan struct{}, cfg.Workers), held: map[int64]bool{}, lines: map[string]*line{}}
 }
 
 // Wake makes Run tick now (after a schedule was created or snoozed).
