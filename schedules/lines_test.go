@@ -231,3 +231,38 @@ func TestStuckTasksDoNotHoldBackReminders(t *testing.T) {
 		t.Fatalf("delivered %v, want %v", order, want)
 	}
 }
+
+// Handing back checks the count it was leased with: a firing leased again
+// since keeps its count, and one never leased (the terminal's, count 0)
+// is left as it is, never counted below zero.
+func TestReturnFiringOnlyUndoesItsOwnLease(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewScheduleStore(storetest.MustOpenDB(t))
+	t0 := time.Date(2026, 5, 4, 6, 0, 0, 0, time.UTC)
+	s := mustCreate(t, st, &kairos.Schedule{Text: "pills", TZ: "UTC", Start: "2026-05-04T06:00:00", NextRun: t0})
+	f, err := st.ClaimFiring(ctx, s, kairos.Advance{Status: kairos.ScheduleDone}, t0)
+	if err != nil || f == nil {
+		t.Fatalf("claim %v %v", f, err)
+	}
+	tries := func() int {
+		fs, err := st.Firings(ctx, s.ID)
+		if err != nil || len(fs) != 1 {
+			t.Fatalf("firings %v %v", fs, err)
+		}
+		return fs[0].Attempts
+	}
+	if err := st.ReturnFiring(ctx, f.ID, f.Attempts, t0); err != nil || tries() != 0 {
+		t.Fatalf("a firing never leased, handed back: %d tries, %v", tries(), err)
+	}
+	for i := 0; i < 2; i++ { // leased twice: its first lease ran out
+		if fs, err := st.LeaseFirings(ctx, t0.Add(time.Duration(i)*time.Hour), time.Minute, 1); err != nil || len(fs) != 1 {
+			t.Fatalf("lease %d: %v %v", i, fs, err)
+		}
+	}
+	if err := st.ReturnFiring(ctx, f.ID, 1, t0); err != nil || tries() != 2 {
+		t.Fatalf("handed back under an old lease: %d tries, %v", tries(), err)
+	}
+	if err := st.ReturnFiring(ctx, f.ID, 2, t0.Add(time.Hour)); err != nil || tries() != 1 {
+		t.Fatalf("handed back under its own lease: %d tries, %v", tries(), err)
+	}
+}

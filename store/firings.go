@@ -22,8 +22,12 @@ func (s *ScheduleStore) RenewFiringLease(ctx context.Context, id int64, until ti
 // ReturnFiring hands back firing id, leased as try number attempts and
 // never tried (schedules.LeaseRenewer): the try is uncounted and the lease
 // ends now. Nothing happens when the firing is no longer pending or was
-// leased again since (its count moved on).
+// leased again since (its count moved on), or was never leased (a count
+// of 0: `kairos chat` delivers the firings it claimed without a lease).
 func (s *ScheduleStore) ReturnFiring(ctx context.Context, id int64, attempts int, now time.Time) error {
+	if attempts < 1 {
+		return nil
+	}
 	err := s.db.gdb.WithContext(ctx).Model(&firingRow{}).
 		Where("id = ? AND status = ? AND attempts = ?", id, kairos.FiringPending, attempts).
 		Updates(map[string]any{"lease_until": ms(now), "attempts": attempts - 1}).Error
