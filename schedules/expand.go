@@ -30,6 +30,10 @@ const (
 // loaded machine can stall any walk past 20 ms of wall-clock time.
 var callBudget = CallBudget
 
+// errSteps: a walk passed MaxPerCall steps, which no machine's speed
+// changes (a walk out of time is another EBUDGET: try again later).
+var errSteps = kairos.Errorf(kairos.EBUDGET, "the repeat rule needs too many steps to expand")
+
 // Rule is a compiled recurrence anchored at its wall-clock start.
 type Rule struct {
 	src   string        // the rule as written
@@ -185,17 +189,27 @@ func wallFloor(after time.Time, loc *time.Location) time.Time {
 // stop. It stops with EBUDGET after MaxPerCall steps or CallBudget, and
 // with ctx's error when ctx ends.
 func (r *Rule) walk(ctx context.Context, loc *time.Location, after time.Time, visit func(time.Time) bool) error {
+	return r.walkWithin(ctx, loc, after, callBudget, visit)
+}
+
+// walkWithin is walk with its own time bound; 0 leaves only the steps'
+// bound and ctx (a check whose verdict must not depend on the machine's
+// load).
+func (r *Rule) walkWithin(ctx context.Context, loc *time.Location, after time.Time, budget time.Duration, visit func(time.Time) bool) error {
 	floor := wallFloor(after, loc)
 	it := r.from(floor)
-	deadline := time.Now().Add(callBudget)
+	deadline := time.Now().Add(budget)
 	var last time.Time
 	for steps := 1; ; steps++ {
 		if steps%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if steps > MaxPerCall || time.Now().After(deadline) {
-				return kairos.Errorf(kairos.EBUDGET, "the repeat rule needs too many steps to expand")
+			if steps > MaxPerCall {
+				return errSteps
+			}
+			if budget > 0 && time.Now().After(deadline) {
+				return kairos.Errorf(kairos.EBUDGET, "expanding the repeat rule took over %s (the machine is busy): try again", callBudget)
 			}
 		}
 		w, ok := it()

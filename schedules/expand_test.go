@@ -156,3 +156,35 @@ func TestNextCancelled(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Whether a rule is too dense does not hang on the machine's speed: with
+// every timed walk out of time at once, Inspect still accepts a dense
+// valid rule (300 a day; its gap walk passes the first time check) and
+// refuses one past MaxPerCall occurrences per cycle as too dense, while a
+// walk that does run out of time says the machine was busy (EBUDGET).
+func TestInspectDoesNotHangOnTheClock(t *testing.T) {
+	defer func(b time.Duration) { callBudget = b }(callBudget)
+	callBudget = time.Nanosecond
+	ctx := context.Background()
+	start := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
+	const dense = "FREQ=MINUTELY;INTERVAL=2;BYHOUR=8,9,10,11,12,13,14,15,16,17"
+	if _, err := Inspect(ctx, dense, start); err != nil {
+		t.Fatalf("a valid dense rule on a busy machine: %v", err)
+	}
+	days := make([]string, 50)
+	for i := range days {
+		days[i] = fmt.Sprint(i + 1)
+	}
+	// 12 hours × 12 minutes × 50 days: 7,200 occurrences a cycle.
+	tooDense := "FREQ=YEARLY;BYHOUR=1,2,3,4,5,6,7,8,9,10,11,12;BYMINUTE=0,5,10,15,20,25,30,35,40,45,50,55;BYYEARDAY=" + strings.Join(days, ",")
+	if _, err := Inspect(ctx, tooDense, start); kairos.ErrorCode(err) != kairos.EINVALID {
+		t.Fatalf("a rule too dense on a busy machine: %v, want EINVALID", err)
+	}
+	r, err := Compile(dense, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(ctx, time.UTC, start, 500); kairos.ErrorCode(err) != kairos.EBUDGET || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("a walk out of time: %v, want EBUDGET saying the machine is busy", err)
+	}
+}

@@ -2,6 +2,7 @@ package schedules
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -201,12 +202,14 @@ func (r *Rule) countToUntil(ctx context.Context) (string, error) {
 }
 
 // minGap is the smallest wall-clock gap between consecutive occurrences
-// from first over one cycle (and the gap to the next cycle's first).
+// from first over one cycle (and the gap to the next cycle's first). Its
+// walk is bounded by MaxPerCall steps, not by time: whether a rule is too
+// dense must not depend on how busy the machine is.
 func (r *Rule) minGap(ctx context.Context, first time.Time, cycle time.Duration) (time.Duration, error) {
 	end := first.Add(cycle)
 	var gap time.Duration
 	prev := first
-	err := r.walk(ctx, time.UTC, first, func(t time.Time) bool {
+	err := r.walkWithin(ctx, time.UTC, first, 0, func(t time.Time) bool {
 		if !t.After(prev) {
 			return true
 		}
@@ -216,7 +219,7 @@ func (r *Rule) minGap(ctx context.Context, first time.Time, cycle time.Duration)
 		prev = t
 		return !t.After(end)
 	})
-	if kairos.ErrorCode(err) == kairos.EBUDGET {
+	if errors.Is(err, errSteps) {
 		return 0, kairos.Errorf(kairos.EINVALID, "repeat rule %s has too many occurrences per cycle (at most %d)", r.src, MaxPerCall)
 	}
 	return gap, err
