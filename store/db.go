@@ -117,14 +117,11 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	if db.dialect == DialectSQLite {
-		// WAL allows readers beside one writer; the write gate
-		// (sqlitegate.go) queues this process's writers, BEGIN
-		// IMMEDIATE (in the DSN) takes the lock up front, and the busy
-		// timeout waits for other processes' writers. Open connections
-		// are not bounded: a writer queued in the gate holds one, and the
-		// gate's holder may need another (a read, or gorm's statement
-		// cache preparing through the pool); a bound would let queued
-		// writers starve it. Idle ones are.
+		// WAL: readers beside one writer; the gate (sqlitegate.go) queues
+		// this process's writers, BEGIN IMMEDIATE takes the lock up front,
+		// the busy timeout waits for other processes'. Open connections
+		// are unbounded: queued writers hold theirs, and the gate's holder
+		// may need one more (a read, gorm's statement cache preparing).
 		db.sqlDB.SetMaxOpenConns(0)
 		db.sqlDB.SetMaxIdleConns(8)
 	} else {
