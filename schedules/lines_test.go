@@ -2,6 +2,7 @@ package schedules_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,58 @@ func (s renewSpy) RenewFiringLease(ctx context.Context, id int64, until time.Tim
 	return ok, err
 }
 
+// holdingSink records what it delivers, in order, and holds the firing
+// named hold (closing stuck) until finish releases it or its context
+// ends.
+type holdingSink struct {
+	hold           string
+	stuck, release chan struct{}
+	delivered      chan string
+	mu             sync.Mutex
+	order          []string
+}
+
+func newHoldingSink(hold string) *holdingSink {
+	return &holdingSink{hold: hold, stuck: make(chan struct{}), release: make(chan struct{}), delivered: make(chan string, 8)}
+}
+
+func (h *holdingSink) deliver(ctx context.Context, d schedules.Delivery) (int64, error) {
+	if d.Schedule.Text == h.hold {
+		close(h.stuck)
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	h.mu.Lock()
+	h.order = append(h.order, d.Schedule.Text)
+	h.mu.Unlock()
+	h.delivered <- d.Schedule.Text
+	return 1, nil
+}
+
+// finish releases the held firing, waits for all of want to be
+// delivered and checks their order.
+func (h *holdingSink) finish(t *testing.T, want ...string) {
+	t.Helper()
+	close(h.release)
+	for {
+		h.mu.Lock()
+		n := len(h.order)
+		h.mu.Unlock()
+		if n >= len(want) {
+			break
+		}
+		recv(t, h.delivered) // returns at once for one delivered earlier
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !slices.Equal(h.order, want) {
+		t.Fatalf("delivered %v, want %v", h.order, want)
+	}
+}
+
 // While one chat's firing is stuck in its delivery (a task waiting for
 // the chat's turn), another chat's firing due later is delivered, the
 // stuck chat's next firing waits for the stuck one (one chat's firings
@@ -50,25 +103,8 @@ func TestRunnerDeliversChatsSideBySideInOrder(t *testing.T) {
 	a1, a2 := mk(1, "A1", t0), mk(1, "A2", t0.Add(time.Second))
 	mk(2, "B", t0.Add(time.Hour))
 
-	var mu sync.Mutex
-	var order []string
-	stuck, release := make(chan struct{}), make(chan struct{})
-	delivered := make(chan string, 8)
-	deliver := func(ctx context.Context, d schedules.Delivery) (int64, error) {
-		if d.Schedule.Text == "A1" {
-			close(stuck)
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			}
-		}
-		mu.Lock()
-		order = append(order, d.Schedule.Text)
-		mu.Unlock()
-		delivered <- d.Schedule.Text
-		return 1, nil
-	}
+	h := newHoldingSink("A1")
+	deliver := h.deliver
 	spy := renewSpy{ScheduleStore: st, after: t0.Add(time.Hour), renewed: make(chan int64, 1)}
 	const lease = 30 * time.Millisecond // renewed every 10 ms of real time
 	r := schedules.NewRunner(schedules.Config{Store: spy, Deliver: deliver, Now: c.Now, Lease: lease, Workers: 2})
@@ -77,9 +113,9 @@ func TestRunnerDeliversChatsSideBySideInOrder(t *testing.T) {
 	defer func() { cancel(); <-done }()
 
 	c.Set(t0.Add(2 * time.Second)) // A1 and A2 are due
-	recv(t, stuck)
+	recv(t, h.stuck)
 	c.Set(t0.Add(time.Hour + time.Second)) // B is due, and A2's lease has long run out unless renewed
-	if got := recv(t, delivered); got != "B" {
+	if got := recv(t, h.delivered); got != "B" {
 		t.Fatalf("delivered %q while A1 was stuck, want B", got)
 	}
 	// Renewals after the clock moved put A1's and A2's leases ahead of it.
@@ -91,15 +127,7 @@ func TestRunnerDeliversChatsSideBySideInOrder(t *testing.T) {
 	if _, n, err := other.Tick(ctx); n != 0 || err != nil {
 		t.Fatalf("another replica delivered %d firings (%v) held by the runner", n, err)
 	}
-	close(release)
-	for range 2 {
-		recv(t, delivered)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if want := []string{"B", "A1", "A2"}; len(order) != 3 || order[0] != want[0] || order[1] != want[1] || order[2] != want[2] {
-		t.Fatalf("delivered %v, want %v", order, want)
-	}
+	h.finish(t, "B", "A1", "A2")
 }
 
 func firingOf(t *testing.T, st *store.ScheduleStore, scheduleID int64) int64 {
@@ -192,44 +220,18 @@ func TestStuckTasksDoNotHoldBackReminders(t *testing.T) {
 	mk(1, kairos.ScheduleTask, "T1", t0)
 	mk(2, kairos.ScheduleReminder, "R2", t0.Add(time.Minute))
 	mk(3, kairos.ScheduleTask, "T3", t0.Add(time.Minute))
-	stuck, release := make(chan struct{}), make(chan struct{})
-	var mu sync.Mutex
-	var order []string
-	delivered := make(chan string, 4)
-	deliver := func(ctx context.Context, d schedules.Delivery) (int64, error) {
-		if d.Schedule.Text == "T1" {
-			close(stuck)
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			}
-		}
-		mu.Lock()
-		order = append(order, d.Schedule.Text)
-		mu.Unlock()
-		delivered <- d.Schedule.Text
-		return 1, nil
-	}
-	r := schedules.NewRunner(schedules.Config{Store: st, Deliver: deliver, Now: c.Now, Lease: time.Minute, Workers: 1})
+	h := newHoldingSink("T1")
+	r := schedules.NewRunner(schedules.Config{Store: st, Deliver: h.deliver, Now: c.Now, Lease: time.Minute, Workers: 1})
 	done := make(chan struct{})
 	go func() { defer close(done); r.Run(ctx, time.Hour) }()
 	defer func() { cancel(); <-done }()
-	recv(t, stuck) // T1 holds the one work slot
+	recv(t, h.stuck) // T1 holds the one work slot
 	c.Set(t0.Add(2 * time.Minute))
 	r.Wake() // R2 and T3 are due
-	if got := recv(t, delivered); got != "R2" {
+	if got := recv(t, h.delivered); got != "R2" {
 		t.Fatalf("delivered %q while T1 held the work slot, want R2", got)
 	}
-	close(release)
-	for range 2 {
-		recv(t, delivered)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if want := []string{"R2", "T1", "T3"}; len(order) != 3 || order[0] != want[0] || order[1] != want[1] || order[2] != want[2] {
-		t.Fatalf("delivered %v, want %v", order, want)
-	}
+	h.finish(t, "R2", "T1", "T3")
 }
 
 // Handing back checks the count it was leased with: a firing leased again
