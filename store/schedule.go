@@ -332,12 +332,33 @@ func (s *ScheduleStore) ClaimFiring(ctx context.Context, sc *kairos.Schedule, ad
 // LeaseFirings leases pending firings whose lease ran out, one
 // conditional update each, so that concurrent callers never share one.
 func (s *ScheduleStore) LeaseFirings(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*kairos.Firing, error) {
+	return s.LeaseFiringsIn(ctx, now, lease, limit, FiringScope{})
+}
+
+// FiringScope limits a lease to some schedules' firings: those of one
+// thread (Thread), or all but those of one channel's threads
+// (NotChannel): `kairos chat` delivers its own thread's, `kairos run`
+// every other's.
+type FiringScope struct{ Thread, NotChannel string }
+
+// LeaseFiringsIn is LeaseFirings within scope.
+func (s *ScheduleStore) LeaseFiringsIn(ctx context.Context, now time.Time, lease time.Duration, limit int, scope FiringScope) ([]*kairos.Firing, error) {
 	if limit <= 0 {
 		limit = 100
 	}
 	var rows []firingRow
 	g := s.db.gdb.WithContext(ctx)
-	if err := g.Where("status = ? AND lease_until <= ?", kairos.FiringPending, ms(now)).Order("due_at, id").Limit(limit).Find(&rows).Error; err != nil {
+	q := g.Where("schedule_firings.status = ? AND schedule_firings.lease_until <= ?", kairos.FiringPending, ms(now))
+	if scope.Thread != "" || scope.NotChannel != "" {
+		q = q.Joins("JOIN schedules ON schedules.id = schedule_firings.schedule_id")
+	}
+	if scope.Thread != "" {
+		q = q.Where("schedules.thread_key = ?", scope.Thread)
+	}
+	if scope.NotChannel != "" {
+		q = q.Where("schedules.thread_key NOT LIKE ?", "%:"+scope.NotChannel+":%")
+	}
+	if err := q.Order("schedule_firings.due_at, schedule_firings.id").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("pending firings: %w", err)
 	}
 	var out []*kairos.Firing

@@ -4,58 +4,51 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/schedules"
+	"github.com/kairos-agent/kairos/store"
 	schedtool "github.com/kairos-agent/kairos/tools/schedule"
 )
 
 // cliSchedules is the schedule store as `kairos chat` sees it: only the
-// terminal's own schedules come due here (a bot sharing the database
-// keeps its Telegram ones), and only the firings this process claimed
-// are delivered here (never one another process leased).
+// local user's terminal thread's schedules come due and are leased here
+// (a bot sharing the database keeps its Telegram ones), so a firing left
+// pending by a chat that ended is delivered by the next one.
 type cliSchedules struct {
 	renewingStore
-	mu      *sync.Mutex
-	claimed *[]*kairos.Firing
-}
-
-func (s cliSchedules) ClaimFiring(ctx context.Context, sc *kairos.Schedule, adv kairos.Advance, now time.Time) (*kairos.Firing, error) {
-	f, err := s.ScheduleStore.ClaimFiring(ctx, sc, adv, now)
-	if f != nil {
-		s.mu.Lock()
-		*s.claimed = append(*s.claimed, f)
-		s.mu.Unlock()
-	}
-	return f, err
+	st     *store.ScheduleStore
+	thread string // the terminal's thread key
 }
 
 func (s cliSchedules) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
 	all, err := s.ScheduleStore.DueSchedules(ctx, now, limit)
 	out := all[:0]
 	for _, sc := range all {
-		if strings.Contains(sc.ThreadKey, ":"+kairos.ChannelCLI+":") {
+		if sc.ThreadKey == s.thread {
 			out = append(out, sc)
 		}
 	}
 	return out, err
 }
 
-func (s cliSchedules) LeaseFirings(context.Context, time.Time, time.Duration, int) ([]*kairos.Firing, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fs := *s.claimed
-	*s.claimed = nil
-	return fs, nil
+func (s cliSchedules) LeaseFirings(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*kairos.Firing, error) {
+	return s.st.LeaseFiringsIn(ctx, now, lease, limit, store.FiringScope{Thread: s.thread})
+}
+
+// newCLISchedules is the local user's terminal view of st.
+func newCLISchedules(st *store.ScheduleStore) cliSchedules {
+	uid := cliUserID()
+	return cliSchedules{renewingStore: renewingStore{st}, st: st,
+		thread: kairos.ThreadKey(kairos.ChannelCLI, kairos.ChatDM, uid, uid, 0)}
 }
 
 // startChatSchedules delivers the terminal's reminders, tasks and
 // watching cells to the terminal while `kairos chat` runs.
 func (m *Main) startChatSchedules(ctx context.Context, c *core, out *terminal) {
 	r := schedules.NewRunner(schedules.Config{
-		Store: cliSchedules{renewingStore: renewingStore{c.sched.store}, mu: &sync.Mutex{}, claimed: new([]*kairos.Firing)}, Now: c.now, Logger: c.log.With("component", "schedules"),
+		Store: newCLISchedules(c.sched.store), Now: c.now, Logger: c.log.With("component", "schedules"),
 		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
 		Deliver: func(ctx context.Context, d schedules.Delivery) (int64, error) {
 			return 0, m.deliverToTerminal(ctx, c, out, d)
@@ -104,9 +97,16 @@ func (m *Main) deliverToTerminal(ctx context.Context, c *core, out *terminal, d 
 }
 
 // botSchedules is the schedule store as `kairos run` sees it: the
-// terminal's schedules wait for `kairos chat`, which delivers them.
+// terminal's schedules and their firings wait for `kairos chat`, which
+// delivers them (the bot once leased them too, and failed them: a
+// terminal thread cannot receive a Telegram message).
 type botSchedules struct {
 	renewingStore
+	st *store.ScheduleStore
+}
+
+func (s botSchedules) LeaseFirings(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*kairos.Firing, error) {
+	return s.st.LeaseFiringsIn(ctx, now, lease, limit, store.FiringScope{NotChannel: kairos.ChannelCLI})
 }
 
 // renewingStore is the schedule store with its RenewFiringLease (and
