@@ -75,7 +75,7 @@ func (m *Main) runChat(ctx context.Context) error {
 			out.Final(ctx, fmt.Sprintf("That message is too long (%d bytes; the limit is %d). Please send it in smaller parts.", len(line), kairos.MaxInboundText))
 			continue
 		}
-		if err := chatTurn(ctx, c, msg, out); err != nil {
+		if err := m.chatLine(ctx, c, msg, out); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -83,6 +83,16 @@ func (m *Main) runChat(ctx context.Context) error {
 			out.Final(ctx, "Sorry, something went wrong with that message.")
 		}
 	}
+}
+
+// chatLine answers one line in the terminal's turn.
+func (m *Main) chatLine(ctx context.Context, c *core, msg *kairos.Inbound, out *terminal) error {
+	release, err := out.takeTurn(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return chatTurn(ctx, c, msg, out)
 }
 
 // chatTurn answers one line. Its bookkeeping (clock marks, mode, messages,

@@ -80,6 +80,11 @@ func (m *Main) deliverToTerminal(ctx context.Context, c *core, out *terminal, d 
 	}
 	switch s.Kind {
 	case kairos.ScheduleTask:
+		release, err := out.takeTurn(ctx, func() { c.log.Info("scheduled task waits for the terminal's turn", "firing", f.ID) })
+		if err != nil {
+			return err
+		}
+		defer release()
 		in := cliMessage("(Scheduled task the user set earlier; answer it now.) "+s.Task, c.now())
 		tr := &taskReplier{}
 		if err := c.sched.taskAgent.HandleMessage(ctx, in, tr); err != nil {

@@ -125,6 +125,35 @@ type terminal struct {
 	mu    sync.Mutex
 	w     io.Writer
 	lines <-chan string
+	turn  chan struct{} // held by the turn under way (takeTurn)
+}
+
+// takeTurn waits until no other turn runs in this terminal (the user's
+// line or a scheduled task), or ctx ends: the terminal is one chat, whose
+// turns go one at a time as a Telegram chat's do. onWait, when not nil,
+// is called once if it has to wait.
+func (t *terminal) takeTurn(ctx context.Context, onWait func()) (release func(), err error) {
+	t.mu.Lock()
+	if t.turn == nil {
+		t.turn = make(chan struct{}, 1)
+	}
+	turn := t.turn
+	t.mu.Unlock()
+	release = func() { <-turn }
+	select {
+	case turn <- struct{}{}:
+		return release, nil
+	default:
+	}
+	if onWait != nil {
+		onWait()
+	}
+	select {
+	case turn <- struct{}{}:
+		return release, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func (t *terminal) Typing(context.Context)          {}
