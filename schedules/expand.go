@@ -209,7 +209,7 @@ func (r *Rule) walkWithin(ctx context.Context, loc *time.Location, after time.Ti
 				return errSteps
 			}
 			if budget > 0 && time.Now().After(deadline) {
-				return kairos.Errorf(kairos.EBUDGET, "expanding the repeat rule took over %s (the machine is busy): try again", callBudget)
+				return kairos.Errorf(kairos.EBUDGET, "expanding the repeat rule took over %s (the machine is busy): try again", budget)
 			}
 		}
 		w, ok := it()

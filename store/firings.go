@@ -22,8 +22,8 @@ func (s *ScheduleStore) RenewFiringLease(ctx context.Context, id int64, until ti
 // ReturnFiring hands back firing id, leased as try number attempts and
 // never tried (schedules.LeaseRenewer): the try is uncounted and the lease
 // ends now. Nothing happens when the firing is no longer pending or was
-// leased again since (its count moved on), or was never leased (a count
-// of 0: `kairos chat` delivers the firings it claimed without a lease).
+// leased again since (its count moved on); a count below 1 (never
+// leased) changes nothing, so no count goes below zero.
 func (s *ScheduleStore) ReturnFiring(ctx context.Context, id int64, attempts int, now time.Time) error {
 	if attempts < 1 {
 		return nil
