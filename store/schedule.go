@@ -258,12 +258,34 @@ func (s *ScheduleStore) Reschedule(ctx context.Context, id, version int64, next 
 
 // DueSchedules returns active schedules due at now, earliest first.
 func (s *ScheduleStore) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
+	return s.DueSchedulesIn(ctx, now, limit, Scope{})
+}
+
+// Scope limits due schedules and leased firings to some threads: one
+// thread (Thread), or all but one channel's (NotChannel). `kairos chat`
+// runs its own terminal thread's, `kairos run` every other's; limiting in
+// the query keeps one's due schedules from filling the other's batch.
+type Scope struct{ Thread, NotChannel string }
+
+// on limits q by the thread key in column col.
+func (sc Scope) on(q *gorm.DB, col string) *gorm.DB {
+	if sc.Thread != "" {
+		q = q.Where(col+" = ?", sc.Thread)
+	}
+	if sc.NotChannel != "" {
+		q = q.Where(col+" NOT LIKE ?", "%:"+sc.NotChannel+":%")
+	}
+	return q
+}
+
+// DueSchedulesIn is DueSchedules within scope.
+func (s *ScheduleStore) DueSchedulesIn(ctx context.Context, now time.Time, limit int, scope Scope) ([]*kairos.Schedule, error) {
 	if limit <= 0 {
 		limit = 100
 	}
 	var rows []scheduleRow
-	err := s.db.gdb.WithContext(ctx).Where("status = ? AND next_run <= ?", kairos.ScheduleActive, ms(now)).
-		Order("next_run, id").Limit(limit).Find(&rows).Error
+	q := s.db.gdb.WithContext(ctx).Where("status = ? AND next_run <= ?", kairos.ScheduleActive, ms(now))
+	err := scope.on(q, "thread_key").Order("next_run, id").Limit(limit).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("due schedules: %w", err)
 	}
@@ -332,31 +354,19 @@ func (s *ScheduleStore) ClaimFiring(ctx context.Context, sc *kairos.Schedule, ad
 // LeaseFirings leases pending firings whose lease ran out, one
 // conditional update each, so that concurrent callers never share one.
 func (s *ScheduleStore) LeaseFirings(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*kairos.Firing, error) {
-	return s.LeaseFiringsIn(ctx, now, lease, limit, FiringScope{})
+	return s.LeaseFiringsIn(ctx, now, lease, limit, Scope{})
 }
 
-// FiringScope limits a lease to some schedules' firings: those of one
-// thread (Thread), or all but those of one channel's threads
-// (NotChannel): `kairos chat` delivers its own thread's, `kairos run`
-// every other's.
-type FiringScope struct{ Thread, NotChannel string }
-
 // LeaseFiringsIn is LeaseFirings within scope.
-func (s *ScheduleStore) LeaseFiringsIn(ctx context.Context, now time.Time, lease time.Duration, limit int, scope FiringScope) ([]*kairos.Firing, error) {
+func (s *ScheduleStore) LeaseFiringsIn(ctx context.Context, now time.Time, lease time.Duration, limit int, scope Scope) ([]*kairos.Firing, error) {
 	if limit <= 0 {
 		limit = 100
 	}
 	var rows []firingRow
 	g := s.db.gdb.WithContext(ctx)
 	q := g.Where("schedule_firings.status = ? AND schedule_firings.lease_until <= ?", kairos.FiringPending, ms(now))
-	if scope.Thread != "" || scope.NotChannel != "" {
-		q = q.Joins("JOIN schedules ON schedules.id = schedule_firings.schedule_id")
-	}
-	if scope.Thread != "" {
-		q = q.Where("schedules.thread_key = ?", scope.Thread)
-	}
-	if scope.NotChannel != "" {
-		q = q.Where("schedules.thread_key NOT LIKE ?", "%:"+scope.NotChannel+":%")
+	if scope != (Scope{}) {
+		q = scope.on(q.Joins("JOIN schedules ON schedules.id = schedule_firings.schedule_id"), "schedules.thread_key")
 	}
 	if err := q.Order("schedule_firings.due_at, schedule_firings.id").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("pending firings: %w", err)

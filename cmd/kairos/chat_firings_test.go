@@ -35,7 +35,7 @@ func TestTerminalFiringLeftPendingArrivesAtNextChat(t *testing.T) {
 			t.Fatalf("claim %v %v", f, err)
 		}
 	}
-	bot := botSchedules{renewingStore{st}, st}
+	bot := botSchedules(st)
 	fs, err := bot.LeaseFirings(ctx, due.Add(time.Minute), time.Minute, 10)
 	if err != nil || len(fs) != 1 || fs[0].ScheduleID != tg.ID {
 		t.Fatalf("kairos run leased %v (%v), want only the Telegram firing", fs, err)

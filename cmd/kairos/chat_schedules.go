@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -12,43 +11,47 @@ import (
 	schedtool "github.com/kairos-agent/kairos/tools/schedule"
 )
 
-// cliSchedules is the schedule store as `kairos chat` sees it: only the
-// local user's terminal thread's schedules come due and are leased here
-// (a bot sharing the database keeps its Telegram ones), so a firing left
-// pending by a chat that ended is delivered by the next one.
-type cliSchedules struct {
-	renewingStore
-	st     *store.ScheduleStore
-	thread string // the terminal's thread key
+// scheduleView is the schedule store as one process sees it: the
+// schedules that come due and the firings it leases are those in scope
+// (store.Scope, limited in the query). Embedding the store itself keeps
+// its RenewFiringLease and ReturnFiring in view (schedules.LeaseRenewer):
+// a view embedding kairos.ScheduleStore hid them, and a firing held past
+// its 30 s lease could go to another process and a task run twice.
+type scheduleView struct {
+	*store.ScheduleStore
+	scope store.Scope
 }
 
-func (s cliSchedules) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
-	all, err := s.ScheduleStore.DueSchedules(ctx, now, limit)
-	out := all[:0]
-	for _, sc := range all {
-		if sc.ThreadKey == s.thread {
-			out = append(out, sc)
-		}
-	}
-	return out, err
+var _ schedules.LeaseRenewer = scheduleView{}
+
+func (v scheduleView) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
+	return v.DueSchedulesIn(ctx, now, limit, v.scope)
 }
 
-func (s cliSchedules) LeaseFirings(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*kairos.Firing, error) {
-	return s.st.LeaseFiringsIn(ctx, now, lease, limit, store.FiringScope{Thread: s.thread})
+func (v scheduleView) LeaseFirings(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*kairos.Firing, error) {
+	return v.LeaseFiringsIn(ctx, now, lease, limit, v.scope)
 }
 
-// newCLISchedules is the local user's terminal view of st.
-func newCLISchedules(st *store.ScheduleStore) cliSchedules {
+// cliSchedules is `kairos chat`'s view: the local user's terminal thread
+// only, so a firing left pending by a chat that ended is delivered by the
+// next one.
+func cliSchedules(st *store.ScheduleStore) scheduleView {
 	uid := cliUserID()
-	return cliSchedules{renewingStore: renewingStore{st}, st: st,
-		thread: kairos.ThreadKey(kairos.ChannelCLI, kairos.ChatDM, uid, uid, 0)}
+	return scheduleView{st, store.Scope{Thread: kairos.ThreadKey(kairos.ChannelCLI, kairos.ChatDM, uid, uid, 0)}}
+}
+
+// botSchedules is `kairos run`'s view: every thread but the terminal's,
+// which wait for `kairos chat` (the bot once leased their firings and
+// failed them: a terminal thread cannot receive a Telegram message).
+func botSchedules(st *store.ScheduleStore) scheduleView {
+	return scheduleView{st, store.Scope{NotChannel: kairos.ChannelCLI}}
 }
 
 // startChatSchedules delivers the terminal's reminders, tasks and
 // watching cells to the terminal while `kairos chat` runs.
 func (m *Main) startChatSchedules(ctx context.Context, c *core, out *terminal) {
 	r := schedules.NewRunner(schedules.Config{
-		Store: newCLISchedules(c.sched.store), Now: c.now, Logger: c.log.With("component", "schedules"),
+		Store: cliSchedules(c.sched.store), Now: c.now, Logger: c.log.With("component", "schedules"),
 		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
 		Deliver: func(ctx context.Context, d schedules.Delivery) (int64, error) {
 			return 0, m.deliverToTerminal(ctx, c, out, d)
@@ -99,60 +102,4 @@ func (m *Main) deliverToTerminal(ctx context.Context, c *core, out *terminal, d 
 		return out.Final(ctx, "🔔 "+note+late)
 	}
 	return out.Final(ctx, "⏰ "+s.Text+late)
-}
-
-// botSchedules is the schedule store as `kairos run` sees it: the
-// terminal's schedules and their firings wait for `kairos chat`, which
-// delivers them (the bot once leased them too, and failed them: a
-// terminal thread cannot receive a Telegram message).
-type botSchedules struct {
-	renewingStore
-	st *store.ScheduleStore
-}
-
-func (s botSchedules) LeaseFirings(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*kairos.Firing, error) {
-	return s.st.LeaseFiringsIn(ctx, now, lease, limit, store.FiringScope{NotChannel: kairos.ChannelCLI})
-}
-
-// renewingStore is the schedule store with its RenewFiringLease (and
-// ReturnFiring) kept in view: a wrapper embedding kairos.ScheduleStore alone hides it, so the
-// runner never renewed a lease and a firing held past the 30 s lease
-// could go to another process and a task run twice. Both `kairos run`'s
-// and `kairos chat`'s views embed it.
-type renewingStore struct {
-	kairos.ScheduleStore
-}
-
-var (
-	_ schedules.LeaseRenewer = botSchedules{}
-	_ schedules.LeaseRenewer = cliSchedules{}
-)
-
-// RenewFiringLease is the store's (schedules.LeaseRenewer).
-func (s renewingStore) RenewFiringLease(ctx context.Context, id int64, until time.Time) (bool, error) {
-	lr, ok := s.ScheduleStore.(schedules.LeaseRenewer)
-	if !ok {
-		return false, nil
-	}
-	return lr.RenewFiringLease(ctx, id, until)
-}
-
-// ReturnFiring is the store's (schedules.LeaseRenewer).
-func (s renewingStore) ReturnFiring(ctx context.Context, id int64, attempts int, now time.Time) error {
-	lr, ok := s.ScheduleStore.(schedules.LeaseRenewer)
-	if !ok {
-		return nil
-	}
-	return lr.ReturnFiring(ctx, id, attempts, now)
-}
-
-func (s botSchedules) DueSchedules(ctx context.Context, now time.Time, limit int) ([]*kairos.Schedule, error) {
-	all, err := s.ScheduleStore.DueSchedules(ctx, now, limit)
-	out := all[:0]
-	for _, sc := range all {
-		if !strings.Contains(sc.ThreadKey, ":"+kairos.ChannelCLI+":") {
-			out = append(out, sc)
-		}
-	}
-	return out, err
 }

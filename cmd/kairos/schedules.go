@@ -114,7 +114,7 @@ func (p *scheduleParts) knownZone(ctx context.Context, clocks *store.ClockStore,
 // startSchedules runs the schedule runner until ctx ends.
 func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 	r := schedules.NewRunner(schedules.Config{
-		Store: botSchedules{renewingStore{c.sched.store}, c.sched.store}, Now: c.now, Logger: c.log.With("component", "schedules"),
+		Store: botSchedules(c.sched.store), Now: c.now, Logger: c.log.With("component", "schedules"),
 		Workers:       m.Config.Workers, // as many deliveries at once as turns (a task holds one of each)
 		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
 		Deliver:       func(ctx context.Context, d schedules.Delivery) (int64, error) { return m.deliverSchedule(ctx, c, b, d) },
