@@ -75,7 +75,7 @@ func (m *Main) runChat(ctx context.Context) error {
 			out.Final(ctx, fmt.Sprintf("That message is too long (%d bytes; the limit is %d). Please send it in smaller parts.", len(line), kairos.MaxInboundText))
 			continue
 		}
-		if err := m.chatLine(ctx, c, msg, out); err != nil {
+		if err := chatTurn(ctx, c, msg, out); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -85,23 +85,19 @@ func (m *Main) runChat(ctx context.Context) error {
 	}
 }
 
-// chatLine answers one line in the terminal's turn.
-func (m *Main) chatLine(ctx context.Context, c *core, msg *kairos.Inbound, out *terminal) error {
-	release, err := out.takeTurn(ctx, nil)
+// chatTurn answers one line, in the terminal's turn (a scheduled task
+// takes it too). Its bookkeeping (clock marks, mode, messages,
+// usage) is deferred and commits when the turn ends, as a Telegram
+// update's does: a turn interrupted before its answer (Ctrl-C, SIGINT)
+// leaves nothing in the database, one that answered is kept whole.
+func chatTurn(ctx context.Context, c *core, msg *kairos.Inbound, out *terminal) error {
+	release, err := out.takeTurn(ctx, nil) // a scheduled task may hold it
 	if err != nil {
 		return err
 	}
 	defer release()
-	return chatTurn(ctx, c, msg, out)
-}
-
-// chatTurn answers one line. Its bookkeeping (clock marks, mode, messages,
-// usage) is deferred and commits when the turn ends, as a Telegram
-// update's does: a turn interrupted before its answer (Ctrl-C, SIGINT)
-// leaves nothing in the database, one that answered is kept whole.
-func chatTurn(ctx context.Context, c *core, msg *kairos.Inbound, out kairos.Replier) error {
 	tctx := c.updates.DeferWrites(ctx)
-	err := c.agent.HandleMessage(tctx, msg, out)
+	err = c.agent.HandleMessage(tctx, msg, out)
 	if err != nil && ctx.Err() != nil {
 		return err // interrupted: the deferred writes are dropped
 	}
