@@ -50,6 +50,15 @@ type Inbound struct {
 	// was in the turn). Such a message taints its turn and reaches the
 	// model fenced as data.
 	Untrusted string
+
+	// Surface is the door it came in by (SurfaceOf fills it in when
+	// empty); Origin where its words come from: only the sender's own
+	// words run commands and clock directives (package desk).
+	Surface Surface
+	Origin  Origin
+	// Turn is what the turn is for: a user's message, or a scheduled
+	// task's prompt (its tools follow schedules.tasks_may_use_tools).
+	Turn TurnKind
 }
 
 // ThreadKey identifies the conversation the message belongs to (CLOCK.md

@@ -69,6 +69,9 @@ type ToolScope struct {
 	UserKey string
 	Query   string
 	All     bool
+	// Turn is the kind of turn the tools are for: a task's turn gets no
+	// tool at all when schedules.tasks_may_use_tools is false.
+	Turn TurnKind
 }
 
 // ScopedToolRegistry is a ToolRegistry whose tools depend on the user

@@ -409,7 +409,7 @@ func (a *Agent) offeredTools(t *turn) []kairos.Tool {
 // all every tool the user may call.
 func (a *Agent) tools(t *turn, all bool) []kairos.Tool {
 	if s, ok := a.cfg.Tools.(kairos.ScopedToolRegistry); ok {
-		return s.ToolsFor(t.pol, kairos.ToolScope{UserKey: t.in.UserKey(), Query: t.in.Text, All: all})
+		return s.ToolsFor(t.pol, kairos.ToolScope{UserKey: t.in.UserKey(), Query: t.in.Text, All: all, Turn: t.in.Turn})
 	}
 	return a.cfg.Tools.Tools(t.pol)
 }

@@ -8,28 +8,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/desk"
 )
 
 // Handler answers a user's message (the agent).
 type Handler interface {
 	HandleMessage(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error
-}
-
-// Command answers a slash command with Markdown text. It runs in the chat's
-// order like a message.
-type Command struct {
-	Description  string // for setMyCommands
-	OperatorOnly bool
-	Run          func(ctx context.Context, in *kairos.Inbound, args string) (string, error)
 }
 
 // Config wires a Bot.
@@ -38,8 +29,10 @@ type Config struct {
 	APIURL     string // https://api.telegram.org
 	HTTPClient *http.Client
 
-	Handler  Handler
-	Commands map[string]Command // without the slash: "newsession"
+	Handler Handler
+	// Menu is the command menu registered with setMyCommands (the desk's
+	// table: Table.Menu).
+	Menu     func() []desk.MenuEntry
 	Policy   func() *kairos.Policy
 	Access   kairos.AccessStore
 	Updates  kairos.UpdateLog
@@ -254,12 +247,13 @@ func (b *Bot) registerCommands(ctx context.Context) {
 		Command     string `json:"command"`
 		Description string `json:"description"`
 	}
-	list := []cmd{{"start", "Start talking to Kairos"}, {"help", "What Kairos can do"}}
-	for _, name := range slices.Sorted(maps.Keys(b.cfg.Commands)) {
-		c := b.cfg.Commands[name]
-		if !c.OperatorOnly {
-			list = append(list, cmd{name, c.Description})
-		}
+	menu := desk.NewTable().Menu
+	if b.cfg.Menu != nil {
+		menu = func(*kairos.Policy) []desk.MenuEntry { return b.cfg.Menu() }
+	}
+	var list []cmd
+	for _, e := range menu(b.cfg.Policy()) {
+		list = append(list, cmd{e.Command, e.Description})
 	}
 	if err := b.api.call(ctx, "setMyCommands", map[string]any{"commands": list}, nil); err != nil {
 		b.log.Warn("setMyCommands failed", "err", err)
@@ -521,7 +515,8 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 	if err != nil {
 		return err
 	}
-	cmd, args, isCmd := b.parseCommand(in.Text)
+	cmd, args, isCmd := desk.ParseCommand(in.Text)
+	isCmd = isCmd && desk.Own(in)
 	if in.ChatKind == kairos.ChatGroup && !in.Addressed && pol.Access.GroupReplies != "all" {
 		return nil
 	}
@@ -537,12 +532,13 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 	if len(in.Text) > kairos.MaxInboundText {
 		return out.Final(ctx, fmt.Sprintf("That message is too long for me (%d bytes; the limit is %d). Please send it in smaller parts.", len(in.Text), kairos.MaxInboundText))
 	}
-	if isCmd && len(in.Attachments) == 0 {
-		return b.runCommand(ctx, in, out, cmd, args)
+	if !isCmd || len(in.Attachments) > 0 {
+		stop := out.keepAction(ctx)
+		defer stop()
 	}
-	stop := out.keepAction(ctx)
-	defer stop()
-	return b.cfg.Handler.HandleMessage(ctx, in, out)
+	// The desk decides the rest: a command (who may run it, and where), a
+	// forwarded command or directive (not run), or a turn.
+	return b.cfg.Handler.HandleMessage(withCommandReplier(ctx, out), in, out)
 }
 
 func (b *Bot) inbound(u *kairos.RawUpdate, m *models.Message) *kairos.Inbound {
@@ -556,9 +552,10 @@ func (b *Bot) inbound(u *kairos.RawUpdate, m *models.Message) *kairos.Inbound {
 		Text:      m.Text,
 		Date:      time.Unix(int64(m.Date), 0).UTC(),
 		ChatKind:  kairos.ChatDM,
+		Surface:   kairos.SurfacePrivate,
 	}
 	if m.Chat.Type != models.ChatTypePrivate {
-		in.ChatKind = kairos.ChatGroup
+		in.ChatKind, in.Surface = kairos.ChatGroup, kairos.SurfaceGroup
 		if m.IsTopicMessage || m.MessageThreadID != 0 {
 			in.TopicID = int64(m.MessageThreadID)
 		}
@@ -567,8 +564,11 @@ func (b *Bot) inbound(u *kairos.RawUpdate, m *models.Message) *kairos.Inbound {
 	if m.Date == 0 {
 		in.Date = b.cfg.Now().UTC()
 	}
-	if m.ForwardOrigin != nil || m.IsAutomaticForward {
-		in.Untrusted = "a forwarded message"
+	switch {
+	case m.IsAutomaticForward:
+		in.Origin, in.Untrusted = kairos.OriginChannel, "a channel's post"
+	case m.ForwardOrigin != nil:
+		in.Origin, in.Untrusted = kairos.OriginForwarded, "a forwarded message"
 	}
 	return in
 }

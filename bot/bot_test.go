@@ -14,6 +14,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
@@ -86,11 +87,21 @@ func TestEchoExactlyOnce(t *testing.T) {
 	}
 }
 
+// TestUnknownCommandAndOperatorOnly: the bot hands commands to the desk,
+// which answers unknown ones and keeps operators' commands to operators;
+// the command menu is the desk's table (without operators' commands).
 func TestUnknownCommandAndOperatorOnly(t *testing.T) {
-	f := start(t, echo(), func(c *bot.Config) {
-		c.Commands = map[string]bot.Command{"secret": {Description: "x", OperatorOnly: true, Run: func(context.Context, *kairos.Inbound, string) (string, error) {
+	var f *fixture
+	f = start(t, nil, func(c *bot.Config) {
+		tbl := desk.NewTable()
+		tbl.Add(desk.Command{Name: "secret", Description: "x", Operators: true, Run: func(context.Context, *kairos.Inbound, string) (string, error) {
 			return "the secret", nil
-		}}}
+		}}, desk.Command{Name: "hello", Description: "say hello", Run: func(context.Context, *kairos.Inbound, string) (string, error) {
+			return "hi", nil
+		}})
+		pol := c.Policy
+		c.Handler = desk.New(desk.Config{Table: tbl, Policy: pol, Access: c.Access, Next: echo()})
+		c.Menu = func() []desk.MenuEntry { return tbl.Menu(pol()) }
 	})
 	f.tg.PushText(1, 1, "/frobnicate", time.Now())
 	f.tg.PushText(1, 1, "/secret", time.Now())
@@ -101,6 +112,10 @@ func TestUnknownCommandAndOperatorOnly(t *testing.T) {
 	}
 	if op := f.tg.MustWaitSentTo(9, 1); op[0].LastText() != "the secret" {
 		t.Fatalf("operator got %q", op[0].LastText())
+	}
+	menu := fmt.Sprint(f.tg.Commands())
+	if !strings.Contains(menu, "hello") || strings.Contains(menu, "secret") {
+		t.Fatalf("command menu %s: want hello, not the operators' secret", menu)
 	}
 }
 

@@ -6,17 +6,15 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/desk"
 )
 
 // Button is one inline keyboard button: a label and its callback data.
-type Button struct {
-	Text string
-	Data string
-}
+type Button = kairos.Button
 
 // ScheduleButtonPrefix starts the callback data of schedule buttons
 // (Done, Snooze, Skip next, Cancel); Config.ScheduleButton handles them.
-const ScheduleButtonPrefix = "sc:"
+const ScheduleButtonPrefix = desk.ButtonPrefix
 
 func keyboard(rows [][]Button) any {
 	if len(rows) == 0 {

@@ -232,7 +232,12 @@ func (w *Wrapper) OnUserMessage(ctx context.Context, in *kairos.Inbound) (*kairo
 	env := &kairos.ClockEnvelope{UserKey: t.userKey, ThreadKey: t.threadKey, At: at}
 
 	// 1. Settings directives act first so this turn already uses them.
+	// Only the sender's own words direct the clock: forwarded text, a
+	// channel's post or a firing's prompt is content (package desk).
 	dir := ParseDirective(t.text)
+	if in.Origin != kairos.OriginOwn || in.Untrusted != "" {
+		dir = Directive{}
+	}
 	switch dir.Kind {
 	case DirKind, DirTZ, DirMode:
 		reply, err := w.applySetting(ctx, t, dir)

@@ -44,7 +44,15 @@ func (r *Registry) Tools(p *kairos.Policy) []kairos.Tool { return r.ToolsFor(p, 
 // the scope). Absent applies to every source's tools too (so
 // features.self_update: false removes every skill__ tool, whatever source
 // offers them).
+//
+// This is the one place a turn's tools are decided: the prompt's tool
+// guide, approvals, /tools and the console read its answer. A scheduled
+// task's turn gets no tool at all when schedules.tasks_may_use_tools is
+// false (skills and MCP tools included).
 func (r *Registry) ToolsFor(p *kairos.Policy, sc kairos.ToolScope) []kairos.Tool {
+	if p != nil && sc.Turn == kairos.TurnTask && !p.Schedules.TasksMayUseTools {
+		return nil
+	}
 	ts := r.builtin(p)
 	for _, src := range r.sources {
 		var extra []kairos.Tool

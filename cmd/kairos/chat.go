@@ -6,12 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/desk"
 )
 
 func init() {
@@ -51,10 +50,6 @@ func (m *Main) runChat(ctx context.Context) error {
 	out := &terminal{w: in.Stdout(), lines: in.lines}
 	c.attachUsageTerminal(out.w)
 	m.startChatSchedules(ctx, c, out)
-	cmds := m.commands(c)
-	help := chatHelp(cmds)
-	cmds["help"] = bot.Command{Description: "this list", Run: func(context.Context, *kairos.Inbound, string) (string, error) { return help, nil }}
-	cmds["start"] = cmds["help"]
 	fmt.Fprintln(out.w, "Kairos: type a message, /help for commands, Ctrl-D to quit.")
 	for {
 		line, ok := in.next(ctx)
@@ -67,10 +62,6 @@ func (m *Main) runChat(ctx context.Context) error {
 			continue
 		}
 		msg := cliMessage(line, c.now().UTC())
-		if strings.HasPrefix(line, "/") {
-			m.chatCommand(ctx, cmds, msg, line, out)
-			continue
-		}
 		if len(line) > kairos.MaxInboundText {
 			out.Final(ctx, fmt.Sprintf("That message is too long (%d bytes; the limit is %d). Please send it in smaller parts.", len(line), kairos.MaxInboundText))
 			continue
@@ -79,8 +70,10 @@ func (m *Main) runChat(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			c.log.Error("turn failed", "err", err)
-			out.Final(ctx, "Sorry, something went wrong with that message.")
+			if desk.Fault(err) {
+				c.log.Error("turn failed", "err", err)
+			}
+			out.Final(ctx, desk.Reply(err))
 		}
 	}
 }
@@ -97,7 +90,7 @@ func chatTurn(ctx context.Context, c *core, msg *kairos.Inbound, out *terminal) 
 	}
 	defer release()
 	tctx := c.updates.DeferWrites(ctx)
-	err = c.agent.HandleMessage(tctx, msg, out)
+	err = c.desk.HandleMessage(tctx, msg, out)
 	if err != nil && ctx.Err() != nil {
 		return err // interrupted: the deferred writes are dropped
 	}
@@ -107,48 +100,11 @@ func chatTurn(ctx context.Context, c *core, msg *kairos.Inbound, out *terminal) 
 	return err
 }
 
-// chatCommand answers a slash command as the bot would.
-func (m *Main) chatCommand(ctx context.Context, cmds map[string]bot.Command, in *kairos.Inbound, line string, out *terminal) {
-	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
-	cmd, ok := cmds[strings.ToLower(name)]
-	if !ok {
-		out.Final(ctx, fmt.Sprintf("I don't know the command /%s. Send /help for the list.", name))
-		return
-	}
-	text, err := cmd.Run(ctx, in, strings.TrimSpace(args))
-	if err != nil {
-		text = kairos.ErrorMessage(err)
-	}
-	if text != "" {
-		out.Final(ctx, text)
-	}
-}
-
-// chatHelp lists the commands in a stable (sorted) order, as /help does
-// on Telegram; operator commands are included: the local user is one.
-func chatHelp(cmds map[string]bot.Command) string {
-	var b strings.Builder
-	b.WriteString("I'm Kairos, your personal assistant. Just write to me. I can search the web, run code in a sandbox, remember things and remind you.\n\nCommands:\n/help: this list\n")
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		if n == "help" || n == "start" {
-			continue
-		}
-		fmt.Fprintf(&b, "/%s: %s\n", n, cmds[n].Description)
-	}
-	b.WriteString("\nSay `clock it: …` to have me remember what you're about to do.")
-	return b.String()
-}
-
 // cliMessage is a terminal line as an Inbound: channel cli, a DM with the
 // local user.
 func cliMessage(text string, at time.Time) *kairos.Inbound {
 	uid := cliUserID()
-	return &kairos.Inbound{Channel: kairos.ChannelCLI, ChatID: uid, ChatKind: kairos.ChatDM, UserID: uid,
+	return &kairos.Inbound{Channel: kairos.ChannelCLI, Surface: kairos.SurfaceTerminal, ChatID: uid, ChatKind: kairos.ChatDM, UserID: uid,
 		UserName: os.Getenv("USER"), Text: text, Date: at}
 }
 

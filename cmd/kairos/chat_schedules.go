@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/schedules"
 	"github.com/kairos-agent/kairos/store"
-	schedtool "github.com/kairos-agent/kairos/tools/schedule"
 )
 
 // scheduleView is the schedule store as one process sees it: the
@@ -71,35 +69,21 @@ func (m *Main) startChatSchedules(ctx context.Context, c *core, out *terminal) {
 	m.onClose(func() error { cancel(); <-done; return nil })
 }
 
+// deliverToTerminal composes a firing at the desk, as kairos run does, and
+// prints it; a task runs in the terminal's turn.
 func (m *Main) deliverToTerminal(ctx context.Context, c *core, out *terminal, d schedules.Delivery) error {
-	s, f := d.Schedule, d.Firing
-	due := schedtool.Label(f.DueAt, s.TZ)
-	late := ""
-	if d.Late >= schedules.LateNote {
-		late = fmt.Sprintf(" (late by %s: I was not running at %s)", roundLate(d.Late), due)
-	}
-	if d.Missed {
-		return out.Final(ctx, fmt.Sprintf("Missed %s (due %s, while I was not running): %s", kairos.KindLabel(s.Kind), due, schedtool.ViewOf(s).Text))
-	}
-	switch s.Kind {
-	case kairos.ScheduleTask:
-		release, err := out.takeTurn(ctx, func() { c.log.Info("scheduled task waits for the terminal's turn", "firing", f.ID) })
+	if d.Schedule.Kind == kairos.ScheduleTask && !d.Missed {
+		release, err := out.takeTurn(ctx, func() { c.log.Info("scheduled task waits for the terminal's turn", "firing", d.Firing.ID) })
 		if err != nil {
 			return err
 		}
 		defer release()
-		in := cliMessage("(Scheduled task the user set earlier; answer it now.) "+s.Task, c.now())
-		tr := &taskReplier{}
-		if err := c.sched.taskAgent.HandleMessage(ctx, in, tr); err != nil {
-			return err
-		}
-		return out.Final(ctx, "Scheduled task ("+due+"):\n\n"+tr.text+late)
-	case kairos.ScheduleCell:
-		note, err := m.runWatchingCell(ctx, c, s, f)
-		if err != nil || note == "" {
-			return err
-		}
-		return out.Final(ctx, "🔔 "+note+late)
 	}
-	return out.Final(ctx, "⏰ "+s.Text+late)
+	addr := *cliMessage("", c.now())
+	addr.Surface = kairos.SurfaceScheduled
+	msg, err := c.sched.firings.Compose(ctx, d, addr)
+	if err != nil || msg == nil {
+		return err
+	}
+	return out.Final(ctx, msg.Text)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/store"
 	schedtool "github.com/kairos-agent/kairos/tools/schedule"
@@ -43,12 +44,17 @@ func (m *Main) serveWeb(c *core, b *bot.Bot, mux *http.ServeMux, ln net.Listener
 }
 
 // consoleCommand is /console: a single-use sign-in link for an operator.
-func consoleCommand(srv func() *web.Server) bot.Command {
-	return bot.Command{Description: "A one-time sign-in link to the web console (operators)", OperatorOnly: true,
+// It answers only in a private chat (the link signs in whoever opens it);
+// in kairos chat, which serves no console, it says how to get one.
+func consoleCommand(srv func() *web.Server) desk.Command {
+	return desk.Command{Name: "console", Description: "A one-time sign-in link to the web console (operators)", Operators: true, Private: true,
 		Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			if in.Surface == kairos.SurfaceTerminal {
+				return "kairos chat serves no web console. Run `kairos run` (it serves the console on KAIROS_HTTP_ADDR) and send /console to the bot in a private chat for a sign-in link.", nil
+			}
 			s := srv()
 			if s == nil {
-				return "", kairos.Errorf(kairos.ECONFLICT, "The console is not serving yet; try again in a moment.")
+				return "", kairos.Errorf(kairos.EUNAVAILABLE, "The console is not serving yet; try again in a moment.")
 			}
 			link, err := s.SignInLink(ctx, in.UserID)
 			if err != nil {
@@ -224,13 +230,13 @@ func (be *consoleBackend) RunTurn(ctx context.Context, userID int64, text string
 		return "", kairos.Errorf(kairos.EFORBIDDEN, "User %d may not talk to the agent (access.allowed_users or kairos access allow).", userID)
 	}
 	in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: userID, UserID: userID, ChatKind: kairos.ChatDM,
-		Text: text, Date: be.c.now(), Addressed: true}
+		Surface: kairos.SurfaceAPI, Text: text, Date: be.c.now(), Addressed: true}
 	out := &apiReplier{tg: be.b.Replier(in), deliver: deliver}
 	// In the chat's queue, as a Telegram message of that chat would be:
 	// never beside another turn of the thread, whose history it shares.
 	var turnErr error
 	if err := be.b.InChat(ctx, in.ChatID, func(ctx context.Context) {
-		turnErr = be.c.media.HandleMessage(ctx, in, out)
+		turnErr = be.c.desk.HandleMessage(ctx, in, out)
 	}); err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/agent"
 	"github.com/kairos-agent/kairos/clockstate"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/internal/obs"
 	"github.com/kairos-agent/kairos/internal/tokens"
 	"github.com/kairos-agent/kairos/jobs"
@@ -53,6 +54,7 @@ type core struct {
 	mcp       *mcp.Manager // guarded by mu: policy reloads may come before it exists
 	skills    *skillParts
 	usage     *usage.Guard // spending caps and cost accounting (usage.go)
+	desk      *desk.Desk   // every door's way in: commands, who may run them, turns
 	spend     kairos.Model // c.model behind the caps: what every model user gets
 	now       func() time.Time
 
@@ -154,6 +156,7 @@ func (m *Main) openCore(ctx context.Context) (*core, error) {
 		return nil, err
 	}
 	m.openAgent(c)
+	c.desk = desk.New(desk.Config{Table: m.commands(c), Policy: c.policy, Access: c.updates, Next: c.media, Logger: c.log})
 	return c, nil
 }
 
@@ -293,6 +296,10 @@ func (m *Main) openAgent(c *core) {
 	}
 	c.agent = agent.New(acfg)
 	c.sched.taskAgent = newTaskAgent(acfg)
+	c.sched.firings = &desk.Firings{Task: c.sched.taskAgent, Now: c.now,
+		RunCell: func(ctx context.Context, s *kairos.Schedule, f *kairos.Firing) (string, error) {
+			return m.runWatchingCell(ctx, c, s, f)
+		}}
 	c.media = m.newMedia(c)
 }
 

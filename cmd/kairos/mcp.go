@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/mcp"
 	"github.com/kairos-agent/kairos/policy"
 )
@@ -36,10 +36,10 @@ func (c *core) applyMCP(p *kairos.Policy) {
 
 // addMCPCommands adds /tools (operators): the tools offered, the MCP
 // servers with their state and their tools with impact.
-func (m *Main) addMCPCommands(c *core, cmds map[string]bot.Command) {
-	cmds["tools"] = bot.Command{Description: "The tools and MCP servers (operators)", OperatorOnly: true, Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+func (m *Main) addMCPCommands(c *core, t *desk.Table) {
+	t.Add(desk.Command{Name: "tools", Description: "The tools and MCP servers (operators)", Operators: true, Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 		return toolsText(c), nil
-	}}
+	}})
 }
 
 func toolsText(c *core) string {

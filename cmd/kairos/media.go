@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/media"
 	"github.com/kairos-agent/kairos/openai"
 	"github.com/kairos-agent/kairos/usage"
@@ -23,11 +23,10 @@ func (m *Main) newMedia(c *core) *media.Handler {
 // addMediaCommands offers /voice when the policy in force at start allows
 // voice replies (a later policy that disables them answers it with a
 // sentence; the menu is registered once).
-func (m *Main) addMediaCommands(c *core, cmds map[string]bot.Command) {
-	if !c.media.VoiceOffered(c.policy()) {
-		return
-	}
-	cmds["voice"] = bot.Command{Description: "Voice replies: /voice on or /voice off", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-		return c.media.VoiceCommand(ctx, in, args)
-	}}
+func (m *Main) addMediaCommands(c *core, t *desk.Table) {
+	t.Add(desk.Command{Name: "voice", Description: "Voice replies: /voice on or /voice off",
+		Available: c.media.VoiceOffered,
+		Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			return c.media.VoiceCommand(ctx, in, args)
+		}})
 }

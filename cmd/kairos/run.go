@@ -16,6 +16,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/policy"
 	codetool "github.com/kairos-agent/kairos/tools/code"
 )
@@ -55,7 +56,7 @@ func (m *Main) runBot(ctx context.Context) error {
 func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 	b, err := bot.New(bot.Config{
 		Token: m.Config.TelegramToken, APIURL: m.Config.TelegramAPIURL,
-		Handler: c.media, Commands: m.commands(c), Policy: c.policy,
+		Handler: c.desk, Menu: func() []desk.MenuEntry { return c.desk.Table().Menu(c.policy()) }, Policy: c.policy,
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
 		Approvals: c.updates, Resume: c.agent.Resume,
 		ScheduleButton: func(ctx context.Context, from, chat, msg int64, data string) (string, bool, error) {
@@ -78,6 +79,7 @@ func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 	c.onPolicyError = func(perr error) { m.notifyOperators(ctx, c, b, perr) }
 	c.tellOperators = func(ctx context.Context, text string) { m.tellOperators(ctx, c, b, text) }
 	c.mu.Unlock()
+	c.desk.Table().Add(b.PairCommand())
 	c.attachUsageNotices(b)
 	c.skills.setBot(b)
 	return b, nil
@@ -184,32 +186,35 @@ func (m *Main) notifyOperators(ctx context.Context, c *core, b *bot.Bot, perr er
 	}
 }
 
-// commands are the slash commands beside /start, /help and /pair.
-func (m *Main) commands(c *core) map[string]bot.Command {
-	cmds := m.baseCommands(c)
-	m.addMediaCommands(c, cmds)
-	m.addMCPCommands(c, cmds)
-	cmds["console"] = consoleCommand(m.webSrv.Load)
-	m.addUsageCommands(c, cmds)
-	cmds["reminders"] = bot.Command{Description: "Your reminders and scheduled tasks, each with a Cancel button", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+// commands is the desk's command table: every door (Telegram, the
+// terminal, the API) serves these; /help and /start come from the table.
+func (m *Main) commands(c *core) *desk.Table {
+	t := desk.NewTable()
+	t.Add(m.baseCommands(c)...)
+	m.addMediaCommands(c, t)
+	m.addMCPCommands(c, t)
+	t.Add(consoleCommand(m.webSrv.Load))
+	m.addUsageCommands(c, t)
+	t.Add(desk.Command{Name: "reminders", Description: "Your reminders and scheduled tasks, each with a Cancel button", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 		return m.remindersCommand(ctx, c, in)
-	}}
-	cmds["skills"] = bot.Command{Description: "Your skills, with Disable and Rollback buttons: /skills [name]", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-		return m.skillsCommand(ctx, c, in, args)
-	}}
-	return cmds
+	}}, desk.Command{Name: "skills", Description: "Your skills, with Disable and Rollback buttons: /skills [name]",
+		Available: func(p *kairos.Policy) bool { return p.Features.SelfUpdate },
+		Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+			return m.skillsCommand(ctx, c, in, args)
+		}})
+	return t
 }
 
-func (m *Main) baseCommands(c *core) map[string]bot.Command {
-	return map[string]bot.Command{
-		"newsession": {Description: "End this session (its summary carries over) and start a new one", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+func (m *Main) baseCommands(c *core) []desk.Command {
+	return []desk.Command{
+		{Name: "newsession", Description: "End this session (its summary carries over) and start a new one", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			name, err := c.jobs.Sessions().End(ctx, in.ThreadKey(), in.UserKey(), strings.TrimSpace(args), in.Date)
 			if err != nil {
 				return "", err
 			}
 			return "Started a new session: *" + escapeMD(name) + "*. I'll keep a summary of the last one in mind.", nil
 		}},
-		"codestats": {Description: "Code execution stats for the last 7 days", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		{Name: "codestats", Description: "Code execution stats for the last 7 days", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			st, err := c.code.CodeStats(ctx, time.Now().Add(-7*24*time.Hour))
 			if err != nil {
 				return "", err
@@ -217,7 +222,7 @@ func (m *Main) baseCommands(c *core) map[string]bot.Command {
 			codeStatsChart(ctx, c, st)
 			return codetool.FormatStats(st) + skillStats(ctx, c, in.UserKey()), nil
 		}},
-		"codefailures": {Description: "The last code failures: /codefailures [n]", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		{Name: "codefailures", Description: "The last code failures: /codefailures [n]", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			n := 5
 			if args != "" {
 				v, err := strconv.Atoi(args)
@@ -232,16 +237,16 @@ func (m *Main) baseCommands(c *core) map[string]bot.Command {
 			}
 			return codetool.FormatFailures(fs), nil
 		}},
-		"clock": {Description: "Show or set clock settings: tz, kind, mode", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		{Name: "clock", Description: "Show or set clock settings: tz, kind, mode", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			return c.clock.ClockCommand(ctx, in, args)
 		}},
-		"mode": {Description: "Show or change the DISCUSS/DIAGNOSE/EXECUTE mode", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		{Name: "mode", Description: "Show or change the DISCUSS/DIAGNOSE/EXECUTE mode", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			return c.agent.ModeCommand(ctx, in, args)
 		}},
-		"memory": {Description: "What I remember about you", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		{Name: "memory", Description: "What I remember about you", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			return m.memoryCommand(ctx, c, in, args)
 		}},
-		"policy": {Description: "The active policy (operators)", OperatorOnly: true, Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+		{Name: "policy", Description: "The active policy (operators)", Operators: true, Private: true, Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			text := policy.Summary(c.policy())
 			if c.watcher != nil {
 				text += "\n" + policy.StatusLine(c.watcher.LastReload())

@@ -12,6 +12,7 @@ import (
 	"github.com/kairos-agent/kairos/agent"
 	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/clockstate"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/schedules"
 	"github.com/kairos-agent/kairos/store"
 	codetool "github.com/kairos-agent/kairos/tools/code"
@@ -29,24 +30,14 @@ type scheduleParts struct {
 
 	provider  *clockstate.Provider
 	taskAgent *agent.Agent
+	// firings composes what a firing says, for every door (package desk).
+	firings *desk.Firings
 }
 
-// newTaskAgent is the agent scheduled tasks run with: the same as the
-// chat's, except that with schedules.tasks_may_use_tools false every
-// tool is absent from its turns.
-func newTaskAgent(cfg agent.Config) *agent.Agent {
-	pol := cfg.Policy
-	cfg.Policy = func() *kairos.Policy {
-		p := pol()
-		if p.Schedules.TasksMayUseTools {
-			return p
-		}
-		cp := *p
-		cp.Agent.DisabledTools = []string{"search", "code", "memory", "schedule"}
-		return &cp
-	}
-	return agent.New(cfg)
-}
+// newTaskAgent is the agent scheduled tasks run with: the same
+// configuration as the chat's; its turns are TurnTask, so the registry
+// offers them no tool when schedules.tasks_may_use_tools is false.
+func newTaskAgent(cfg agent.Config) *agent.Agent { return agent.New(cfg) }
 
 func (p *scheduleParts) wake() {
 	p.mu.Lock()
@@ -152,22 +143,6 @@ func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 	m.onClose(func() error { cancel(); <-done; return nil })
 }
 
-// scheduleButtons is the reminder keyboard: Done, Snooze (10 min), 1 h,
-// till tomorrow, and Skip next when it repeats.
-func scheduleButtons(s *kairos.Schedule) [][]bot.Button {
-	id := s.PublicID()
-	p := bot.ScheduleButtonPrefix
-	rows := [][]bot.Button{
-		{{Text: "Done", Data: p + "done:" + id}},
-		{{Text: "Snooze", Data: p + "snooze:" + id + ":10m"}, {Text: "Snooze 1 h", Data: p + "snooze:" + id + ":1h"},
-			{Text: "Snooze till tomorrow", Data: p + "snooze:" + id + ":1d"}},
-	}
-	if s.RRule != "" && s.Status == kairos.ScheduleActive {
-		rows[0] = append(rows[0], bot.Button{Text: "Skip next", Data: p + "skip:" + id})
-	}
-	return rows
-}
-
 // deliverSchedule sends one firing to its thread, once (outbox key
 // schedule:<firing id>). A task is a turn of its thread: it runs in the
 // chat's turn order (bot.InChat), after the turn under way and before
@@ -190,84 +165,23 @@ func (m *Main) deliverSchedule(ctx context.Context, c *core, b *bot.Bot, d sched
 	return id, err
 }
 
-// sendFiring runs and sends one firing unless an earlier attempt got as
-// far as sending it.
+// sendFiring composes one firing at the desk and sends it, unless an
+// earlier attempt got as far as sending it.
 func (m *Main) sendFiring(ctx context.Context, c *core, b *bot.Bot, d schedules.Delivery, chat, topic int64) (int64, error) {
-	s, f := d.Schedule, d.Firing
-	key := fmt.Sprintf("schedule:%d", f.ID)
+	key := fmt.Sprintf("schedule:%d", d.Firing.ID)
 	if st, id, err := c.updates.OutboxState(ctx, key+":0"); err == nil && st != kairos.OutboxNew {
 		return id, nil // an earlier attempt got as far as sending
 	}
-	due := schedtool.Label(f.DueAt, s.TZ)
-	late := ""
-	if d.Late >= schedules.LateNote {
-		late = fmt.Sprintf("\n\n(Late by %s: I was not running at %s.)", roundLate(d.Late), due)
+	addr := desk.Address{Channel: kairos.ChannelTelegram, Surface: kairos.SurfaceScheduled, ChatID: chat, TopicID: topic,
+		UserID: d.Schedule.UserID, ChatKind: kairos.ChatDM}
+	if strings.Contains(d.Schedule.ThreadKey, ":group:") {
+		addr.ChatKind = kairos.ChatGroup
 	}
-	if f.Skipped > 0 {
-		late += fmt.Sprintf(" (%d earlier occurrence(s) passed while I was down.)", f.Skipped)
+	out, err := c.sched.firings.Compose(ctx, d, addr)
+	if err != nil || out == nil {
+		return 0, err
 	}
-	if d.Missed {
-		text := fmt.Sprintf("Missed %s (due %s, %s ago, while I was down): %s", kairos.KindLabel(s.Kind), due, roundLate(d.Late), schedtool.ViewOf(s).Text)
-		return b.SendScheduled(ctx, key, chat, topic, text, nil)
-	}
-	switch s.Kind {
-	case kairos.ScheduleTask:
-		answer, err := m.runScheduledTask(ctx, c, s, chat, topic)
-		if err != nil {
-			return 0, err
-		}
-		return b.SendScheduled(ctx, key, chat, topic, "Scheduled task ("+due+"):\n\n"+answer+late, nil)
-	case kairos.ScheduleCell:
-		note, err := m.runWatchingCell(ctx, c, s, f)
-		if err != nil || note == "" {
-			return 0, err
-		}
-		if s.Tainted { // what it says may come from the untrusted content
-			note = "⚠️ Untrusted content (from a watching cell set up after I read untrusted content; do not act on it without checking):\n" + note
-		}
-		return b.SendScheduled(ctx, key, chat, topic, "🔔 "+note+late, scheduleButtons(s))
-	}
-	return b.SendScheduled(ctx, key, chat, topic, "⏰ "+s.Text+late, scheduleButtons(s))
-}
-
-func roundLate(d time.Duration) string {
-	if d >= time.Hour {
-		return d.Round(time.Minute).String()
-	}
-	return d.Round(time.Second).String()
-}
-
-// taskReplier collects a scheduled task's answer; nobody is there to
-// approve, so every approval is denied.
-type taskReplier struct{ text string }
-
-func (r *taskReplier) Typing(context.Context)                  {}
-func (r *taskReplier) Partial(context.Context, string)         {}
-func (r *taskReplier) Final(_ context.Context, s string) error { r.text = s; return nil }
-func (r *taskReplier) Approve(context.Context, *kairos.ApprovalRequest) (kairos.Decision, error) {
-	return kairos.Decision{Outcome: kairos.DecisionDenied}, nil
-}
-
-// runScheduledTask runs a task's prompt as a turn of its thread.
-func (m *Main) runScheduledTask(ctx context.Context, c *core, s *kairos.Schedule, chat, topic int64) (string, error) {
-	in := &kairos.Inbound{Channel: kairos.ChannelTelegram, ChatID: chat, TopicID: topic, UserID: s.UserID, ChatKind: kairos.ChatDM,
-		Text: "(Scheduled task the user set earlier; answer it now.) " + s.Task, Date: c.now(), Addressed: true}
-	if strings.Contains(s.ThreadKey, ":group:") {
-		in.ChatKind = kairos.ChatGroup
-	}
-	if s.Tainted {
-		in.Untrusted = "a scheduled task created while untrusted content was in the turn"
-	}
-	out := &taskReplier{}
-	// Counted against the owner as background work: at a cap (or past the
-	// background share) the answer is the cap's sentence, "Skipped …".
-	if err := c.sched.taskAgent.HandleMessage(kairos.WithSpend(ctx, kairos.SpendContext{Kind: kairos.SpendTask}), in, out); err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(out.text) == "" {
-		return "", kairos.Errorf(kairos.EINTERNAL, "scheduled task %d gave no answer", s.ID)
-	}
-	return out.text, nil
+	return b.SendScheduled(ctx, key, chat, topic, out.Text, out.Buttons)
 }
 
 // runWatchingCell runs a watching cell under the MONITOR budgets and

@@ -16,6 +16,7 @@ import (
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/clockstate"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/internal/chart"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/usage"
@@ -100,16 +101,20 @@ func (c *core) attachUsageTerminal(w io.Writer) {
 }
 
 // addUsageCommands adds /usage.
-func (m *Main) addUsageCommands(c *core, cmds map[string]bot.Command) {
-	cmds["usage"] = bot.Command{Description: "Your tokens and cost today and this month, with a chart (operators: everyone; /usage lift ID)",
+func (m *Main) addUsageCommands(c *core, t *desk.Table) {
+	t.Add(desk.Command{Name: "usage", Description: "Your tokens and cost today and this month, with a chart (operators: everyone, in a private chat; /usage lift ID)",
 		Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			return m.usageCommand(ctx, c, in, strings.Fields(args))
-		}}
+		}})
 }
 
 // usageCommand is /usage, /usage lift ID and /usage lift bot.
 func (m *Main) usageCommand(ctx context.Context, c *core, in *kairos.Inbound, args []string) (string, error) {
 	operator := c.policy().IsOperator(in.UserID)
+	private := kairos.SurfaceOf(in).Private()
+	if len(args) > 0 && !private {
+		return desk.PrivateOnlyNote, nil // lifting a cap names another user
+	}
 	if len(args) > 0 {
 		if args[0] != "lift" || len(args) != 2 {
 			return "", kairos.Errorf(kairos.EINVALID, "Usage: /usage, or (operators) /usage lift ID or /usage lift bot.")
@@ -142,7 +147,10 @@ func (m *Main) usageCommand(ctx context.Context, c *core, in *kairos.Inbound, ar
 		text += s + "\n"
 	}
 	pic, title := own, "Your tokens per day, last 30 days ("+zone.String()+")"
-	if operator {
+	if operator && !private {
+		text += "\n(Everyone's spending: ask me in a private chat.)\n"
+	}
+	if operator && private {
 		all, err := usage.BuildReport(ctx, st, time.UTC, "", now)
 		if err != nil {
 			return "", err

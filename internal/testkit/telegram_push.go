@@ -26,6 +26,8 @@ type pushConfig struct {
 	username    string
 	language    string
 	edited      bool
+	forwarded   string // forward_origin's sender name ("" = not forwarded)
+	autoForward bool
 }
 
 // AsGroup pushes into a supergroup with the given title.
@@ -72,6 +74,17 @@ func FromLastName(lastName string) PushOption { return func(c *pushConfig) { c.l
 // WithLanguage sets the sender's language_code ("en" by default).
 func WithLanguage(code string) PushOption { return func(c *pushConfig) { c.language = code } }
 
+// Forwarded pushes the message as one the sender forwarded from
+// originalSender (forward_origin of type "hidden_user", as Telegram sends
+// it for a user who hides their account).
+func Forwarded(originalSender string) PushOption {
+	return func(c *pushConfig) { c.forwarded = originalSender }
+}
+
+// AutomaticForward pushes a channel post forwarded into its discussion
+// group (is_automatic_forward, with a channel forward_origin).
+func AutomaticForward() PushOption { return func(c *pushConfig) { c.autoForward = true } }
+
 // Edited pushes an edited_message instead of a message.
 func Edited() PushOption { return func(c *pushConfig) { c.edited = true } }
 
@@ -96,6 +109,8 @@ type tgMessage struct {
 	Text            string          `json:"text,omitempty"`
 	Entities        []Entity        `json:"entities,omitempty"`
 	ReplyMarkup     json.RawMessage `json:"reply_markup,omitempty"`
+	ForwardOrigin   json.RawMessage `json:"forward_origin,omitempty"`
+	IsAutoForward   bool            `json:"is_automatic_forward,omitempty"`
 }
 
 func (c *chatState) json() tgChat {
@@ -251,6 +266,14 @@ func (f *FakeTelegram) PushText(chatID, userID int64, text string, date time.Tim
 	}
 	c.messages[m.id] = m
 	payload := f.messageJSONLocked(c, m, true)
+	switch {
+	case cfg.autoForward:
+		payload.IsAutoForward = true
+		payload.ForwardOrigin, _ = json.Marshal(map[string]any{"type": "channel", "date": m.date - 60,
+			"chat": map[string]any{"id": -1001234, "type": "channel", "title": "A channel"}, "message_id": 1})
+	case cfg.forwarded != "":
+		payload.ForwardOrigin, _ = json.Marshal(map[string]any{"type": "hidden_user", "date": m.date - 60, "sender_user_name": cfg.forwarded})
+	}
 	kind := "message"
 	if cfg.edited {
 		kind = "edited_message"
