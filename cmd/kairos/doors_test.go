@@ -77,7 +77,6 @@ func TestForwardedCommandsAndDirectivesAreContent(t *testing.T) {
 	}
 }
 
-
 // waitNth waits for the chat's n-th message and returns its text.
 func waitNth(t *testing.T, tg *testkit.FakeTelegram, chat int64, n int) string {
 	t.Helper()
