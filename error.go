@@ -34,8 +34,9 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
-// for any other non-nil error and "" for nil.
+// ErrorCode returns the code of the first *Error in err's chain; a model
+// provider's failure (*ProviderError) is EUNAVAILABLE; EINTERNAL for any
+// other non-nil error and "" for nil.
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""
@@ -43,6 +44,10 @@ func ErrorCode(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		return EUNAVAILABLE
 	}
 	return EINTERNAL
 }
@@ -57,6 +62,10 @@ func ErrorMessage(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Message
+	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		return "The language model is not answering just now; try again in a minute."
 	}
 	return "Internal error."
 }

@@ -59,7 +59,13 @@ func (a *Agent) logTurn(t *turn, outcome string, err error) {
 	args := []any{"user_id", t.in.UserID, "thread", t.in.ThreadKey(), "model", t.model, "tokens", t.tokens,
 		"tool_calls", t.toolCalls, "ms", time.Since(t.start).Milliseconds(), "outcome", outcome}
 	if err != nil {
-		a.log.Error("turn", append(args, "err", err)...)
+		// Only a fault of ours is logged as one; a provider outage or a
+		// refusal (a cap, a bad input) is a warning with its cause.
+		if kairos.ErrorCode(err) == kairos.EINTERNAL {
+			a.log.Error("turn", append(args, "err", err)...)
+		} else {
+			a.log.Warn("turn", append(args, "code", kairos.ErrorCode(err), "err", err)...)
+		}
 		return
 	}
 	a.log.Info("turn", args...)

@@ -474,7 +474,11 @@ func (b *Bot) process(ctx context.Context, u *kairos.RawUpdate) {
 			if ctx.Err() != nil {
 				return // shutting down: leave it pending
 			}
-			b.log.Error("handle message", "update_id", u.UpdateID, "err", err)
+			if desk.Fault(err) {
+				b.log.Error("handle message", "update_id", u.UpdateID, "err", err)
+			} else {
+				b.log.Warn("handle message", "update_id", u.UpdateID, "code", kairos.ErrorCode(err), "err", err)
+			}
 		}
 	}
 	b.markDone(ctx, u)

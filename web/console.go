@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/desk"
 )
 
 //go:embed templates/*.html
@@ -86,14 +86,10 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 }
 
 func (s *Server) consoleError(w http.ResponseWriter, r *http.Request, err error) {
-	if kairos.ErrorCode(err) == kairos.EINTERNAL {
+	if desk.Fault(err) {
 		s.log.Error("console request failed", "err", err)
 	}
-	status, msg := statusOf[kairos.ErrorCode(err)], kairos.ErrorMessage(err)
-	if status == 0 {
-		status, msg = http.StatusInternalServerError, "internal error"
-	}
-	http.Error(w, msg, status)
+	http.Error(w, desk.Reply(err), statusFor(err))
 }
 
 func (s *Server) registerConsole(mux *http.ServeMux) {

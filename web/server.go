@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/desk"
 )
 
 // Config wires the front end.
@@ -65,6 +66,7 @@ var statusOf = map[string]int{
 	kairos.EINVALID: http.StatusBadRequest, kairos.ENOTFOUND: http.StatusNotFound,
 	kairos.ECONFLICT: http.StatusConflict, kairos.EUNAUTHORIZED: http.StatusUnauthorized,
 	kairos.EFORBIDDEN: http.StatusForbidden, kairos.EBUDGET: http.StatusTooManyRequests,
+	kairos.EUNAVAILABLE: http.StatusServiceUnavailable,
 }
 
 // writeError turns an error into the contract's body; only EINTERNAL is
@@ -72,9 +74,11 @@ var statusOf = map[string]int{
 func (s *Server) writeError(w http.ResponseWriter, err error) {
 	code := kairos.ErrorCode(err)
 	status, ok := statusOf[code]
-	msg := kairos.ErrorMessage(err)
+	msg := desk.Reply(err) // the same words every door says
 	if !ok {
-		code, status, msg = kairos.EINTERNAL, http.StatusInternalServerError, "internal error"
+		code, status = kairos.EINTERNAL, http.StatusInternalServerError
+	}
+	if desk.Fault(err) {
 		s.log.Error("api request failed", "err", err)
 	}
 	var body apiError

@@ -45,7 +45,7 @@ func TestLogsOneLinePerEvent(t *testing.T) {
 	if !turn.MatchString(logs) {
 		t.Errorf("no turn line:\n%s", logs)
 	}
-	if !regexp.MustCompile(`level=ERROR msg=turn .*user_id=2002 .*outcome=failed`).MatchString(logs) {
+	if !regexp.MustCompile(`level=WARN msg=turn .*user_id=2002 .*outcome=failed .*code=unavailable`).MatchString(logs) {
 		t.Errorf("no failed turn line:\n%s", logs)
 	}
 	if !regexp.MustCompile(`msg="approval decided" .*user_id=2002 .*action=schedule.create outcome=approved`).MatchString(logs) {
