@@ -19,6 +19,13 @@ type Replier interface {
 	Approve(ctx context.Context, req *ApprovalRequest) (Decision, error)
 }
 
+// FailureReplier is a Replier whose caller wants a failed turn as an
+// error, not only as the apology (the API answers 503 for an outage). The
+// agent calls Failure instead of Final(apology) when out is one.
+type FailureReplier interface {
+	Failure(ctx context.Context, err error, apology string) error
+}
+
 // ApprovalRequest asks a human for a yes before an impactful action.
 type ApprovalRequest struct {
 	ID        string

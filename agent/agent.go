@@ -204,6 +204,9 @@ func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) e
 		if a.cfg.OnModelFailure != nil && isModelFailure(err) {
 			a.cfg.OnModelFailure(ctx, err)
 		}
+		if fr, ok := out.(kairos.FailureReplier); ok {
+			return fr.Failure(ctx, err, apologyFor(err))
+		}
 		if ferr := out.Final(ctx, apologyFor(err)); ferr != nil {
 			return errors.Join(err, ferr)
 		}

@@ -243,6 +243,9 @@ func (be *consoleBackend) RunTurn(ctx context.Context, userID int64, text string
 	if turnErr != nil {
 		return "", turnErr
 	}
+	if out.failed != nil { // the chat got the apology; the caller gets the code
+		return "", out.failed
+	}
 	return out.text, nil
 }
 
@@ -252,6 +255,19 @@ type apiReplier struct {
 	tg      kairos.Replier
 	deliver bool
 	text    string
+	failed  error // the turn failed (an outage): the API answers with its code
+}
+
+var _ kairos.FailureReplier = (*apiReplier)(nil)
+
+// Failure keeps a failed turn's error for the API's status; with deliver
+// the chat gets the apology, as a Telegram message's turn would.
+func (r *apiReplier) Failure(ctx context.Context, err error, apology string) error {
+	r.failed = err
+	if r.deliver {
+		return r.tg.Final(ctx, apology)
+	}
+	return nil
 }
 
 func (r *apiReplier) Typing(ctx context.Context) {

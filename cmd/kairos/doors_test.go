@@ -269,3 +269,23 @@ func checkBackgroundSpend(t *testing.T, e *env, user string) {
 		}
 	}
 }
+
+// TestAPIModelOutageIs503: a turn the model could not answer is, through
+// the API, a 503 with the code "unavailable" (the chat still gets the
+// apology), and it is not logged as a fault of ours.
+func TestAPIModelOutageIs503(t *testing.T) {
+	e := newEnv(t)
+	e.vars["OPENAI_BASE_URL"] = "http://127.0.0.1:1/v1" // nothing listens
+	write := e.apiToken(t, "write", "script")
+	addr := e.start()
+	code, body := apiCall(t, "POST", "http://"+addr+"/api/v1/messages", write, "application/json",
+		[]byte(`{"user_id": 2002, "text": "hello?"}`))
+	errBody, _ := body["error"].(map[string]any)
+	if code != 503 || errBody["code"] != kairos.EUNAVAILABLE {
+		t.Fatalf("an outage through the API: %d %v", code, body)
+	}
+	waitReply(t, e.tg, 2002, 1, "Sorry")
+	if logs := e.logs.String(); strings.Contains(logs, "level=ERROR") {
+		t.Fatalf("an outage was logged as a fault:\n%s", logs)
+	}
+}
