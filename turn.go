@@ -19,6 +19,12 @@ type Replier interface {
 	Approve(ctx context.Context, req *ApprovalRequest) (Decision, error)
 }
 
+// ButtonReplier is a Replier that can show buttons under an answer
+// (Telegram's inline keyboards).
+type ButtonReplier interface {
+	FinalWithButtons(ctx context.Context, text string, rows [][]Button) error
+}
+
 // FailureReplier is a Replier whose caller wants a failed turn as an
 // error, not only as the apology (the API answers 503 for an outage). The
 // agent calls Failure instead of Final(apology) when out is one.

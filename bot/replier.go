@@ -327,3 +327,15 @@ func roundDur(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+var _ kairos.ButtonReplier = (*replier)(nil)
+
+// FinalWithButtons delivers an answer with an inline keyboard under its
+// last part (a command's answer: /reminders' Cancel buttons).
+func (r *replier) FinalWithButtons(ctx context.Context, text string, rows [][]Button) error {
+	r.mu.Lock()
+	r.answered = true
+	r.mu.Unlock()
+	_, err := r.b.SendWithButtons(ctx, r.in, text, rows)
+	return err
+}

@@ -97,3 +97,28 @@ func (b *Bot) scheduleCallback(ctx context.Context, fromID, chatID, msgID int64,
 		}
 	}
 }
+
+var _ desk.Door = (*Bot)(nil)
+
+// InTurn runs fn in the chat's turn order (desk.Door: a scheduled task is
+// a turn of its chat).
+func (b *Bot) InTurn(ctx context.Context, addr *kairos.Inbound, fn func(ctx context.Context)) error {
+	return b.InChat(ctx, addr.ChatID, fn)
+}
+
+// Sent reports whether the message recorded under key went out (desk.Door).
+func (b *Bot) Sent(ctx context.Context, key string) (int64, bool) {
+	if b.cfg.Updates == nil {
+		return 0, false
+	}
+	st, id, err := b.cfg.Updates.OutboxState(ctx, key+":0")
+	return id, err == nil && st != kairos.OutboxNew
+}
+
+// Send delivers a firing's message once under key (desk.Door).
+func (b *Bot) Send(ctx context.Context, key string, addr *kairos.Inbound, out *kairos.Outgoing) (int64, error) {
+	if addr.Channel != kairos.ChannelTelegram {
+		return 0, kairos.Errorf(kairos.EINVALID, "a %s thread cannot get a Telegram message", addr.Channel)
+	}
+	return b.SendScheduled(ctx, key, addr.ChatID, addr.TopicID, out.Text, out.Buttons)
+}

@@ -143,14 +143,33 @@ func (d *Desk) command(ctx context.Context, in *kairos.Inbound, out kairos.Repli
 	case c.Private && !in.Surface.Private():
 		return out.Final(ctx, PrivateOnlyNote)
 	}
-	text, err := c.Run(ctx, in, args)
+	reply, err := run(ctx, c, in, args)
 	if err != nil {
 		if Fault(err) {
 			d.log.Error("command failed", "command", name, "err", err)
 		}
-		text = Reply(err)
-	} else if text == "" {
-		return nil // the command sent its own answer
+		return out.Final(ctx, Reply(err))
 	}
-	return out.Final(ctx, text)
+	return Render(ctx, out, reply)
+}
+
+func run(ctx context.Context, c *Command, in *kairos.Inbound, args string) (*kairos.Outgoing, error) {
+	if c.Reply != nil {
+		return c.Reply(ctx, in, args)
+	}
+	text, err := c.Run(ctx, in, args)
+	return &kairos.Outgoing{Text: text}, err
+}
+
+// Render shows an answer at a door: with its buttons where the door has
+// them, its words alone elsewhere. An empty answer says nothing (the
+// command sent its own, a picture say).
+func Render(ctx context.Context, out kairos.Replier, o *kairos.Outgoing) error {
+	if o == nil || o.Text == "" {
+		return nil
+	}
+	if br, ok := out.(kairos.ButtonReplier); ok && len(o.Buttons) > 0 {
+		return br.FinalWithButtons(ctx, o.Text, o.Buttons)
+	}
+	return out.Final(ctx, o.Text)
 }

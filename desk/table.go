@@ -24,9 +24,11 @@ type Command struct {
 	// policy in force: a disabled feature's command is absent from help,
 	// the menu and the table.
 	Available func(p *kairos.Policy) bool
-	// Run answers it. An empty text with no error means the command sent
-	// its own answer (with buttons, say).
+	// Run answers it in words (Markdown).
 	Run func(ctx context.Context, in *kairos.Inbound, args string) (string, error)
+	// Reply, instead of Run, answers with buttons; a door that has none
+	// (the terminal) shows the words.
+	Reply func(ctx context.Context, in *kairos.Inbound, args string) (*kairos.Outgoing, error)
 }
 
 // Table is the slash commands every door serves. It is filled while
@@ -41,8 +43,8 @@ func NewTable() *Table { return &Table{cmds: map[string]*Command{}} }
 // Add puts commands in the table; a name twice is a wiring fault.
 func (t *Table) Add(cs ...Command) {
 	for _, c := range cs {
-		if c.Name == "" || c.Run == nil {
-			panic("desk: command without a name or Run")
+		if c.Name == "" || (c.Run == nil) == (c.Reply == nil) {
+			panic("desk: command without a name, or not one of Run and Reply")
 		}
 		if _, dup := t.cmds[c.Name]; dup || c.Name == "help" || c.Name == "start" {
 			panic("desk: command added twice: " + c.Name)

@@ -47,7 +47,7 @@ func (m *Main) runChat(ctx context.Context) error {
 		return err
 	}
 	defer in.Close()
-	out := &terminal{w: in.Stdout(), lines: in.lines}
+	out := &terminal{w: in.Stdout(), lines: in.lines, log: c.log}
 	c.attachUsageTerminal(out.w)
 	m.startChatSchedules(ctx, c, out)
 	fmt.Fprintln(out.w, "Kairos: type a message, /help for commands, Ctrl-D to quit.")

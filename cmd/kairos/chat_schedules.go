@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/schedules"
 	"github.com/kairos-agent/kairos/store"
 )
@@ -51,9 +52,7 @@ func (m *Main) startChatSchedules(ctx context.Context, c *core, out *terminal) {
 	r := schedules.NewRunner(schedules.Config{
 		Store: cliSchedules(c.sched.store), Now: c.now, Logger: c.log.With("component", "schedules"),
 		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
-		Deliver: func(ctx context.Context, d schedules.Delivery) (int64, error) {
-			return 0, m.deliverToTerminal(ctx, c, out, d)
-		},
+		Deliver:       c.sched.firings.Deliver(out),
 	})
 	c.sched.mu.Lock()
 	c.sched.runner = r
@@ -69,21 +68,24 @@ func (m *Main) startChatSchedules(ctx context.Context, c *core, out *terminal) {
 	m.onClose(func() error { cancel(); <-done; return nil })
 }
 
-// deliverToTerminal composes a firing at the desk, as kairos run does, and
-// prints it; a task runs in the terminal's turn.
-func (m *Main) deliverToTerminal(ctx context.Context, c *core, out *terminal, d schedules.Delivery) error {
-	if d.Schedule.Kind == kairos.ScheduleTask && !d.Missed {
-		release, err := out.takeTurn(ctx, func() { c.log.Info("scheduled task waits for the terminal's turn", "firing", d.Firing.ID) })
-		if err != nil {
-			return err
-		}
-		defer release()
-	}
-	addr := *cliMessage("", c.now())
-	addr.Surface = kairos.SurfaceScheduled
-	msg, err := c.sched.firings.Compose(ctx, d, addr)
-	if err != nil || msg == nil {
+var _ desk.Door = (*terminal)(nil)
+
+// InTurn runs a task in the terminal's turn (desk.Door), after the line
+// being answered.
+func (t *terminal) InTurn(ctx context.Context, _ *kairos.Inbound, fn func(ctx context.Context)) error {
+	release, err := t.takeTurn(ctx, func() { t.log.Info("scheduled task waits for the terminal's turn") })
+	if err != nil {
 		return err
 	}
-	return out.Final(ctx, msg.Text)
+	defer release()
+	fn(ctx)
+	return nil
+}
+
+// Sent: the terminal keeps no outbox; a firing it claimed is printed once.
+func (t *terminal) Sent(context.Context, string) (int64, bool) { return 0, false }
+
+// Send prints a firing's message (its buttons are Telegram's).
+func (t *terminal) Send(ctx context.Context, _ string, _ *kairos.Inbound, out *kairos.Outgoing) (int64, error) {
+	return 0, t.Final(ctx, out.Text)
 }

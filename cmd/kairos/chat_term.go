@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -126,6 +127,7 @@ type terminal struct {
 	w     io.Writer
 	lines <-chan string
 	turn  chan struct{} // held by the turn under way (takeTurn)
+	log   *slog.Logger
 }
 
 // takeTurn waits until no other turn runs in this terminal (the user's

@@ -296,10 +296,8 @@ func (m *Main) openAgent(c *core) {
 	}
 	c.agent = agent.New(acfg)
 	c.sched.taskAgent = newTaskAgent(acfg)
-	c.sched.firings = &desk.Firings{Task: c.sched.taskAgent, Now: c.now,
-		RunCell: func(ctx context.Context, s *kairos.Schedule, f *kairos.Firing) (string, error) {
-			return m.runWatchingCell(ctx, c, s, f)
-		}}
+	watcher := &codetool.Watcher{Runner: c.runner, Store: c.code, Policy: c.policy, Now: c.now, Logger: c.log}
+	c.sched.firings = &desk.Firings{Task: c.sched.taskAgent, RunCell: watcher.Run, Now: c.now}
 	c.media = m.newMedia(c)
 }
 

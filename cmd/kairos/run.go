@@ -59,9 +59,7 @@ func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 		Handler: c.desk, Menu: func() []desk.MenuEntry { return c.desk.Table().Menu(c.policy()) }, Policy: c.policy,
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
 		Approvals: c.updates, Resume: c.agent.Resume,
-		ScheduleButton: func(ctx context.Context, from, chat, msg int64, data string) (string, bool, error) {
-			return m.scheduleButton(ctx, c, from, chat, msg, data)
-		},
+		ScheduleButton: c.sched.reminders.Button,
 		Claim: func(ctx context.Context, userID int64, code string) (string, bool) {
 			return m.claim(ctx, c, userID, code)
 		},
@@ -195,9 +193,7 @@ func (m *Main) commands(c *core) *desk.Table {
 	m.addMCPCommands(c, t)
 	t.Add(consoleCommand(m.webSrv.Load))
 	m.addUsageCommands(c, t)
-	t.Add(desk.Command{Name: "reminders", Description: "Your reminders and scheduled tasks, each with a Cancel button", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-		return m.remindersCommand(ctx, c, in)
-	}}, desk.Command{Name: "skills", Description: "Your skills, with Disable and Rollback buttons: /skills [name]",
+	t.Add(c.sched.reminders.Command(), desk.Command{Name: "skills", Description: "Your skills, with Disable and Rollback buttons: /skills [name]",
 		Available: func(p *kairos.Policy) bool { return p.Features.SelfUpdate },
 		Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
 			return m.skillsCommand(ctx, c, in, args)

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,8 +28,10 @@ type scheduleParts struct {
 
 	provider  *clockstate.Provider
 	taskAgent *agent.Agent
-	// firings composes what a firing says, for every door (package desk).
-	firings *desk.Firings
+	// firings composes what a firing says, for every door (package desk);
+	// reminders answers /reminders and the schedules' buttons.
+	firings   *desk.Firings
+	reminders *desk.Reminders
 }
 
 // newTaskAgent is the agent scheduled tasks run with: the same
@@ -51,6 +51,11 @@ func (p *scheduleParts) wake() {
 // newSchedules builds the schedule store and tool of c.
 func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 	p := &scheduleParts{store: store.NewScheduleStore(c.db), provider: provider}
+	p.reminders = &desk.Reminders{Store: p.store, Policy: c.policy, Wake: p.wake, Now: c.now,
+		Zone: func(ctx context.Context, thread string) string {
+			tz, _ := provider.SessionTimezone(ctx, thread)
+			return tz
+		}}
 	clocks := store.NewClockStore(c.db)
 	p.tool = schedtool.New(schedtool.Config{
 		Store: p.store, Policy: c.policy, Logger: c.log, Wake: p.wake,
@@ -108,7 +113,7 @@ func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 		Store: botSchedules(c.sched.store), Now: c.now, Logger: c.log.With("component", "schedules"),
 		Workers:       m.Config.Workers, // as many deliveries at once as turns (a task holds one of each)
 		LateThreshold: func() time.Duration { return c.policy().Schedules.LateThreshold.Approx() },
-		Deliver:       func(ctx context.Context, d schedules.Delivery) (int64, error) { return m.deliverSchedule(ctx, c, b, d) },
+		Deliver:       c.sched.firings.Deliver(b),
 		ZoneFor: func(ctx context.Context, s *kairos.Schedule) string {
 			if c.policy().Schedules.Travel != kairos.TravelFollowUser {
 				return ""
@@ -141,124 +146,6 @@ func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 	}()
 	go func() { <-ctx.Done(); cancel() }()
 	m.onClose(func() error { cancel(); <-done; return nil })
-}
-
-// deliverSchedule sends one firing to its thread, once (outbox key
-// schedule:<firing id>). A task is a turn of its thread: it runs in the
-// chat's turn order (bot.InChat), after the turn under way and before
-// the messages that arrive meanwhile, so it sees that turn's answer and
-// no turn runs beside it. Reminders, cells and missed reports are
-// notices, not turns: they are sent at their time without waiting.
-func (m *Main) deliverSchedule(ctx context.Context, c *core, b *bot.Bot, d schedules.Delivery) (int64, error) {
-	chat, topic, ok := schedtool.ChatOf(d.Schedule.ThreadKey)
-	if !ok {
-		return 0, kairos.Errorf(kairos.EINVALID, "thread %s cannot receive scheduled messages", d.Schedule.ThreadKey)
-	}
-	if d.Schedule.Kind != kairos.ScheduleTask || d.Missed {
-		return m.sendFiring(ctx, c, b, d, chat, topic)
-	}
-	var id int64
-	var err error
-	if qerr := b.InChat(ctx, chat, func(ctx context.Context) { id, err = m.sendFiring(ctx, c, b, d, chat, topic) }); qerr != nil {
-		return 0, qerr
-	}
-	return id, err
-}
-
-// sendFiring composes one firing at the desk and sends it, unless an
-// earlier attempt got as far as sending it.
-func (m *Main) sendFiring(ctx context.Context, c *core, b *bot.Bot, d schedules.Delivery, chat, topic int64) (int64, error) {
-	key := fmt.Sprintf("schedule:%d", d.Firing.ID)
-	if st, id, err := c.updates.OutboxState(ctx, key+":0"); err == nil && st != kairos.OutboxNew {
-		return id, nil // an earlier attempt got as far as sending
-	}
-	addr := desk.Address{Channel: kairos.ChannelTelegram, Surface: kairos.SurfaceScheduled, ChatID: chat, TopicID: topic,
-		UserID: d.Schedule.UserID, ChatKind: kairos.ChatDM}
-	if strings.Contains(d.Schedule.ThreadKey, ":group:") {
-		addr.ChatKind = kairos.ChatGroup
-	}
-	out, err := c.sched.firings.Compose(ctx, d, addr)
-	if err != nil || out == nil {
-		return 0, err
-	}
-	return b.SendScheduled(ctx, key, chat, topic, out.Text, out.Buttons)
-}
-
-// runWatchingCell runs a watching cell under the MONITOR budgets and
-// records it like every cell; it returns the notification, if any.
-func (m *Main) runWatchingCell(ctx context.Context, c *core, s *kairos.Schedule, f *kairos.Firing) (string, error) {
-	p := c.policy()
-	if !p.Features.CLIExec { // seed 004: with code cells off, watching cells do not run (and are not retried)
-		c.log.Info("watching cell not run: features.cli_exec is false", "schedule", s.ID)
-		return "", nil
-	}
-	// GET only unless its create was approved as code.network_write; a
-	// cell from a tainted turn never writes (NetWrite is never set).
-	task := &kairos.CellTask{Code: s.Code, Verb: kairos.VerbMonitor, Budget: codetool.BudgetFor(p, kairos.VerbMonitor),
-		Network: codetool.CellGrant(p, s.NetWrite && !s.Tainted), Now: c.now()}
-	res, err := c.runner.Run(ctx, task)
-	if err != nil {
-		return "", err
-	}
-	rec := &kairos.CodeExecution{ID: res.ID, Code: s.Code, Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode,
-		DurationMS: res.Duration.Milliseconds(), Success: res.Success, UserKey: kairos.UserKey(kairos.ChannelTelegram, s.UserID),
-		TriggerMessage: fmt.Sprintf("schedule %d (firing %d)", s.ID, f.ID), ErrorCategory: res.ErrorCategory, Verb: kairos.VerbMonitor,
-		Result: string(res.Output), CreatedAt: c.now()}
-	if err := c.code.RecordExecution(ctx, rec); err != nil {
-		c.log.Warn("record watching cell", "err", err)
-	}
-	var out struct {
-		Notify string `json:"notify"`
-	}
-	if len(res.Output) > 0 && json.Unmarshal(res.Output, &out) == nil {
-		return strings.TrimSpace(out.Notify), nil
-	}
-	return "", nil
-}
-
-// remindersCommand is /reminders: the user's schedules with their next
-// runs in the user's zone and a Cancel button each.
-func (m *Main) remindersCommand(ctx context.Context, c *core, in *kairos.Inbound) (string, error) {
-	if !c.policy().Schedules.Enabled {
-		return "Reminders are turned off by the operator.", nil
-	}
-	c.sched.mu.Lock()
-	b := c.sched.bot
-	c.sched.mu.Unlock()
-	// The user's schedules of this thread: in a group, that group's only.
-	list, err := c.sched.store.Schedules(ctx, kairos.ScheduleFilter{UserID: in.UserID, ThreadKey: in.ThreadKey(), Limit: 50})
-	if err != nil {
-		return "", err
-	}
-	if len(list) == 0 {
-		return "You have no reminders or scheduled tasks.", nil
-	}
-	tz := ""
-	if pz, err := c.sched.provider.SessionTimezone(ctx, in.ThreadKey()); err == nil {
-		tz = pz
-	}
-	var sb strings.Builder
-	var rows [][]bot.Button
-	sb.WriteString("Your schedules:\n")
-	for i, s := range list {
-		zone := s.TZ
-		if tz != "" {
-			zone = tz
-		}
-		fmt.Fprintf(&sb, "%d. %s — %s: %s", i+1, schedtool.Label(s.NextRun, zone), s.Kind, schedtool.ViewOf(s).Text)
-		if s.Repeat != "" {
-			fmt.Fprintf(&sb, " (%s)", s.Repeat)
-		}
-		sb.WriteString("\n")
-		rows = append(rows, []bot.Button{{Text: fmt.Sprintf("Cancel %d", i+1), Data: bot.ScheduleButtonPrefix + "cancel:" + s.PublicID()}})
-	}
-	if b == nil || in.Channel != kairos.ChannelTelegram {
-		return sb.String(), nil
-	}
-	if _, err := b.SendWithButtons(ctx, in, sb.String(), rows); err != nil {
-		return "", err
-	}
-	return "", nil
 }
 
 // runSchedule is `kairos schedule list [--user ID]`.
