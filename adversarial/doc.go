@@ -20,6 +20,14 @@
 //     prelude, abuse host calls or try to smuggle a secret out encoded.
 //     What must hold: the cell ends within its budget with the right
 //     category, and no decoding of its output gives the secret.
+//   - doors: forwarded messages and a channel's posts that read like
+//     commands or clock directives (/pair with a stranger's code, /usage
+//     lift, /mode execute, clock: tz, clock it), the private-only commands
+//     (/console, /policy, an operator's /usage) sent in a group, a
+//     scheduled task under tasks_may_use_tools: false, and the prompt with
+//     credentials_access off. What must hold: nothing is run or changed,
+//     the group sees no link, policy or others' spending, the task is
+//     offered no tool, and the model is told nothing of secrets.
 //   - access: strangers, stranger presses on an approval keyboard, edited
 //     messages, channel posts and unaddressed group messages. What must
 //     hold: none of them reaches the model or changes anything.

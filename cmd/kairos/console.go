@@ -134,7 +134,7 @@ func (be *consoleBackend) Skills(ctx context.Context) ([]map[string]any, error) 
 // Skill is one skill with its kept versions, newest first, each with the
 // diff from the kept version before it.
 func (be *consoleBackend) Skill(ctx context.Context, id int64) (map[string]any, error) {
-	sk, err := be.c.skills.skillByID(ctx, id)
+	sk, err := be.c.skills.panel.ByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -158,16 +158,11 @@ func (be *consoleBackend) Skill(ctx context.Context, id int64) (map[string]any, 
 
 // SkillAction applies an operator's action as /skills' buttons do.
 func (be *consoleBackend) SkillAction(ctx context.Context, id int64, action string, to int) (string, error) {
-	sk, err := be.c.skills.skillByID(ctx, id)
+	sk, err := be.c.skills.panel.ByID(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	said, err := applySkillVerb(ctx, be.c.skills, sk, action, to, true)
-	if err != nil {
-		return "", err
-	}
-	be.c.skills.tools.Changed()
-	return said, nil
+	return be.c.skills.panel.Apply(ctx, sk, action, to, true)
 }
 
 func (be *consoleBackend) Tools(ctx context.Context) (any, error) {

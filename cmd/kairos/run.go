@@ -10,15 +10,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/policy"
-	codetool "github.com/kairos-agent/kairos/tools/code"
 )
 
 // drainTimeout bounds how long SIGTERM waits for turns in flight.
@@ -63,9 +60,7 @@ func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 		Claim: func(ctx context.Context, userID int64, code string) (string, bool) {
 			return m.claim(ctx, c, userID, code)
 		},
-		SkillButton: func(ctx context.Context, from int64, data string) (string, bool, error) {
-			return m.skillButton(ctx, c, from, data)
-		},
+		SkillButton: c.skills.panel.Button,
 		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "", ReplicaID: replicaID(m.Config),
 		Limits: map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
@@ -193,83 +188,20 @@ func (m *Main) commands(c *core) *desk.Table {
 	m.addMCPCommands(c, t)
 	t.Add(consoleCommand(m.webSrv.Load))
 	m.addUsageCommands(c, t)
-	t.Add(c.sched.reminders.Command(), desk.Command{Name: "skills", Description: "Your skills, with Disable and Rollback buttons: /skills [name]",
-		Available: func(p *kairos.Policy) bool { return p.Features.SelfUpdate },
-		Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			return m.skillsCommand(ctx, c, in, args)
-		}})
+	t.Add(c.sched.reminders.Command(), c.skills.panel.Command())
 	return t
 }
 
 func (m *Main) baseCommands(c *core) []desk.Command {
-	return []desk.Command{
-		{Name: "newsession", Description: "End this session (its summary carries over) and start a new one", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			name, err := c.jobs.Sessions().End(ctx, in.ThreadKey(), in.UserKey(), strings.TrimSpace(args), in.Date)
-			if err != nil {
-				return "", err
-			}
-			return "Started a new session: *" + escapeMD(name) + "*. I'll keep a summary of the last one in mind.", nil
-		}},
-		{Name: "codestats", Description: "Code execution stats for the last 7 days", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			st, err := c.code.CodeStats(ctx, time.Now().Add(-7*24*time.Hour))
-			if err != nil {
-				return "", err
-			}
-			codeStatsChart(ctx, c, st)
-			return codetool.FormatStats(st) + skillStats(ctx, c, in.UserKey()), nil
-		}},
-		{Name: "codefailures", Description: "The last code failures: /codefailures [n]", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			n := 5
-			if args != "" {
-				v, err := strconv.Atoi(args)
-				if err != nil || v < 1 || v > 20 {
-					return "", kairos.Errorf(kairos.EINVALID, "Usage: /codefailures [n], with n from 1 to 20.")
-				}
-				n = v
-			}
-			fs, err := c.code.CodeFailures(ctx, n)
-			if err != nil {
-				return "", err
-			}
-			return codetool.FormatFailures(fs), nil
-		}},
-		{Name: "clock", Description: "Show or set clock settings: tz, kind, mode", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			return c.clock.ClockCommand(ctx, in, args)
-		}},
-		{Name: "mode", Description: "Show or change the DISCUSS/DIAGNOSE/EXECUTE mode", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			return c.agent.ModeCommand(ctx, in, args)
-		}},
-		{Name: "memory", Description: "What I remember about you", Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			return m.memoryCommand(ctx, c, in, args)
-		}},
-		{Name: "policy", Description: "The active policy (operators)", Operators: true, Private: true, Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
+	b := &desk.Basics{EndSession: c.jobs.Sessions().End, Code: c.code, Skills: c.skills.panel, Memories: c.memories,
+		Clock: c.clock.ClockCommand, Mode: c.agent.ModeCommand, Now: c.now,
+		CodeChart: func(ctx context.Context, st *kairos.CodeStats) { codeStatsChart(ctx, c, st) },
+		PolicyText: func() string {
 			text := policy.Summary(c.policy())
 			if c.watcher != nil {
 				text += "\n" + policy.StatusLine(c.watcher.LastReload())
 			}
-			return "```\n" + text + "\n```", nil
-		}},
-	}
-}
-
-// memoryCommand lists the user's memories.
-func (m *Main) memoryCommand(ctx context.Context, c *core, in *kairos.Inbound, args string) (string, error) {
-	ms, err := c.memories.RecallMemories(ctx, kairos.MemoryFilter{UserKey: in.UserKey(), Query: args, Limit: 15})
-	if err != nil {
-		return "", err
-	}
-	if len(ms) == 0 {
-		return "I don't remember anything about you yet.", nil
-	}
-	var b strings.Builder
-	b.WriteString("What I remember:\n")
-	for _, mm := range ms {
-		fmt.Fprintf(&b, "- [%s] %s\n", mm.Type, escapeMD(mm.Content))
-	}
-	return b.String(), nil
-}
-
-// escapeMD neutralises Markdown in user-controlled text we embed.
-func escapeMD(s string) string {
-	return strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "~", "\\~").Replace(s)
+			return text
+		}}
+	return b.Commands()
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/sandbox"
 	"github.com/kairos-agent/kairos/store"
@@ -187,7 +188,7 @@ func (m *Main) skillVerb(ctx context.Context, name string, user int64, verb stri
 	if err != nil {
 		return err
 	}
-	msg, err := applySkillVerb(ctx, &skillParts{store: st}, sk, verb, to, true)
+	msg, err := desk.ApplySkillVerb(ctx, st, sk, verb, to, true)
 	if err != nil {
 		return err
 	}
