@@ -61,7 +61,7 @@ func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 			return m.claim(ctx, c, userID, code)
 		},
 		SkillButton: c.skills.panel.Button,
-		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
+		Workers:     m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "", ReplicaID: replicaID(m.Config),
 		Limits: map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
 	})

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/store"
 	skilltool "github.com/kairos-agent/kairos/tools/skill"
 )
@@ -63,4 +63,3 @@ func telegramID(userKey string) (int64, bool) {
 	id, err := strconv.ParseInt(rest, 10, 64)
 	return id, err == nil
 }
-
