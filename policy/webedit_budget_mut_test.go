@@ -23,7 +23,9 @@ func fieldByYAML(v reflect.Value, name string) reflect.Value {
 
 func cellGet(c kairos.CellBudget, f string) int64 { return fieldByYAML(reflect.ValueOf(c), f).Int() }
 
-func cellSet(c *kairos.CellBudget, f string, v int64) { fieldByYAML(reflect.ValueOf(c).Elem(), f).SetInt(v) }
+func cellSet(c *kairos.CellBudget, f string, v int64) {
+	fieldByYAML(reflect.ValueOf(c).Elem(), f).SetInt(v)
+}
 
 // clearLayer makes a limit come from elsewhere: it is zeroed (inherited)
 // in every entry of a layer of p.
@@ -204,7 +206,9 @@ func priceWidenings() []widening {
 			return "models.house-model.price"
 		}},
 		unpriced("agent.model", func(a *kairos.AgentPolicy) { a.Model = "mystery-model" }),
-		unpriced("agent.fallback_models", func(a *kairos.AgentPolicy) { a.FallbackModels = append(a.FallbackModels[:len(a.FallbackModels):len(a.FallbackModels)], "mystery-model") }),
+		unpriced("agent.fallback_models", func(a *kairos.AgentPolicy) {
+			a.FallbackModels = append(a.FallbackModels[:len(a.FallbackModels):len(a.FallbackModels)], "mystery-model")
+		}),
 		unpriced("agent.embedding_model", func(a *kairos.AgentPolicy) { a.EmbeddingModel = "mystery-embedder" }),
 	)
 }
