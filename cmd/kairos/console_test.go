@@ -67,7 +67,7 @@ func apiCall(t *testing.T, method, u, token, ctype string, body []byte) (int, ma
 func TestAPIOpenAPIDocumentIsTrue(t *testing.T) {
 	e := newEnv(t)
 	e.llm.SetHandler(approvalModel)
-	write := e.apiToken(t, "write", "docs")
+	write := e.apiToken(t, "admin", "docs") // covers every scope
 	addr := e.start()
 	base := "http://" + addr
 	e.tg.PushText(approvalChat, approvalChat, "remember that I live in Lisbon", time.Now())

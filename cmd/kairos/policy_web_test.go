@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -97,5 +100,26 @@ func mustBeFile(t *testing.T, path, want string) {
 	}
 	if string(got) != want {
 		t.Fatalf("the policy file is now:\n%s\nwant, byte for byte:\n%s", got, want)
+	}
+}
+
+// `token create` makes each scope of the contract, admin included, and
+// refuses any other with a usage error naming --scope.
+func TestTokenCreateScopes(t *testing.T) {
+	e := newEnv(t)
+	for _, scope := range []string{"read", "write", "admin"} {
+		e.apiToken(t, scope, "t-"+scope)
+	}
+	if code := e.main().Main(context.Background(), []string{"token", "create", "--scope", "root"}); code != 2 || !strings.Contains(e.logs.String(), "--scope must be read, write or admin") {
+		t.Fatalf("--scope root: exit %d:\n%s", code, e.logs.String())
+	}
+	list := &syncBuffer{}
+	m := e.main()
+	m.Stdout = list
+	m.Main(context.Background(), []string{"token", "list"})
+	var toks []struct{ Name, Scope string }
+	if err := json.Unmarshal([]byte(list.String()), &toks); err != nil || len(toks) != 3 ||
+		!slices.Contains(toks, struct{ Name, Scope string }{"t-admin", "admin"}) {
+		t.Fatalf("token list: %v %s", err, list.String())
 	}
 }
