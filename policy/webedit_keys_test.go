@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -84,7 +85,7 @@ func TestWebEditClassifiesEveryKey(t *testing.T) {
 			t.Errorf("%s is neither tuning (webTuning) nor tried by a widening: decide whether the web may change it", k)
 		}
 	}
-	for _, k := range append(slices.Clone(webTuning), sortedNames(guarded)...) {
+	for _, k := range append(slices.Clone(webTuning), slices.Sorted(maps.Keys(guarded))...) {
 		if !slices.ContainsFunc(keys, func(key string) bool { return key == k || strings.HasPrefix(key, k+".") }) {
 			t.Errorf("%s is not a key of the policy", k)
 		}

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -36,7 +37,9 @@ func narrowings() []narrowing {
 }
 
 func mcpNarrowings() []narrowing {
-	server := func(r *rand.Rand, p *kairos.Policy) (string, bool) { return pick(r, sortedNames(p.MCP.Servers)) }
+	server := func(r *rand.Rand, p *kairos.Policy) (string, bool) {
+		return pick(r, slices.Sorted(maps.Keys(p.MCP.Servers)))
+	}
 	return []narrowing{
 		{"remove a server", func(r *rand.Rand, _, p *kairos.Policy) {
 			if name, ok := server(r, p); ok {
@@ -69,15 +72,6 @@ func mcpNarrowings() []narrowing {
 			}
 		}},
 	}
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func listNarrowings() []narrowing {
