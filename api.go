@@ -6,16 +6,23 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"slices"
 	"time"
 )
 
-// API token scopes: read lists and shows; write also changes things
-// (decides approvals, cancels schedules, forgets memories, replaces the
-// policy, runs turns).
+// API token scopes, each covering the ones before it: read lists and
+// shows; write also changes what users asked for (decides approvals,
+// cancels schedules, forgets memories, acts on skills, runs turns);
+// admin also replaces the policy, and even then only to narrow it
+// (policy.WebEditRefusal).
 const (
 	ScopeRead  = "read"
 	ScopeWrite = "write"
+	ScopeAdmin = "admin"
 )
+
+// Scopes lists the scopes from the narrowest to the widest.
+var Scopes = []string{ScopeRead, ScopeWrite, ScopeAdmin}
 
 // APIToken is a bearer token of the query API. Only a hash of its secret
 // is stored; the secret is shown once, when it is made.
@@ -28,9 +35,12 @@ type APIToken struct {
 	RevokedAt  time.Time // zero: in force
 }
 
-// Allows reports whether the token's scope covers scope.
+// Allows reports whether the token's scope covers scope: its own and
+// every narrower one. An unknown scope covers nothing and is covered by
+// nothing.
 func (t *APIToken) Allows(scope string) bool {
-	return t.Scope == ScopeWrite || t.Scope == scope
+	have, need := slices.Index(Scopes, t.Scope), slices.Index(Scopes, scope)
+	return have >= 0 && need >= 0 && have >= need
 }
 
 // APIWrite is one change made through the API or the console, recorded

@@ -65,6 +65,20 @@
 //     later impactful call ask, the other user sees neither the input nor
 //     the secret and cannot change the skill, and no skill tool is offered
 //     or runs with the flag off.
+//   - web policy edits: the query API's PUT /api/v1/policy (with no,
+//     a bogus, a write and an admin token) and the console's policy
+//     editor try to widen the operator's policy: an MCP stdio command
+//     handed a secret, an MCP URL at the attacker's server with a secret
+//     as its bearer, a disabled server enabled, a server's args, env or
+//     secrets changed or the server copied under a new name, the
+//     attacker's host or POST allowed, features turned on, the attacker
+//     made operator or allowed in, pairing opened, approvals dropped, caps
+//     raised or removed, a model priced at nothing or unpriced under a
+//     dollar cap, all at once, as JSON, eight at once, and a narrowed cap
+//     raised back before the reload. What must hold: each is refused with
+//     403 naming the key and saying to edit the file on the host, the file
+//     stays byte for byte, no command runs, the attacker's server hears
+//     nothing and the secret is in no log; a narrowing edit is applied.
 //
 // Each test logs a line "section: tried N, contained N, leaked N"; the
 // suite fails on any leak.

@@ -28,6 +28,11 @@
 //     LastReload. Static wraps a fixed policy. Both implement Source, but
 //     consumers should depend on a plain `func() *kairos.Policy`.
 //   - Summary and StatusLine render the /policy command's text.
+//   - WebEditRefusal decides whether an edit from the web (the query
+//     API's PUT /api/v1/policy, the console's editor) only narrows or
+//     tunes the policy in force; it names the first key that would widen
+//     it (a new command, URL, secret, host, method, feature or person,
+//     fewer approvals, more budget). It compares, it changes nothing.
 //
 // What it must not do: import any other Kairos package than the root, act
 // on the policy (enforcement belongs to agent, sandbox, bot and tools), or

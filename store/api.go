@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -41,7 +43,11 @@ func (r *apiTokenRow) domain() *kairos.APIToken {
 }
 
 // CreateAPIToken stores a token under the hash of its secret.
+// A scope that is not one of kairos.Scopes is refused (EINVALID).
 func (s *APIStore) CreateAPIToken(ctx context.Context, t *kairos.APIToken, hash string) error {
+	if !slices.Contains(kairos.Scopes, t.Scope) {
+		return kairos.Errorf(kairos.EINVALID, "scope %q is not one of %s", t.Scope, strings.Join(kairos.Scopes, ", "))
+	}
 	if t.CreatedAt.IsZero() {
 		t.CreatedAt = s.db.Now()
 	}

@@ -94,3 +94,29 @@ func TestConsoleSessionExpiresAndEnds(t *testing.T) {
 		t.Fatalf("an ended session: %v", err)
 	}
 }
+
+// Every scope of kairos.Scopes is stored and found as made, admin
+// included; any other is refused before it is stored.
+func TestAPITokenScopes(t *testing.T) {
+	ctx := context.Background()
+	s := store.NewAPIStore(storetest.MustOpenDB(t))
+	for _, scope := range kairos.Scopes {
+		secret := kairos.NewSecret("kat_")
+		if err := s.CreateAPIToken(ctx, &kairos.APIToken{ID: kairos.NewID(), Name: scope, Scope: scope}, kairos.HashSecret(secret)); err != nil {
+			t.Fatalf("create a %s token: %v", scope, err)
+		}
+		got, err := s.APITokenByHash(ctx, kairos.HashSecret(secret), time.Now())
+		if err != nil || got.Scope != scope {
+			t.Fatalf("a %s token found as %+v, %v", scope, got, err)
+		}
+	}
+	for _, bad := range []string{"", "root", "Admin", "write "} {
+		err := s.CreateAPIToken(ctx, &kairos.APIToken{ID: kairos.NewID(), Name: "x", Scope: bad}, kairos.HashSecret(kairos.NewSecret("kat_")))
+		if kairos.ErrorCode(err) != kairos.EINVALID {
+			t.Fatalf("scope %q: %v, want EINVALID", bad, err)
+		}
+	}
+	if all, _ := s.APITokens(ctx); len(all) != len(kairos.Scopes) {
+		t.Fatalf("%d tokens stored, want %d", len(all), len(kairos.Scopes))
+	}
+}

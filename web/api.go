@@ -13,7 +13,7 @@ import (
 // so the two cannot drift.
 type route struct {
 	method, path string
-	scope        string // "" public, read or write
+	scope        string // "" public, else one of kairos.Scopes
 	summary      string
 	params       []param
 	body         string // the request body's schema name, "" for none
@@ -74,7 +74,8 @@ func (s *Server) apiRoutes() []route {
 		{method: "GET", path: "/api/v1/policy", scope: kairos.ScopeRead, summary: "The policy in force and its file's text", response: "Policy", status: 200, handle: (*Server).getPolicy},
 		{method: "POST", path: "/api/v1/policy/check", scope: kairos.ScopeRead, summary: "Validate a policy text (the body, YAML) as kairos policy check does",
 			body: "PolicyText", response: "PolicyCheck", status: 200, errors: []int{400}, handle: (*Server).checkPolicy},
-		{method: "PUT", path: "/api/v1/policy", scope: kairos.ScopeWrite, summary: "Replace the policy: validated, written, hot-reloaded; a bad text changes nothing",
+		{method: "PUT", path: "/api/v1/policy", scope: kairos.ScopeAdmin, summary: "Replace the policy, only to narrow it: validated, written, hot-reloaded; " +
+			"a bad text (422) or one that would widen it (403 naming the key: edit the policy file on the host) changes nothing",
 			body: "PolicyText", response: "PolicyCheck", status: 200, errors: []int{400, 422}, handle: (*Server).replacePolicy},
 		{method: "POST", path: "/api/v1/messages", scope: kairos.ScopeWrite, summary: "Run a turn as if the user had written; the answer also goes to their chat unless deliver is false",
 			body: "MessageIn", response: "MessageOut", status: 200, errors: []int{400, 404}, handle: (*Server).postMessage},

@@ -182,6 +182,10 @@ func (s *Server) policyPost(w http.ResponseWriter, r *http.Request, sess *sessio
 		status = http.StatusUnprocessableEntity
 	}
 	s.recordConsoleWrite(r, sess, status)
+	if kairos.ErrorCode(err) == kairos.EFORBIDDEN { // it would widen the policy: say which key, keep the text
+		s.render(w, r, http.StatusForbidden, "policy", sess, map[string]any{"Text": text, "Refused": kairos.ErrorMessage(err)})
+		return
+	}
 	if err != nil {
 		s.consoleError(w, r, err)
 		return

@@ -71,7 +71,7 @@ var schemas = obj{
 	"MessageOut": props([]string{"answer", "delivered"}, obj{"answer": str(), "delivered": boolean()}),
 }
 
-var statusText = map[int]string{400: "bad input", 401: "no or unknown token", 403: "the token's scope is short",
+var statusText = map[int]string{400: "bad input", 401: "no or unknown token", 403: "the token's scope is short, or (PUT /api/v1/policy) the edit would widen the policy",
 	404: "not found", 422: "the policy text is invalid; nothing changed"}
 
 // openAPIDoc builds the OpenAPI 3.1 document from the route table.
@@ -88,7 +88,7 @@ func (s *Server) openAPIDoc() obj {
 	return obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "Kairos query API", "version": kairos.Version,
-			"description": "Read and steer a Kairos agent. Authorization: Bearer <token from kairos token create>. Lists page with limit and cursor (next_cursor)."},
+			"description": "Read and steer a Kairos agent. Authorization: Bearer <token from kairos token create>; scopes read < write < admin, each covering the ones before it (x-scope names an operation's). Lists page with limit and cursor (next_cursor)."},
 		"paths": paths,
 		"components": obj{"schemas": schemas,
 			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer"}}},

@@ -129,7 +129,7 @@ func (s *Server) apiAuth(rt route) http.Handler {
 			return
 		}
 		ctx := context.WithValue(r.Context(), actorKey{}, "token:"+tok.Name)
-		if rt.scope != kairos.ScopeWrite {
+		if rt.scope == kairos.ScopeRead {
 			rt.handle(s, w, r.WithContext(ctx))
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -26,6 +27,8 @@ type consoleBackend struct {
 	m *Main
 	c *core
 	b *bot.Bot
+	// policyMu takes policy replacements one at a time.
+	policyMu sync.Mutex
 }
 
 var _ web.Backend = (*consoleBackend)(nil)
@@ -200,12 +203,28 @@ func problems(err error) []web.PolicyProblem {
 }
 
 // ReplacePolicy writes a valid text over the policy file atomically (the
-// watcher then applies it, as it would an edit by hand).
+// watcher then applies it, as it would an edit by hand), unless it would
+// widen the policy (policy.WebEditRefusal) against the policy in force or
+// the file as it is now: the web may only narrow what the operator wrote
+// on the host. Replacements are taken one at a time, so each is judged
+// against the one before it.
 func (be *consoleBackend) ReplacePolicy(ctx context.Context, text []byte) ([]web.PolicyProblem, error) {
-	if p := be.CheckPolicy(text); len(p) > 0 {
-		return p, nil
-	}
 	path := be.m.Config.PolicyPath
+	proposed, err := policy.Parse(filepath.Base(path), text)
+	if err != nil {
+		return problems(err), nil
+	}
+	be.policyMu.Lock()
+	defer be.policyMu.Unlock()
+	err = policy.WebEditRefusal(be.c.policy(), proposed)
+	if onDisk, lerr := policy.Load(path); err == nil && lerr == nil {
+		err = policy.WebEditRefusal(onDisk, proposed)
+	}
+	var refused *policy.WebEditError
+	if errors.As(err, &refused) {
+		be.c.log.Warn("policy edit from the web refused", "path", path, "key", refused.Key)
+		return nil, err
+	}
 	if err := writeFileAtomic(path, text, 0o600); err != nil {
 		return nil, fmt.Errorf("write policy: %w", err)
 	}

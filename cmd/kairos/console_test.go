@@ -67,7 +67,7 @@ func apiCall(t *testing.T, method, u, token, ctype string, body []byte) (int, ma
 func TestAPIOpenAPIDocumentIsTrue(t *testing.T) {
 	e := newEnv(t)
 	e.llm.SetHandler(approvalModel)
-	write := e.apiToken(t, "write", "docs")
+	write := e.apiToken(t, "admin", "docs") // covers every scope
 	addr := e.start()
 	base := "http://" + addr
 	e.tg.PushText(approvalChat, approvalChat, "remember that I live in Lisbon", time.Now())
@@ -125,6 +125,7 @@ func TestAPIAuthScopesAndWriteRecord(t *testing.T) {
 	e := newEnv(t)
 	read := e.apiToken(t, "read", "dashboard")
 	write := e.apiToken(t, "write", "homeassistant")
+	admin := e.apiToken(t, "admin", "ops")
 	addr := e.start()
 	base := "http://" + addr + "/api/v1"
 
@@ -141,7 +142,10 @@ func TestAPIAuthScopesAndWriteRecord(t *testing.T) {
 	if code, _ := apiCall(t, "PUT", base+"/policy", read, "application/yaml", bad); code != 403 {
 		t.Fatalf("read token on a write route: %d", code)
 	}
-	code, body := apiCall(t, "PUT", base+"/policy", write, "application/yaml", bad)
+	if code, _ := apiCall(t, "PUT", base+"/policy", write, "application/yaml", bad); code != 403 {
+		t.Fatalf("write token on an admin route: %d", code)
+	}
+	code, body := apiCall(t, "PUT", base+"/policy", admin, "application/yaml", bad)
 	if code != 422 || body["valid"] != false {
 		t.Fatalf("a bad policy: %d %v", code, body)
 	}
@@ -152,8 +156,8 @@ func TestAPIAuthScopesAndWriteRecord(t *testing.T) {
 		t.Fatalf("a turn for a stranger: %d %v", code, body)
 	}
 	db := (&approvalRig{vars: e.vars}).db(t)
-	waitFor(t, "two writes recorded with the token's name", func() bool {
-		return count(t, db, "api_writes", "actor = ?", "token:homeassistant") == 2
+	waitFor(t, "the writes recorded with the tokens' names", func() bool {
+		return count(t, db, "api_writes", "actor = ?", "token:homeassistant") == 1 && count(t, db, "api_writes", "actor = ?", "token:ops") == 1
 	})
 	// Revoked, it stops working at once.
 	list := &syncBuffer{}
@@ -161,7 +165,7 @@ func TestAPIAuthScopesAndWriteRecord(t *testing.T) {
 	m.Stdout = list
 	m.Main(context.Background(), []string{"token", "list"})
 	var toks []struct{ ID, Name string }
-	if err := json.Unmarshal([]byte(list.String()), &toks); err != nil || len(toks) != 2 {
+	if err := json.Unmarshal([]byte(list.String()), &toks); err != nil || len(toks) != 3 {
 		t.Fatalf("token list: %v %q", err, list.String())
 	}
 	if strings.Contains(list.String(), read) || strings.Contains(e.logs.String(), read) {
@@ -344,7 +348,7 @@ func TestConsolePolicyEditorShowsLineAndColumn(t *testing.T) {
 	if r.StatusCode != 422 || !strings.Contains(string(b), "line 5, column 3") {
 		t.Fatalf("a bad policy (%d):\n%s", r.StatusCode, b)
 	}
-	good := fmt.Sprintf("access:\n  operators: [%d]\n  allowed_users: [2002, 2003]\n", operatorID)
+	good := fmt.Sprintf("access:\n  operators: [%d]\n  allowed_users: [2002]\nagent:\n  max_steps: 3\n", operatorID)
 	r, _ = c.PostForm(base+"/console/policy", url.Values{"text": {good}, "csrf": {csrf}})
 	r.Body.Close()
 	if r.StatusCode != 200 || !strings.Contains(r.Request.URL.RawQuery, "saved=1") {

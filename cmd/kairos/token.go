@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -12,18 +13,21 @@ import (
 )
 
 const tokenLong = `API tokens for /api/v1 (Authorization: Bearer <token>). create prints the
-token once on stdout; only its SHA-256 is stored. A read token lists and
-shows; a write token also decides approvals, cancels schedules, forgets
-memories, replaces the policy and runs turns, and each such write is
-recorded with the token's name.
+token once on stdout; only its SHA-256 is stored. Each scope covers the
+ones before it: a read token lists and shows; a write token also decides
+approvals, cancels schedules, forgets memories, acts on skills and runs
+turns; an admin token also replaces the policy, and even then may only
+narrow it (what would run or reach something new on the host, let more
+people in, ask less or spend more is edited in the policy file on the
+host). Each write is recorded with the token's name.
 
 Exit status: 0 ok, 1 failure, 2 usage.`
 
 func init() {
-	register(Command{Name: "token create", Usage: "--scope read|write [--name NAME]", Short: "make an API token for /api/v1 (printed once)",
+	register(Command{Name: "token create", Usage: "--scope read|write|admin [--name NAME]", Short: "make an API token for /api/v1 (printed once)",
 		Long: tokenLong, Config: true,
 		Flags: func(fs *flag.FlagSet) {
-			fs.String("scope", "", "read or write")
+			fs.String("scope", "", "read, write or admin")
 			fs.String("name", "", "a name to recognise it by (default: token-<time>)")
 		},
 		Run: func(ctx context.Context, m *Main, inv *Invocation) error {
@@ -37,8 +41,8 @@ func init() {
 }
 
 func (m *Main) tokenCreate(ctx context.Context, scope, name string) error {
-	if scope != kairos.ScopeRead && scope != kairos.ScopeWrite {
-		return usagef("--scope must be read or write")
+	if !slices.Contains(kairos.Scopes, scope) {
+		return usagef("--scope must be read, write or admin")
 	}
 	if name == "" {
 		name = "token-" + time.Now().UTC().Format("20060102-150405")

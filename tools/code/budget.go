@@ -8,20 +8,15 @@ import (
 	"github.com/kairos-agent/kairos"
 )
 
-// BudgetFor returns the budget of a cell with the given verb under p:
-// budgets.defaults, then budgets.per_verb[verb], then
-// budgets.per_risk_tier[tier] where tier is the risk tier the first two
-// layers set; each layer overrides the non-zero fields of the former. A
-// nil p means kairos.DefaultPolicy().
+// BudgetFor returns the budget of a cell with the given verb under p
+// (kairos.BudgetsPolicy.CellFor: defaults, then per verb, then per risk
+// tier). A nil p means kairos.DefaultPolicy().
 func BudgetFor(p *kairos.Policy, verb string) kairos.Budget {
 	if p == nil {
 		p = kairos.DefaultPolicy()
 	}
-	cb := overlay(p.Budgets.Defaults, p.Budgets.PerVerb[verb])
-	if tier, ok := p.Budgets.PerRiskTier[cb.RiskTier]; ok && cb.RiskTier != "" {
-		cb = overlay(cb, tier)
-	}
-	b := kairos.Budget{
+	cb := p.Budgets.CellFor(verb)
+	return kairos.Budget{
 		TimeBudget:      time.Duration(cb.TimeBudgetMS) * time.Millisecond,
 		MaxToolCalls:    cb.MaxToolCalls,
 		MaxBytesRead:    cb.MaxBytesRead,
@@ -31,39 +26,6 @@ func BudgetFor(p *kairos.Policy, verb string) kairos.Budget {
 		MaxOutputBytes:  cb.MaxOutputBytes,
 		RiskTier:        cb.RiskTier,
 	}
-	if b.TimeBudget <= 0 {
-		b.TimeBudget = kairos.DefaultBudget().TimeBudget
-	}
-	return b
-}
-
-// overlay returns a with the non-zero fields of b.
-func overlay(a, b kairos.CellBudget) kairos.CellBudget {
-	if b.TimeBudgetMS != 0 {
-		a.TimeBudgetMS = b.TimeBudgetMS
-	}
-	if b.MaxToolCalls != 0 {
-		a.MaxToolCalls = b.MaxToolCalls
-	}
-	if b.MaxBytesRead != 0 {
-		a.MaxBytesRead = b.MaxBytesRead
-	}
-	if b.MaxBytesWritten != 0 {
-		a.MaxBytesWritten = b.MaxBytesWritten
-	}
-	if b.MaxNetworkCalls != 0 {
-		a.MaxNetworkCalls = b.MaxNetworkCalls
-	}
-	if b.MemoryLimitMB != 0 {
-		a.MemoryLimitMB = b.MemoryLimitMB
-	}
-	if b.MaxOutputBytes != 0 {
-		a.MaxOutputBytes = b.MaxOutputBytes
-	}
-	if b.RiskTier != "" {
-		a.RiskTier = b.RiskTier
-	}
-	return a
 }
 
 // GrantFor returns the network grant p allows: nothing when
