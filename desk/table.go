@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools"
 )
 
 // Command is one slash command of the table.
@@ -93,7 +94,7 @@ func (t *Table) Menu(p *kairos.Policy) []MenuEntry {
 // private-only one marked where it does not answer.
 func (t *Table) Help(p *kairos.Policy, role kairos.Role, s kairos.Surface) string {
 	var b strings.Builder
-	b.WriteString("I'm Kairos, your personal assistant. Just write to me. I can search the web, run code in a sandbox, remember things and remind you.")
+	b.WriteString("I'm Kairos, your personal assistant. Just write to me." + abilities(p))
 	if p.Media.Enabled && s != kairos.SurfaceTerminal {
 		b.WriteString(" You can also send voice notes, photos and documents.")
 	}
@@ -131,4 +132,23 @@ func ParseCommand(text string) (name, args string, ok bool) {
 		return "", "", false
 	}
 	return strings.ToLower(first), strings.TrimSpace(rest), true
+}
+
+// abilities says what the tools the policy leaves can do: a disabled
+// tool is not promised in the help.
+func abilities(p *kairos.Policy) string {
+	var can []string
+	for _, a := range []struct{ tool, says string }{{"search", "search the web"}, {"code", "run code in a sandbox"},
+		{"memory", "remember things"}, {"schedule", "remind you"}} {
+		if !tools.Absent(p, a.tool) {
+			can = append(can, a.says)
+		}
+	}
+	switch len(can) {
+	case 0:
+		return ""
+	case 1:
+		return " I can " + can[0] + "."
+	}
+	return " I can " + strings.Join(can[:len(can)-1], ", ") + " and " + can[len(can)-1] + "."
 }
