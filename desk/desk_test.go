@@ -36,7 +36,10 @@ func newDesk(p *kairos.Policy, n *next) (*desk.Desk, *[]string) {
 	for _, c := range []desk.Command{{Name: "mine", Description: "a user's command"}, {Name: "secret", Description: "an operator's", Operators: true},
 		{Name: "link", Description: "private", Private: true}, {Name: "gone", Description: "absent", Available: func(*kairos.Policy) bool { return false }}} {
 		name := c.Name
-		c.Run = func(context.Context, *kairos.Inbound, string) (string, error) { ran = append(ran, name); return "ran " + name, nil }
+		c.Run = func(context.Context, *kairos.Inbound, string) (string, error) {
+			ran = append(ran, name)
+			return "ran " + name, nil
+		}
 		t.Add(c)
 	}
 	return desk.New(desk.Config{Table: t, Policy: func() *kairos.Policy { return p }, Next: n}), &ran
