@@ -84,10 +84,10 @@ func (b *Bot) SendWithButtons(ctx context.Context, in *kairos.Inbound, markdown 
 func (b *Bot) scheduleCallback(ctx context.Context, fromID, chatID, msgID int64, data string, answer func(string)) {
 	text, closeKB, err := b.cfg.ScheduleButton(ctx, fromID, chatID, msgID, strings.TrimPrefix(data, ScheduleButtonPrefix))
 	if err != nil {
-		if kairos.ErrorCode(err) == kairos.EINTERNAL {
+		if desk.Fault(err) {
 			b.log.Error("schedule button", "err", err)
 		}
-		answer(kairos.ErrorMessage(err))
+		answer(desk.Reply(err))
 		return
 	}
 	answer(text)

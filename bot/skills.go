@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/go-telegram/bot/models"
-	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/desk"
 )
 
 // SkillButtonPrefix starts the callback data of the /skills buttons
@@ -20,10 +20,10 @@ const SkillButtonPrefix = "sk:"
 func (b *Bot) skillCallback(ctx context.Context, cq *models.CallbackQuery, answer func(string)) {
 	text, closeKB, err := b.cfg.SkillButton(ctx, cq.From.ID, strings.TrimPrefix(cq.Data, SkillButtonPrefix))
 	if err != nil {
-		if kairos.ErrorCode(err) == kairos.EINTERNAL {
+		if desk.Fault(err) {
 			b.log.Error("skill button", "err", err)
 		}
-		answer(kairos.ErrorMessage(err))
+		answer(desk.Reply(err))
 		return
 	}
 	answer(text)
