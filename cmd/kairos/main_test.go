@@ -37,6 +37,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	parallel(t)
 	e := &env{t: t, tg: testkit.NewFakeTelegram(t, ""), llm: testkit.NewFakeOpenAI(t), logs: &syncBuffer{}, out: &syncBuffer{}}
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "policy.yaml")
@@ -55,6 +56,30 @@ func newEnv(t *testing.T) *env {
 		e.vars["KAIROS_DATABASE_URL"] = storetest.FreshSchemaURL(t, u)
 	}
 	return e
+}
+
+// serialTests share something of the process or measure it: the CPU
+// profile (one per process), the footprint, Chromium's start, a flood
+// timed against a kill, the working directory (t.Chdir). They run alone; every other test of the package
+// runs beside others (go test -parallel), since each has its own fakes,
+// data directory and listener, and spends most of its time waiting.
+var serialTests = map[string]bool{"TestCPUProfileWrittenAtExit": true, "TestPprofEndpointsOnlyWhenAsked": true,
+	"TestProfilingConfig": true, "TestMaintenancePrunesBookkeeping": true, "TestConsoleInBrowser": true,
+	"TestCrashMidFloodAnswersEachUpdateOnce": true, "TestDefaultPolicyPathMayBeAbsent": true}
+
+var parallelOnce sync.Map // *testing.T → struct{}
+
+// parallel marks t parallel once (a test may build two environments),
+// unless its top-level test is serial.
+func parallel(t *testing.T) {
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if serialTests[top] {
+		return
+	}
+	if _, dup := parallelOnce.LoadOrStore(t, struct{}{}); dup {
+		return
+	}
+	t.Parallel()
 }
 
 // warmCells compiles the cell engine once per test process into a shared
