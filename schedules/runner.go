@@ -229,6 +229,10 @@ func (r *Runner) deliver(ctx context.Context, j *job) bool {
 	id, err := r.cfg.Deliver(ctx, d)
 	j.stop()
 	now := r.cfg.Now()
+	// What happened is recorded even when the runner is stopping: a
+	// firing delivered as ctx ended must not be delivered again.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	if err != nil {
 		if f.Attempts >= r.cfg.MaxAttempts {
 			log.Error("firing failed for good", "attempts", f.Attempts, "err", err)

@@ -333,3 +333,26 @@ func TestRunnerTravelFollowUser(t *testing.T) {
 		t.Fatalf("after the move: %s %v", got.TZ, got.NextRun.In(ny))
 	}
 }
+
+// TestDeliveredFiringIsRecordedWhileStopping: a firing that was delivered
+// as the runner stopped (its context cancelled during the delivery) is
+// still recorded as sent, so it is never delivered again (a door with no
+// outbox, the terminal, would show it twice).
+func TestDeliveredFiringIsRecordedWhileStopping(t *testing.T) {
+	st := store.NewScheduleStore(storetest.MustOpenDB(t))
+	t0 := time.Date(2026, 5, 4, 6, 0, 0, 0, time.UTC)
+	c := &clock{t: t0}
+	s := mustCreate(t, st, &kairos.Schedule{Text: "pills", TZ: "UTC", Start: "2026-05-04T06:00:00", NextRun: t0})
+	ctx, stop := context.WithCancel(context.Background())
+	r := schedules.NewRunner(schedules.Config{Store: st, Now: c.Now, Lease: time.Minute,
+		LateThreshold: func() time.Duration { return time.Hour },
+		Deliver: func(context.Context, schedules.Delivery) (int64, error) {
+			stop() // the process is stopping as the message goes out
+			return 0, nil
+		}})
+	r.Tick(ctx)
+	fs, err := st.Firings(context.Background(), s.ID)
+	if err != nil || len(fs) != 1 || fs[0].Status != kairos.FiringSent {
+		t.Fatalf("a delivered firing after a stop: %+v %v", fs, err)
+	}
+}
