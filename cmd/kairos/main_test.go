@@ -380,14 +380,24 @@ var _ = errors.New
 
 // waitReply polls (with a deadline) until the chat's n-th message, after
 // its edits, contains want; streamed answers arrive as a placeholder that
-// is edited into the final text.
+// is edited into the final text, and a placeholder is never the answer.
 func waitReply(t *testing.T, tg *testkit.FakeTelegram, chat int64, n int, want string) string {
 	t.Helper()
 	var got string
 	err := tg.WaitUntil(testCtx(t), func() bool {
 		sent := tg.SentTo(chat)
-		if len(sent) >= n && strings.Contains(sent[n-1].LastText(), want) {
-			got = sent[n-1].LastText()
+		if len(sent) < n {
+			return false
+		}
+		// A streamed answer's placeholder ends with " …" until the final
+		// edit: what it says so far is not the answer (under load a test
+		// could read "Results:  …" before the results).
+		text := sent[n-1].LastText()
+		if strings.HasSuffix(text, " …") && !strings.HasSuffix(want, "…") {
+			return false
+		}
+		if strings.Contains(text, want) {
+			got = text
 			return true
 		}
 		return false

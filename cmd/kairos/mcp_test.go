@@ -311,12 +311,13 @@ func TestMCPHungServerAndToolLimit(t *testing.T) {
 	waitFor(t, "the MCP server to connect", func() bool { return strings.Contains(e.logs.String(), "mcp server connected") })
 
 	e.tg.PushText(2002, 2002, "hang please", time.Now())
-	reply := waitReply(t, e.tg, 2002, 1, "Results:")
+	// Wait for the whole answer, not its streamed start ("Results:  …").
+	reply := waitReply(t, e.tg, 2002, 1, "within")
 	if !strings.Contains(reply, `did not answer notes__hang within 500ms`) {
 		t.Errorf("hung call reply %q", reply)
 	}
 	e.tg.PushText(2002, 2002, "echo three times", time.Now())
-	reply = waitReply(t, e.tg, 2002, 2, "Results:")
+	reply = waitReply(t, e.tg, 2002, 2, "tool call limit")
 	if strings.Count(reply, "echo: ") != 2 || !strings.Contains(reply, "tool call limit is reached") {
 		t.Errorf("limit reply %q: want two echoes and one refusal", reply)
 	}
