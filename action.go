@@ -48,3 +48,12 @@ var Actions = []string{
 	ActionMCPRead, ActionMCPWrite,
 	ActionSkillList, ActionSkillTest, ActionSkillCreate, ActionSkillUpdate, ActionSkillRollback, ActionSkillRun,
 }
+
+// WriteActions are the actions that change something: the user's memory,
+// the schedule, a skill, the network through a cell, an MCP server's
+// data. The others only read (the console's tools table says read or
+// write from this list).
+var WriteActions = []string{
+	ActionMemoryStore, ActionMemoryForget, ActionCodeNetworkWrite, ActionScheduleCreate, ActionScheduleCancel,
+	ActionMCPWrite, ActionSkillCreate, ActionSkillUpdate, ActionSkillRollback,
+}

@@ -53,6 +53,22 @@ type APIWrite struct {
 	CreatedAt time.Time
 }
 
+// AccessEntry is one request to the API or the console, as the access
+// log keeps it: who made it ("token:<name>", "console:<user id>", or ""
+// when no token or session was accepted), through which token or session
+// (the token's id, the first characters of the session's hash), the path
+// without its query (which can carry a sign-in link) and the answer.
+type AccessEntry struct {
+	At      time.Time
+	Door    string // "api" or "console"
+	Actor   string
+	Via     string
+	Method  string
+	Path    string
+	Status  int
+	Elapsed time.Duration
+}
+
 // ConsoleSession is a signed-in operator's browser session.
 type ConsoleSession struct {
 	UserID    int64
@@ -78,6 +94,11 @@ type APIStore interface {
 	RecordAPIWrite(ctx context.Context, w *APIWrite) error
 	// APIWrites lists the newest writes first, at most limit.
 	APIWrites(ctx context.Context, limit int) ([]*APIWrite, error)
+	// RecordAccess appends one request to the access log.
+	RecordAccess(ctx context.Context, a *AccessEntry) error
+	// AccessLog lists one page of the access log, newest first (the
+	// cursor is the last entry's sequence number).
+	AccessLog(ctx context.Context, p Page) ([]*AccessEntry, string, error)
 
 	// CreateConsoleLink stores a single-use sign-in link for an operator.
 	CreateConsoleLink(ctx context.Context, hash string, userID int64, expires time.Time) error
@@ -109,9 +130,23 @@ func HashSecret(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// UserName is what Telegram calls a user, kept from their latest
+// message: the first name and the @username (without the @).
+type UserName struct {
+	FirstName string `json:"first_name,omitempty"`
+	Username  string `json:"username,omitempty"`
+}
+
+// NameStore keeps users' names as the bot sees them.
+type NameStore interface {
+	// NoteUserName stores userKey's names as of `at`.
+	NoteUserName(ctx context.Context, userKey string, n UserName, at time.Time) error
+}
+
 // UserView is a user as the API and console list them.
 type UserView struct {
-	Key             string    `json:"key"` // "telegram:42"
+	Key string `json:"key"` // "telegram:42"
+	UserName
 	DefaultTZ       string    `json:"default_tz,omitempty"`
 	LastInteraction time.Time `json:"last_interaction,omitzero"`
 }

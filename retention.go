@@ -15,17 +15,18 @@ type PruneCutoffs struct {
 	Firings    time.Time // schedule firings sent, missed or failed
 	Attempts   time.Time // pairing attempt windows that started before
 	TokenUsage time.Time // rolled up per day, then deleted; a UTC midnight
+	AccessLog  time.Time // API and console requests
 }
 
 // PruneCounts are the rows each pruning removed (TokenUsage: detail
 // rows rolled up into per-day totals).
 type PruneCounts struct {
-	Approvals, Updates, Outbox, Firings, Attempts, TokenUsage int64
+	Approvals, Updates, Outbox, Firings, Attempts, TokenUsage, AccessLog int64
 }
 
 func (c PruneCounts) String() string {
-	return fmt.Sprintf("deleted %d approvals, %d updates, %d outbox rows, %d firings, %d attempt windows; rolled up %d token usage rows",
-		c.Approvals, c.Updates, c.Outbox, c.Firings, c.Attempts, c.TokenUsage)
+	return fmt.Sprintf("deleted %d approvals, %d updates, %d outbox rows, %d firings, %d attempt windows, %d access log entries; rolled up %d token usage rows",
+		c.Approvals, c.Updates, c.Outbox, c.Firings, c.Attempts, c.AccessLog, c.TokenUsage)
 }
 
 // Pruner removes finished bookkeeping rows (the maintenance job).

@@ -54,6 +54,9 @@ type Config struct {
 	// SkillButton handles a press of a /skills button (callback data after
 	// SkillButtonPrefix), like ScheduleButton.
 	SkillButton func(ctx context.Context, fromID int64, data string) (answer string, closeKeyboard bool, err error)
+	// Names keeps the first name and @username of the users who may talk
+	// to the agent, from their messages (optional; the console shows them).
+	Names kairos.NameStore
 
 	Workers     int           // concurrent turns across chats (default 8)
 	PollTimeout time.Duration // long-poll timeout (default 30 s)
@@ -110,6 +113,7 @@ type Bot struct {
 	queued   int
 
 	approvals sync.Map      // callback id → *pendingApproval (the live waiters of this process)
+	names     sync.Map      // user id → the kairos.UserName last stored (names.go)
 	stopping  chan struct{} // closed when Shutdown begins: persisted approvals stop waiting
 	stopOnce  sync.Once
 
@@ -533,6 +537,7 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 	if !allowed {
 		return b.refuse(ctx, in, out)
 	}
+	b.noteName(ctx, in, m.From)
 	if len(in.Text) > kairos.MaxInboundText {
 		return out.Final(ctx, fmt.Sprintf("That message is too long for me (%d bytes; the limit is %d). Please send it in smaller parts.", len(in.Text), kairos.MaxInboundText))
 	}

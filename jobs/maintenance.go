@@ -32,6 +32,10 @@ func (s *Scheduler) pruneCode(ctx context.Context, now time.Time) (string, error
 // the hour that counts (bot.AttemptWindow), with room to spare.
 const pruneAttemptsAfter = 2 * time.Hour
 
+// AccessLogKeep is how long the access log keeps an API or console
+// request.
+const AccessLogKeep = 30 * 24 * time.Hour
+
 // Cutoffs turns the policy's retention into the times before which
 // finished rows go. Token usage is cut at a UTC midnight, so a day is
 // rolled up whole.
@@ -44,7 +48,7 @@ func Cutoffs(s kairos.SessionsPolicy, now time.Time) kairos.PruneCutoffs {
 	}
 	c := kairos.PruneCutoffs{
 		Approvals: before(s.ApprovalsRetention), Updates: before(s.UpdatesRetention), Outbox: before(s.OutboxRetention),
-		Firings: before(s.FiringsRetention), Attempts: now.Add(-pruneAttemptsAfter),
+		Firings: before(s.FiringsRetention), Attempts: now.Add(-pruneAttemptsAfter), AccessLog: now.Add(-AccessLogKeep),
 	}
 	if t := before(s.TokenUsageRetention); !t.IsZero() {
 		c.TokenUsage = t.UTC().Truncate(24 * time.Hour)

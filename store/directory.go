@@ -72,15 +72,20 @@ func (d *Directory) Users(ctx context.Context, p kairos.Page) ([]*kairos.UserVie
 		UserKey                   string
 		DefaultTZ                 string
 		LastInteractionAnyChannel int64
+		FirstName                 string
+		Username                  string
 	}
-	err := d.db.gdb.WithContext(ctx).Raw(`SELECT user_key, default_tz, last_interaction_any_channel FROM clock_users
-		WHERE user_key > ? ORDER BY user_key LIMIT ?`, p.Cursor, n+1).Scan(&rows).Error
+	err := d.db.gdb.WithContext(ctx).Raw(`SELECT u.user_key, u.default_tz, u.last_interaction_any_channel,
+		COALESCE(n.first_name, '') AS first_name, COALESCE(n.username, '') AS username
+		FROM clock_users u LEFT JOIN user_names n ON n.user_key = u.user_key
+		WHERE u.user_key > ? ORDER BY u.user_key LIMIT ?`, p.Cursor, n+1).Scan(&rows).Error
 	if err != nil {
 		return nil, "", fmt.Errorf("list users: %w", err)
 	}
 	out := make([]*kairos.UserView, len(rows))
 	for i, r := range rows {
-		out[i] = &kairos.UserView{Key: r.UserKey, DefaultTZ: r.DefaultTZ, LastInteraction: optMS(r.LastInteractionAnyChannel)}
+		out[i] = &kairos.UserView{Key: r.UserKey, UserName: kairos.UserName{FirstName: r.FirstName, Username: r.Username},
+			DefaultTZ: r.DefaultTZ, LastInteraction: optMS(r.LastInteractionAnyChannel)}
 	}
 	out, cur := next(out, n, func(u *kairos.UserView) string { return u.Key })
 	return out, cur, nil

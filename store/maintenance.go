@@ -39,6 +39,7 @@ func (m *Maintenance) PruneFinished(ctx context.Context, c kairos.PruneCutoffs) 
 		{!c.Firings.IsZero(), &out.Firings, `DELETE FROM schedule_firings WHERE id IN (SELECT id FROM schedule_firings
 			WHERE status IN ('sent', 'missed', 'failed') AND claimed_at < ? LIMIT %d)`, ms(c.Firings)},
 		{!c.Attempts.IsZero(), &out.Attempts, `DELETE FROM attempts WHERE key IN (SELECT key FROM attempts WHERE window_start < ? LIMIT %d)`, ms(c.Attempts)},
+		{!c.AccessLog.IsZero(), &out.AccessLog, `DELETE FROM access_log WHERE id IN (SELECT id FROM access_log WHERE at < ? LIMIT %d)`, ms(c.AccessLog)},
 	}
 	for _, s := range steps {
 		if !s.set {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -92,20 +93,67 @@ func keep(ts []kairos.Tool, p *kairos.Policy) []kairos.Tool {
 	return out
 }
 
-// Absent reports whether the tool called name does not exist under p:
-// listed in agent.disabled_tools; `schedule` with schedules.enabled false;
-// `code` with features.cli_exec false; `skill` and every `skill__*` (the
-// approved skills) with features.self_update false.
-func Absent(p *kairos.Policy, name string) bool {
+// Absent reports whether the tool called name does not exist under p
+// (AbsentWhy says why).
+func Absent(p *kairos.Policy, name string) bool { return AbsentWhy(p, name) != "" }
+
+// AbsentWhy names the policy key that removes the tool called name, ""
+// when it exists: listed in agent.disabled_tools; `schedule` with
+// schedules.enabled false; `code` with features.cli_exec false; `skill`
+// and every `skill__*` (the approved skills) with features.self_update
+// false.
+func AbsentWhy(p *kairos.Policy, name string) string {
 	switch {
 	case slices.Contains(p.Agent.DisabledTools, name):
-		return true
-	case name == "schedule":
-		return !p.Schedules.Enabled
-	case name == "code":
-		return !p.Features.CLIExec
-	case kairos.IsSkillTool(name):
-		return !p.Features.SelfUpdate
+		return "agent.disabled_tools lists it"
+	case name == "schedule" && !p.Schedules.Enabled:
+		return "schedules.enabled: false"
+	case name == "code" && !p.Features.CLIExec:
+		return "features.cli_exec: false"
+	case kairos.IsSkillTool(name) && !p.Features.SelfUpdate:
+		return "features.self_update: false"
 	}
-	return false
+	return ""
+}
+
+// Builtin returns every built-in tool, those p removes included (the
+// console lists them as disabled).
+func (r *Registry) Builtin() []kairos.Tool { return slices.Clip(r.tools) }
+
+// Access says whether the actions of a tool read, write or both (by
+// kairos.WriteActions), and which of them p makes wait for a human's
+// yes. A tool's actions are the built-in ones named after it
+// ("memory.store" for memory), or the one action of an MCP tool or a
+// skill.
+func Access(p *kairos.Policy, actions []string) (access string, asks []string) {
+	reads, writes := 0, 0
+	for _, a := range actions {
+		if slices.Contains(kairos.WriteActions, a) {
+			writes++
+		} else {
+			reads++
+		}
+		if p != nil && slices.Contains(p.Approvals.Required, a) {
+			asks = append(asks, a)
+		}
+	}
+	switch {
+	case writes > 0 && reads > 0:
+		return "read and write", asks
+	case writes > 0:
+		return "write", asks
+	}
+	return "read", asks
+}
+
+// ActionsOf lists the built-in actions of a tool: those named after it
+// (memory → memory.store, memory.recall, …), or the one it is named.
+func ActionsOf(tool string) []string {
+	var out []string
+	for _, a := range kairos.Actions {
+		if a == tool || strings.HasPrefix(a, tool+".") {
+			out = append(out, a)
+		}
+	}
+	return out
 }

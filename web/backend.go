@@ -12,34 +12,43 @@ import (
 // kairos error codes (ENOTFOUND, EINVALID, EFORBIDDEN, …).
 type Backend interface {
 	kairos.Directory
+	// Names returns the names kept for users (by key; those without any
+	// are absent).
+	Names(ctx context.Context, userKeys []string) (map[string]kairos.UserName, error)
+	// Zone is an operator's zone: their Session TZ, else their default,
+	// else UTC. The console writes times in it.
+	Zone(ctx context.Context, userID int64) *time.Location
 	// SearchMemories ranks a user's memories for a query.
 	SearchMemories(ctx context.Context, userKey, query string, limit int) ([]*kairos.Memory, error)
 	ForgetMemory(ctx context.Context, userKey, id string) error
 	// Schedules lists one page of the pending schedules by next run (of
-	// one Telegram user when userID is not 0) in the shape `kairos
-	// schedule list` prints, and the next page's cursor ("" at the end).
-	Schedules(ctx context.Context, userID int64, p kairos.Page) ([]map[string]any, string, error)
+	// one Telegram user when userID is not 0) and the next page's cursor
+	// ("" at the end).
+	Schedules(ctx context.Context, userID int64, p kairos.Page) ([]ScheduleRow, string, error)
 	CancelSchedule(ctx context.Context, id string) error
 	// DecideApproval decides a pending request as a button press would;
 	// it returns the sentence a press shows.
 	DecideApproval(ctx context.Context, id string, approve bool, by string) (string, error)
 	// Usage is `kairos usage` for one user (0: everyone) since a day.
-	Usage(ctx context.Context, userID int64, since time.Time) (any, error)
-	// Skills lists the approved skills (the fields of `kairos skill list`
-	// and what an operator reviews).
-	Skills(ctx context.Context) ([]map[string]any, error)
+	Usage(ctx context.Context, userID int64, since time.Time) ([]UsageRow, error)
+	// Skills lists the approved skills.
+	Skills(ctx context.Context) ([]SkillRow, error)
 	// Skill is one skill with its kept versions, each with the diff from
 	// the version before it (ENOTFOUND).
-	Skill(ctx context.Context, id int64) (map[string]any, error)
+	Skill(ctx context.Context, id int64) (*SkillDetail, error)
 	// SkillAction disables, enables, shares, unshares or rolls back a skill
 	// (to version `to`, or the one before the current) as an operator;
 	// it returns the sentence the Telegram button shows.
 	SkillAction(ctx context.Context, id int64, action string, to int) (string, error)
-	// Tools lists the tools the model is offered and the MCP servers.
-	Tools(ctx context.Context) (any, error)
+	// Tools lists every tool the model can be offered, whether it is,
+	// and the MCP servers.
+	Tools(ctx context.Context) (*ToolsView, error)
 	// PolicyText returns the policy file's text ("" when the defaults
 	// apply) and the policy in force.
 	PolicyText() (string, *kairos.Policy)
+	// PolicyView is the file and the policy in force as YAML, defaults
+	// included.
+	PolicyView() (*PolicyView, error)
 	// CheckPolicy validates a policy text as `kairos policy check` does.
 	CheckPolicy(text []byte) []PolicyProblem
 	// ReplacePolicy validates and writes the policy file; the watcher

@@ -25,6 +25,10 @@ func (f *fixedBackend) Memories(context.Context, string, kairos.Page) ([]*kairos
 }
 func (f *fixedBackend) Overview(context.Context) (*Overview, error) { return f.overview, nil }
 func (f *fixedBackend) IsOperator(int64) bool                       { return true }
+func (f *fixedBackend) Zone(context.Context, int64) *time.Location  { return time.UTC }
+func (f *fixedBackend) Names(context.Context, []string) (map[string]kairos.UserName, error) {
+	return map[string]kairos.UserName{}, nil
+}
 
 // memStore is an APIStore with one token and one session, in memory.
 type memStore struct {
@@ -36,6 +40,7 @@ type memStore struct {
 func (m *memStore) APITokenByHash(context.Context, string, time.Time) (*kairos.APIToken, error) {
 	return m.tok, nil
 }
+func (m *memStore) RecordAccess(context.Context, *kairos.AccessEntry) error { return nil }
 func (m *memStore) ConsoleSession(context.Context, string, time.Time) (*kairos.ConsoleSession, error) {
 	return m.sess, nil
 }

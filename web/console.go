@@ -3,8 +3,6 @@ package web
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
-	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -20,17 +18,10 @@ var templateFS embed.FS
 var staticFS embed.FS
 
 var funcs = template.FuncMap{
-	// when shows a time (or its RFC 3339 text, as JSON rows carry it).
-	"when": func(v any) string {
-		t, _ := v.(time.Time)
-		if s, ok := v.(string); ok {
-			t, _ = time.Parse(time.RFC3339Nano, s)
-		}
-		if t.IsZero() {
-			return "never"
-		}
-		return t.UTC().Format("2006-01-02 15:04 UTC")
-	},
+	"usd":       USD,
+	"thousands": Thousands,
+	"millis":    Millis,
+	"telegram":  TelegramHTML,
 }
 
 // pages are parsed once: each page is the layout plus its own content.
@@ -47,31 +38,95 @@ var pages = func() map[string]*template.Template {
 	return out
 }()
 
-// view is what every page template sees.
+// navEntry is one link of the console's menu. A new page adds its entry
+// here, its route in registerConsole and its template
+// (templates/<page>.html); its title comes from here too.
+type navEntry struct {
+	Page, Title, Path string
+	Hidden            bool // a page reached from another (a thread, a skill), not from the menu
+}
+
+var nav = []navEntry{
+	{Page: "overview", Title: "Overview", Path: "/console/"},
+	{Page: "users", Title: "Users", Path: "/console/users"},
+	{Page: "threads", Title: "Threads", Path: "/console/threads", Hidden: true},
+	{Page: "thread", Title: "Thread", Path: "/console/thread", Hidden: true},
+	{Page: "memories", Title: "Memories", Path: "/console/memories"},
+	{Page: "schedules", Title: "Schedules", Path: "/console/schedules"},
+	{Page: "approvals", Title: "Approvals", Path: "/console/approvals"},
+	// grants: {Page: "grants", Title: "Grants", Path: "/console/grants"},
+	{Page: "skills", Title: "Skills", Path: "/console/skills"},
+	{Page: "skill", Title: "Skill", Path: "/console/skill", Hidden: true},
+	{Page: "tools", Title: "Tools", Path: "/console/tools"},
+	{Page: "usage", Title: "Usage", Path: "/console/usage"},
+	// research: {Page: "research", Title: "Research", Path: "/console/research"},
+	{Page: "access", Title: "Access log", Path: "/console/access"},
+	{Page: "policy", Title: "Policy", Path: "/console/policy"},
+	{Page: "login", Title: "Sign in", Hidden: true},
+}
+
+func titleOf(page string) string {
+	for _, e := range nav {
+		if e.Page == page {
+			return e.Title
+		}
+	}
+	return page
+}
+
+// view is what every page template sees. Its methods write times in the
+// operator's zone and users by name.
 type view struct {
 	Title, Page, CSRF, Flash string
 	Session                  bool
+	Nav                      []navEntry
 	Data                     any
+	zone                     *time.Location
+	now                      time.Time
+	people                   map[string]Person
 }
 
-var titles = map[string]string{"overview": "Overview", "users": "Users", "threads": "Threads", "thread": "Thread",
-	"memories": "Memories", "schedules": "Schedules", "approvals": "Approvals", "policy": "Policy", "usage": "Usage", "login": "Sign in", "skills": "Skills", "skill": "Skill"}
+// When writes an instant in the operator's zone: "Sat 29 Nov, 09:00 Lisbon".
+func (v view) When(t time.Time) string { return When(t, v.zone, v.now) }
+
+// Ago writes how far an instant is from now: "8 min ago", "in 3 h".
+func (v view) Ago(t time.Time) string { return Relative(t, v.now) }
+
+// Person names a user by key ("telegram:42"), by their Telegram names
+// when they are known.
+func (v view) Person(key string) string {
+	if p, ok := v.people[key]; ok {
+		return p.Name()
+	}
+	return key
+}
+
+// page is what a handler hands to render: the template's data and the
+// users it names (looked up once per page).
+type pageData struct {
+	name   string
+	data   any
+	people []string
+}
 
 // render writes a page with the console's security headers.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, sess *session, data any) {
-	v := view{Title: titles[name], Page: name, Data: data}
+	s.renderPage(w, r, status, sess, pageData{name: name, data: data})
+}
+
+func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, status int, sess *session, p pageData) {
+	v := view{Title: titleOf(p.name), Page: p.name, Data: p.data, Nav: nav, now: s.cfg.Now(), zone: time.UTC}
 	if sess != nil {
 		v.Session, v.CSRF = true, sess.CSRF
-	}
-	if t, ok := data.(jsonPage); ok {
-		v.Title, v.Page = t.Title, t.Page
-	}
-	if f := r.URL.Query().Get("flash"); f != "" && sess != nil {
-		v.Flash = f
+		v.zone = s.cfg.Backend.Zone(r.Context(), sess.UserID)
+		if f := r.URL.Query().Get("flash"); f != "" {
+			v.Flash = f
+		}
+		v.people = s.people(r, p.people)
 	}
 	var buf bytes.Buffer
-	if err := pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
-		s.log.Error("render console page", "page", name, "err", err)
+	if err := pages[p.name].ExecuteTemplate(&buf, "layout", v); err != nil {
+		s.log.Error("render console page", "page", p.name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -85,6 +140,24 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	_, _ = w.Write(buf.Bytes())
 }
 
+// people looks the users' names up (a page without them still renders:
+// the keys stand in).
+func (s *Server) people(r *http.Request, keys []string) map[string]Person {
+	if len(keys) == 0 {
+		return nil
+	}
+	names, err := s.cfg.Backend.Names(r.Context(), keys)
+	if err != nil {
+		s.log.Warn("console: user names", "err", err)
+		return nil
+	}
+	out := make(map[string]Person, len(names))
+	for k, n := range names {
+		out[k] = Person{Key: k, UserName: n}
+	}
+	return out
+}
+
 func (s *Server) consoleError(w http.ResponseWriter, r *http.Request, err error) {
 	if desk.Fault(err) {
 		s.log.Error("console request failed", "err", err)
@@ -95,77 +168,32 @@ func (s *Server) consoleError(w http.ResponseWriter, r *http.Request, err error)
 func (s *Server) registerConsole(mux *http.ServeMux) {
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /console/static/", http.StripPrefix("/console/static/", http.FileServerFS(static)))
-	mux.HandleFunc("GET /console/login", s.loginPage)
-	mux.HandleFunc("POST /console/login", s.login)
-	mux.Handle("POST /console/logout", s.withSession(s.logout))
-	mux.Handle("GET /console/{$}", s.withSession(s.overviewPage))
+	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, s.logged("console", h)) }
+	handle("GET /console/login", http.HandlerFunc(s.loginPage))
+	handle("POST /console/login", http.HandlerFunc(s.login))
+	handle("POST /console/logout", s.withSession(s.logout))
+	handle("GET /console/{$}", s.withSession(s.overviewPage))
 	mux.Handle("GET /console", http.RedirectHandler("/console/", http.StatusMovedPermanently))
-	mux.Handle("GET /console/users", s.withSession(s.usersPage))
-	mux.Handle("GET /console/threads", s.withSession(s.threadsPage))
-	mux.Handle("GET /console/thread", s.withSession(s.threadPage))
-	mux.Handle("GET /console/memories", s.withSession(s.memoriesPage))
-	mux.Handle("POST /console/memories/forget", s.withSession(s.forgetPost))
-	mux.Handle("GET /console/schedules", s.withSession(s.schedulesPage))
-	mux.Handle("POST /console/schedules/cancel", s.withSession(s.cancelPost))
-	mux.Handle("GET /console/approvals", s.withSession(s.approvalsPage))
-	mux.Handle("POST /console/approvals/decide", s.withSession(s.decidePost))
-	mux.Handle("GET /console/skills", s.withSession(s.skillsPage))
-	mux.Handle("GET /console/skill", s.withSession(s.skillPage))
-	mux.Handle("POST /console/skill/action", s.withSession(s.skillPost))
-	mux.Handle("GET /console/tools", s.withSession(s.jsonPageOf("tools", "Tools", "The tools the model is offered and the MCP servers' state.",
-		func(r *http.Request) (any, error) { return s.cfg.Backend.Tools(r.Context()) })))
-	mux.Handle("GET /console/usage", s.withSession(s.usagePage))
-	mux.Handle("GET /console/policy", s.withSession(s.policyPage))
-	mux.Handle("POST /console/policy", s.withSession(s.policyPost))
-}
-
-// jsonPage shows a value as indented JSON.
-type jsonPage struct {
-	Title, Page, Note string
-	JSON              string
-}
-
-func (s *Server) jsonPageOf(page, title, note string, get func(*http.Request) (any, error)) func(http.ResponseWriter, *http.Request, *session) {
-	return func(w http.ResponseWriter, r *http.Request, sess *session) {
-		v, err := get(r)
-		if err != nil {
-			s.consoleError(w, r, err)
-			return
-		}
-		b, _ := json.MarshalIndent(v, "", "  ")
-		s.render(w, r, http.StatusOK, "json", sess, jsonPage{Title: title, Page: page, Note: note, JSON: string(b)})
-	}
+	handle("GET /console/users", s.withSession(s.usersPage))
+	handle("GET /console/threads", s.withSession(s.threadsPage))
+	handle("GET /console/thread", s.withSession(s.threadPage))
+	handle("GET /console/memories", s.withSession(s.memoriesPage))
+	handle("POST /console/memories/forget", s.withSession(s.forgetPost))
+	handle("GET /console/schedules", s.withSession(s.schedulesPage))
+	handle("POST /console/schedules/cancel", s.withSession(s.cancelPost))
+	handle("GET /console/approvals", s.withSession(s.approvalsPage))
+	handle("POST /console/approvals/decide", s.withSession(s.decidePost))
+	handle("GET /console/skills", s.withSession(s.skillsPage))
+	handle("GET /console/skill", s.withSession(s.skillPage))
+	handle("POST /console/skill/action", s.withSession(s.skillPost))
+	handle("GET /console/tools", s.withSession(s.toolsPage))
+	handle("GET /console/usage", s.withSession(s.usagePage))
+	handle("GET /console/access", s.withSession(s.accessPage))
+	handle("GET /console/policy", s.withSession(s.policyPage))
+	handle("POST /console/policy", s.withSession(s.policyPost))
 }
 
 // back redirects to a page with a one-line note.
 func back(w http.ResponseWriter, r *http.Request, to, flash string) {
 	http.Redirect(w, r, to+"?flash="+template.URLQueryEscaper(flash), http.StatusSeeOther)
-}
-
-// barChart draws values as an inline SVG bar chart (no script, no
-// external asset: the CSP allows neither).
-func barChart(values []float64, label func(i int) string) template.HTML {
-	const w, h, pad = 600, 160, 18
-	peak := 0.0
-	for _, v := range values {
-		peak = max(peak, v)
-	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img">`, w, h+pad)
-	if len(values) == 0 {
-		b.WriteString(`</svg>`)
-		return template.HTML(b.String())
-	}
-	bw := float64(w) / float64(len(values))
-	for i, v := range values {
-		bh := 0.0
-		if peak > 0 {
-			bh = v / peak * h
-		}
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s: %g</title></rect>`,
-			float64(i)*bw+1, h-bh, max(bw-2, 1), bh, template.HTMLEscapeString(label(i)), v)
-	}
-	fmt.Fprintf(&b, `<text x="0" y="%d">%s</text><text x="%d" y="%d" text-anchor="end">%s · peak %g</text></svg>`,
-		h+pad-4, template.HTMLEscapeString(label(0)), w, h+pad-4, template.HTMLEscapeString(label(len(values)-1)), peak)
-	return template.HTML(b.String())
 }

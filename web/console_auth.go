@@ -61,6 +61,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusForbidden, "login", nil, obj{"Error": kairos.ErrorMessage(err)})
 		return
 	}
+	setWho(r.Context(), "console:"+strconv.FormatInt(uid, 10), "sign-in link")
 	secret, now := kairos.NewSecret(cookiePrefix), s.cfg.Now()
 	cs := &kairos.ConsoleSession{UserID: uid, CSRF: kairos.NewSecret(""), CreatedAt: now, ExpiresAt: now.Add(SessionTTL)}
 	if err := s.cfg.Store.CreateConsoleSession(r.Context(), kairos.HashSecret(secret), cs); err != nil {
@@ -105,6 +106,7 @@ func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, *session
 			return
 		}
 		sess := &session{ConsoleSession: cs, hash: hash}
+		setWho(r.Context(), "console:"+strconv.FormatInt(cs.UserID, 10), "session "+hash[:8])
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil || subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(cs.CSRF)) != 1 {
 				http.Error(w, "This form is stale or forged (CSRF token mismatch); reload the page.", http.StatusForbidden)

@@ -1,12 +1,14 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -17,17 +19,43 @@ func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request, sess *sess
 		s.consoleError(w, r, err)
 		return
 	}
-	turns, lat := make([]float64, len(o.TurnsPerMinute)), o.ModelLatencyMS
+	zone, now := s.cfg.Backend.Zone(r.Context(), sess.UserID), s.cfg.Now()
+	minutes := make([]string, len(o.TurnsPerMinute))
+	turns := make([]float64, len(o.TurnsPerMinute))
 	total := 0
 	for i, v := range o.TurnsPerMinute {
+		minutes[i] = now.Add(-time.Duration(len(turns)-1-i) * time.Minute).In(zone).Format("15:04")
 		turns[i] = float64(v)
 		total += v
 	}
-	ago := func(n int) func(i int) string {
-		return func(i int) string { return fmt.Sprintf("%d min ago", n-1-i) }
+	var lat []float64
+	for _, v := range o.ModelLatencyMS {
+		if v > 0 {
+			lat = append(lat, v)
+		}
 	}
-	s.render(w, r, http.StatusOK, "overview", sess, map[string]any{"O": o, "Turns": total,
-		"TurnsChart": barChart(turns, ago(len(turns))), "LatencyChart": barChart(lat, ago(len(lat)))})
+	median := 0.0
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		median = lat[len(lat)/2]
+	}
+	xTitle := "minute (" + ZoneName(zone, now) + ")"
+	turnsChart := s.chart(figure{Title: "Turns per minute, last hour", Legend: "turns", XTitle: xTitle, XHead: "Minute", YHead: "Turns",
+		Labels: minutes, Values: turns, Format: count, XLabels: 7})
+	latChart := s.chart(figure{Title: "Model latency, median per minute", Legend: "ms", XTitle: xTitle, XHead: "Minute",
+		YHead: "Median latency", Labels: minutes[:len(o.ModelLatencyMS)], Values: o.ModelLatencyMS, Format: Millis, XLabels: 7})
+	s.render(w, r, http.StatusOK, "overview", sess, obj{"O": o, "Turns": total, "Median": median,
+		"TurnsChart": turnsChart, "LatencyChart": latChart})
+}
+
+// chart renders a figure; a chart that cannot be drawn is logged and its
+// table stays.
+func (s *Server) chart(f figure) template.HTML {
+	h, err := f.render()
+	if err != nil {
+		s.log.Warn("console chart", "chart", f.Title, "err", err)
+	}
+	return h
 }
 
 func (s *Server) usersPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -36,7 +64,7 @@ func (s *Server) usersPage(w http.ResponseWriter, r *http.Request, sess *session
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "users", sess, map[string]any{"Users": users, "Next": next})
+	s.render(w, r, http.StatusOK, "users", sess, obj{"Users": users, "Next": next})
 }
 
 func (s *Server) threadsPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -46,7 +74,7 @@ func (s *Server) threadsPage(w http.ResponseWriter, r *http.Request, sess *sessi
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "threads", sess, map[string]any{"Threads": threads, "User": user})
+	s.renderPage(w, r, http.StatusOK, sess, pageData{name: "threads", data: obj{"Threads": threads, "User": user}, people: []string{user}})
 }
 
 func (s *Server) threadPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -61,7 +89,7 @@ func (s *Server) threadPage(w http.ResponseWriter, r *http.Request, sess *sessio
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "thread", sess, map[string]any{"Thread": t, "Messages": msgs, "Next": next})
+	s.render(w, r, http.StatusOK, "thread", sess, obj{"Thread": t, "Messages": msgs, "Next": next})
 }
 
 func (s *Server) memoriesPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -78,7 +106,12 @@ func (s *Server) memoriesPage(w http.ResponseWriter, r *http.Request, sess *sess
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "memories", sess, map[string]any{"Memories": memoriesJSON(ms), "Next": next, "User": user, "Q": text})
+	keys := make([]string, len(ms))
+	for i, m := range ms {
+		keys[i] = m.UserKey
+	}
+	s.renderPage(w, r, http.StatusOK, sess, pageData{name: "memories", data: obj{"Memories": memoriesJSON(ms), "Next": next, "User": user, "Q": text},
+		people: keys})
 }
 
 func (s *Server) forgetPost(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -91,13 +124,30 @@ func (s *Server) forgetPost(w http.ResponseWriter, r *http.Request, sess *sessio
 	back(w, r, "/console/memories", "Forgotten.")
 }
 
+// scheduleRow is a schedule on the page: its next run also in its own
+// zone when that is not the operator's.
+type scheduleRow struct {
+	ScheduleRow
+	User, Local string
+}
+
 func (s *Server) schedulesPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	items, next, err := s.cfg.Backend.Schedules(r.Context(), 0, kairos.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 200})
 	if err != nil {
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "schedules", sess, map[string]any{"Schedules": items, "Next": next})
+	zone := s.cfg.Backend.Zone(r.Context(), sess.UserID)
+	rows := make([]scheduleRow, len(items))
+	keys := make([]string, len(items))
+	for i, it := range items {
+		rows[i] = scheduleRow{ScheduleRow: it, User: kairos.UserKey(kairos.ChannelTelegram, it.UserID)}
+		keys[i] = rows[i].User
+		if loc, err := time.LoadLocation(it.TZ); err == nil && ZoneName(loc, it.NextRun) != ZoneName(zone, it.NextRun) {
+			rows[i].Local = it.NextRun.In(loc).Format("15:04") + " " + ZoneName(loc, it.NextRun)
+		}
+	}
+	s.renderPage(w, r, http.StatusOK, sess, pageData{name: "schedules", data: obj{"Schedules": rows, "Next": next}, people: keys})
 }
 
 func (s *Server) cancelPost(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -110,6 +160,14 @@ func (s *Server) cancelPost(w http.ResponseWriter, r *http.Request, sess *sessio
 	back(w, r, "/console/schedules", "Cancelled.")
 }
 
+// approvalCard is an approval request as the chat showed it.
+type approvalCard struct {
+	approvalJSON
+	User    string
+	Message template.HTML
+	Decider string
+}
+
 func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	status := r.URL.Query().Get("status")
 	if !approvalStatuses[status] {
@@ -120,7 +178,18 @@ func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request, sess *ses
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "approvals", sess, map[string]any{"Approvals": approvalsJSON(items), "Status": status, "Next": next})
+	cards := make([]approvalCard, len(items))
+	var keys []string
+	for i, a := range approvalsJSON(items) {
+		cards[i] = approvalCard{approvalJSON: a, User: kairos.UserKey(kairos.ChannelTelegram, a.UserID),
+			Message: approvalMessage(a.Text), Decider: a.DecidedBy}
+		keys = append(keys, cards[i].User)
+		if id, ok := consoleActor(a.DecidedBy); ok {
+			cards[i].Decider = kairos.UserKey(kairos.ChannelTelegram, id)
+			keys = append(keys, cards[i].Decider)
+		}
+	}
+	s.renderPage(w, r, http.StatusOK, sess, pageData{name: "approvals", data: obj{"Approvals": cards, "Status": status, "Next": next}, people: keys})
 }
 
 func (s *Server) decidePost(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -134,44 +203,23 @@ func (s *Server) decidePost(w http.ResponseWriter, r *http.Request, sess *sessio
 	back(w, r, "/console/approvals", said)
 }
 
-func (s *Server) usagePage(w http.ResponseWriter, r *http.Request, sess *session) {
-	u, err := s.cfg.Backend.Usage(r.Context(), 0, s.cfg.Now().AddDate(0, 0, -30))
+func (s *Server) policyPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	s.renderPolicy(w, r, sess, http.StatusOK, obj{"Saved": r.URL.Query().Get("saved") == "1"})
+}
+
+// renderPolicy shows the editor with the file's text (or the text that
+// was refused) beside the policy in force.
+func (s *Server) renderPolicy(w http.ResponseWriter, r *http.Request, sess *session, status int, data obj) {
+	pv, err := s.cfg.Backend.PolicyView()
 	if err != nil {
 		s.consoleError(w, r, err)
 		return
 	}
-	b, _ := json.MarshalIndent(u, "", "  ")
-	days, costs := dailyCost(u)
-	s.render(w, r, http.StatusOK, "usage", sess, map[string]any{"JSON": string(b),
-		"Chart": barChart(costs, func(i int) string { return days[i] })})
-}
-
-// dailyCost sums a usage report's rows per day (their "day" and
-// "cost_usd" fields as `kairos usage` prints them).
-func dailyCost(u any) ([]string, []float64) {
-	b, _ := json.Marshal(u)
-	var rows []map[string]any
-	_ = json.Unmarshal(b, &rows)
-	sum := map[string]float64{}
-	var days []string
-	for _, row := range rows {
-		d, _ := row["day"].(string)
-		c, _ := row["cost_usd"].(float64)
-		if _, ok := sum[d]; !ok {
-			days = append(days, d)
-		}
-		sum[d] += c
+	data["View"] = pv
+	if _, ok := data["Text"]; !ok {
+		data["Text"] = pv.Text
 	}
-	out := make([]float64, len(days))
-	for i, d := range days {
-		out[i] = sum[d]
-	}
-	return days, out
-}
-
-func (s *Server) policyPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	text, _ := s.cfg.Backend.PolicyText()
-	s.render(w, r, http.StatusOK, "policy", sess, map[string]any{"Text": text, "Saved": r.URL.Query().Get("saved") == "1"})
+	s.render(w, r, status, "policy", sess, data)
 }
 
 func (s *Server) policyPost(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -182,19 +230,16 @@ func (s *Server) policyPost(w http.ResponseWriter, r *http.Request, sess *sessio
 		status = http.StatusUnprocessableEntity
 	}
 	s.recordConsoleWrite(r, sess, status)
-	if kairos.ErrorCode(err) == kairos.EFORBIDDEN { // it would widen the policy: say which key, keep the text
-		s.render(w, r, http.StatusForbidden, "policy", sess, map[string]any{"Text": text, "Refused": kairos.ErrorMessage(err)})
-		return
-	}
-	if err != nil {
+	switch {
+	case err != nil && kairos.ErrorCode(err) != kairos.EFORBIDDEN:
 		s.consoleError(w, r, err)
-		return
+	case err != nil: // it would widen the policy: say which key, keep the text
+		s.renderPolicy(w, r, sess, http.StatusForbidden, obj{"Text": text, "Refused": kairos.ErrorMessage(err)})
+	case len(probs) > 0:
+		s.renderPolicy(w, r, sess, status, obj{"Text": text, "Problems": probs})
+	default:
+		http.Redirect(w, r, "/console/policy?saved=1", http.StatusSeeOther)
 	}
-	if len(probs) > 0 {
-		s.render(w, r, http.StatusUnprocessableEntity, "policy", sess, map[string]any{"Text": text, "Problems": probs})
-		return
-	}
-	http.Redirect(w, r, "/console/policy?saved=1", http.StatusSeeOther)
 }
 
 // statusFor is the HTTP status an error stands for (200 for none).
@@ -214,7 +259,11 @@ func (s *Server) skillsPage(w http.ResponseWriter, r *http.Request, sess *sessio
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "skills", sess, map[string]any{"Skills": v})
+	keys := make([]string, len(v))
+	for i, sk := range v {
+		keys[i] = sk.Owner
+	}
+	s.renderPage(w, r, http.StatusOK, sess, pageData{name: "skills", data: obj{"Skills": v}, people: keys})
 }
 
 func (s *Server) skillPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -228,7 +277,11 @@ func (s *Server) skillPage(w http.ResponseWriter, r *http.Request, sess *session
 		s.consoleError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "skill", sess, map[string]any{"Skill": v})
+	keys := []string{v.Skill.Owner}
+	for _, ver := range v.Versions {
+		keys = append(keys, ver.CreatedBy, ver.ApprovedBy)
+	}
+	s.renderPage(w, r, http.StatusOK, sess, pageData{name: "skill", data: obj{"Skill": v}, people: keys})
 }
 
 func (s *Server) skillPost(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -246,4 +299,13 @@ func (s *Server) skillPost(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	http.Redirect(w, r, fmt.Sprintf("/console/skill?id=%d&flash=%s", id, url.QueryEscape(said)), http.StatusSeeOther)
+}
+
+func (s *Server) toolsPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	v, err := s.cfg.Backend.Tools(r.Context())
+	if err != nil {
+		s.consoleError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "tools", sess, obj{"Tools": v})
 }

@@ -49,7 +49,7 @@ func New(cfg Config) *Server {
 // Register adds the API's and the console's routes to mux.
 func (s *Server) Register(mux *http.ServeMux) {
 	for _, r := range s.apiRoutes() {
-		mux.Handle(r.method+" "+r.path, s.apiAuth(r))
+		mux.Handle(r.method+" "+r.path, s.logged("api", s.apiAuth(r)))
 	}
 	s.registerConsole(mux)
 }
@@ -128,6 +128,7 @@ func (s *Server) apiAuth(rt route) http.Handler {
 			s.writeError(w, kairos.Errorf(kairos.EFORBIDDEN, "This token's scope is %s; this request needs %s.", tok.Scope, rt.scope))
 			return
 		}
+		setWho(r.Context(), "token:"+tok.Name, tok.ID)
 		ctx := context.WithValue(r.Context(), actorKey{}, "token:"+tok.Name)
 		if rt.scope == kairos.ScopeRead {
 			rt.handle(s, w, r.WithContext(ctx))

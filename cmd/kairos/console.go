@@ -18,6 +18,7 @@ import (
 	"github.com/kairos-agent/kairos/store"
 	schedtool "github.com/kairos-agent/kairos/tools/schedule"
 	skilltool "github.com/kairos-agent/kairos/tools/skill"
+	"github.com/kairos-agent/kairos/usage"
 	"github.com/kairos-agent/kairos/web"
 )
 
@@ -77,16 +78,19 @@ func (be *consoleBackend) ForgetMemory(ctx context.Context, userKey, id string) 
 	return be.c.memories.ForgetMemory(ctx, userKey, id)
 }
 
-func (be *consoleBackend) Schedules(ctx context.Context, userID int64, p kairos.Page) ([]map[string]any, string, error) {
+func (be *consoleBackend) Schedules(ctx context.Context, userID int64, p kairos.Page) ([]web.ScheduleRow, string, error) {
 	list, next, err := be.SchedulePage(ctx, userID, p)
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]map[string]any, 0, len(list))
-	for _, s := range list {
-		v := schedtool.ViewOf(s)
-		out = append(out, map[string]any{"id": v.ID, "user_id": s.UserID, "thread_key": s.ThreadKey, "kind": v.Kind,
-			"next_run": v.NextRun, "tz": v.TZ, "repeat": v.Repeat, "text": v.Text})
+	out := make([]web.ScheduleRow, len(list))
+	for i, s := range list {
+		next := s.NextRun
+		if loc, err := time.LoadLocation(s.TZ); err == nil {
+			next = next.In(loc)
+		}
+		out[i] = web.ScheduleRow{ID: s.PublicID(), UserID: s.UserID, ThreadKey: s.ThreadKey, Kind: s.Kind, NextRun: next.Truncate(time.Second),
+			TZ: s.TZ, Repeat: s.Repeat, Text: schedtool.Title(s)}
 	}
 	return out, next, nil
 }
@@ -107,36 +111,31 @@ func (be *consoleBackend) DecideApproval(ctx context.Context, id string, approve
 	return be.b.Decide(ctx, id, approve, by)
 }
 
-func (be *consoleBackend) Usage(ctx context.Context, userID int64, since time.Time) (any, error) {
+func (be *consoleBackend) Usage(ctx context.Context, userID int64, since time.Time) ([]web.UsageRow, error) {
 	return usageReport(ctx, be.c.db, userID, since.Format(time.DateOnly), be.c.now())
 }
 
-// Skills lists every skill with its current version, in the shape of
-// `kairos skill list` plus what an operator reviews (description, taint,
-// runs and failures).
-func (be *consoleBackend) Skills(ctx context.Context) ([]map[string]any, error) {
+// Zone is an operator's own zone (UTC when unknown).
+func (be *consoleBackend) Zone(ctx context.Context, userID int64) *time.Location {
+	if loc := userZone(store.NewClockStore(be.c.db), be.c.now)(ctx, kairos.UserKey(kairos.ChannelTelegram, userID)); loc != nil {
+		return loc
+	}
+	return time.UTC
+}
+
+func (be *consoleBackend) Skills(ctx context.Context) ([]web.SkillRow, error) {
 	list, err := store.NewSkillStore(be.c.db).Skills(ctx, kairos.SkillFilter{})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(list))
-	for _, s := range list {
-		row := map[string]any{"id": s.ID, "name": s.Name, "version": s.Version, "owner": s.Owner, "scope": s.Scope, "enabled": s.Enabled,
-			"created_at": s.CreatedAt, "tainted": s.Tainted, "runs": s.Runs, "run_failures": s.RunFailures}
-		if s.Current != nil {
-			row["description"] = s.Current.Description
-		}
-		if s.DisabledReason != "" {
-			row["disabled_reason"] = s.DisabledReason
-		}
-		out = append(out, row)
+	out := make([]web.SkillRow, len(list))
+	for i, s := range list {
+		out[i] = web.SkillRowOf(s)
 	}
 	return out, nil
 }
 
-// Skill is one skill with its kept versions, newest first, each with the
-// diff from the kept version before it.
-func (be *consoleBackend) Skill(ctx context.Context, id int64) (map[string]any, error) {
+func (be *consoleBackend) Skill(ctx context.Context, id int64) (*web.SkillDetail, error) {
 	sk, err := be.c.skills.panel.ByID(ctx, id)
 	if err != nil {
 		return nil, err
@@ -145,18 +144,7 @@ func (be *consoleBackend) Skill(ctx context.Context, id int64) (map[string]any, 
 	if err != nil {
 		return nil, err
 	}
-	versions := make([]map[string]any, len(vs))
-	for i, v := range vs {
-		row := map[string]any{"version": v.Version, "description": v.Description, "code": v.Code, "tests": v.Tests,
-			"capabilities": v.Capabilities, "risk": v.Risk, "tainted": v.Tainted, "created_by": v.CreatedBy,
-			"approved_by": v.ApprovedBy, "created_at": v.CreatedAt}
-		if i+1 < len(vs) {
-			row["diff"] = skilltool.VersionDiff(vs[i+1], v)
-		}
-		versions[i] = row
-	}
-	return map[string]any{"skill": map[string]any{"id": sk.ID, "name": sk.Name, "version": sk.Version, "owner": sk.Owner,
-		"scope": sk.Scope, "enabled": sk.Enabled, "tainted": sk.Tainted}, "versions": versions}, nil
+	return web.SkillDetailOf(sk, vs, skilltool.VersionDiff), nil
 }
 
 // SkillAction applies an operator's action as /skills' buttons do.
@@ -168,9 +156,8 @@ func (be *consoleBackend) SkillAction(ctx context.Context, id int64, action stri
 	return be.c.skills.panel.Apply(ctx, sk, action, to, true)
 }
 
-func (be *consoleBackend) Tools(ctx context.Context) (any, error) {
-	tools, servers := toolState(be.c)
-	return map[string]any{"tools": tools, "mcp": servers}, nil
+func (be *consoleBackend) Tools(ctx context.Context) (*web.ToolsView, error) {
+	return toolsView(be.c), nil
 }
 
 func (be *consoleBackend) PolicyText() (string, *kairos.Policy) {
@@ -179,6 +166,15 @@ func (be *consoleBackend) PolicyText() (string, *kairos.Policy) {
 		return "", be.c.policy()
 	}
 	return string(b), be.c.policy()
+}
+
+func (be *consoleBackend) PolicyView() (*web.PolicyView, error) {
+	v := &web.PolicyView{Path: be.m.Config.PolicyPath}
+	b, err := os.ReadFile(v.Path)
+	v.Exists, v.Text = err == nil, string(b)
+	eff, err := policy.Effective(be.c.policy())
+	v.Effective = string(eff)
+	return v, err
 }
 
 func (be *consoleBackend) CheckPolicy(text []byte) []web.PolicyProblem {
@@ -311,27 +307,11 @@ func (r *apiReplier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (
 func (be *consoleBackend) Overview(ctx context.Context) (*web.Overview, error) {
 	turns, lat, errs := be.c.metrics.Activity().LastHour()
 	o := &web.Overview{TurnsPerMinute: turns, ModelLatencyMS: lat, Errors: errs}
-	// Today in each user's own zone: the days of yesterday and today (UTC)
-	// cover every zone; keep the lines whose day is today where the user is.
-	now := be.c.now()
-	rows, err := usageReport(ctx, be.c.db, 0, now.UTC().AddDate(0, 0, -1).Format(time.DateOnly), now)
+	today, err := usage.Today(ctx, store.NewUsageStore(be.c.db), userZone(store.NewClockStore(be.c.db), be.c.now), be.c.now())
 	if err != nil {
 		return nil, err
 	}
-	zone := userZone(store.NewClockStore(be.c.db), be.c.now)
-	for _, r := range rows {
-		loc := zone(ctx, r.UserKey)
-		if loc == nil {
-			loc = time.UTC
-		}
-		if r.Day != now.In(loc).Format(time.DateOnly) {
-			continue
-		}
-		o.TokensToday += r.Tokens
-		if r.CostUSD != nil {
-			o.CostTodayUSD += *r.CostUSD
-		}
-	}
+	o.TokensToday, o.CostTodayUSD = today.Tokens(), today.CostUSD
 	if o.Users, o.PendingApproval, err = be.Counts(ctx); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/mcp"
 	"github.com/kairos-agent/kairos/policy"
+	"github.com/kairos-agent/kairos/tools"
+	"github.com/kairos-agent/kairos/web"
 )
 
 // openMCP starts the MCP servers of the policy in force; policy reloads
@@ -43,45 +45,71 @@ func (m *Main) addMCPCommands(c *core, t *desk.Table) {
 }
 
 func toolsText(c *core) string {
-	tools, status := toolState(c)
 	var builtin []string
-	for _, t := range tools {
-		if t.Source == "built-in" {
+	for _, t := range toolsView(c).Tools {
+		if t.Server == "built-in" && t.Enabled {
 			builtin = append(builtin, t.Name)
 		}
 	}
-	return "```\nBuilt-in: " + strings.Join(builtin, ", ") + "\n\n" + mcp.FormatStatus(status) + "\n```"
+	return "```\nBuilt-in: " + strings.Join(builtin, ", ") + "\n\n" + mcp.FormatStatus(mcpStatus(c)) + "\n```"
 }
 
-// toolInfo is one tool the model is offered, as /tools and the console
-// show it.
-type toolInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Source      string `json:"source"` // built-in or mcp
-}
-
-// toolState is the tools the policy in force offers and the MCP servers'
-// state (the /tools command, the console and GET /api/v1/tools).
-func toolState(c *core) ([]toolInfo, []mcp.ServerStatus) {
-	pol := c.policy()
-	var tools []toolInfo
-	for _, t := range c.registry.Tools(pol) {
-		sp := t.Spec()
-		src := "built-in"
-		if _, ext := t.(kairos.ExternalTool); ext {
-			src = "mcp"
-		}
-		tools = append(tools, toolInfo{Name: sp.Name, Description: sp.Description, Source: src})
-	}
+// mcpStatus is the MCP servers' state under the policy in force.
+func mcpStatus(c *core) []mcp.ServerStatus {
 	c.mu.Lock()
 	mgr := c.mcp
 	c.mu.Unlock()
-	status := []mcp.ServerStatus{}
-	if mgr != nil {
-		status = mgr.Status(pol)
+	if mgr == nil {
+		return []mcp.ServerStatus{}
 	}
-	return tools, status
+	return mgr.Status(c.policy())
+}
+
+// toolsView is every tool the model can be offered (/tools and the
+// console): the built-in ones, disabled ones too with the key that
+// removes them, then those the registry offers (skills, MCP tools), then
+// the MCP servers' tools it does not offer and why.
+func toolsView(c *core) *web.ToolsView {
+	pol := c.policy()
+	v := &web.ToolsView{}
+	seen := map[string]bool{}
+	for _, t := range c.registry.Builtin() {
+		sp := t.Spec()
+		access, asks := tools.Access(pol, tools.ActionsOf(sp.Name))
+		why := tools.AbsentWhy(pol, sp.Name)
+		v.Tools = append(v.Tools, web.ToolRow{Name: sp.Name, Server: "built-in", Access: access, Asks: strings.Join(asks, ", "),
+			Enabled: why == "", Why: why, Description: sp.Description})
+		seen[sp.Name] = true
+	}
+	for _, t := range c.registry.Tools(pol) {
+		sp := t.Spec()
+		if seen[sp.Name] {
+			continue
+		}
+		seen[sp.Name] = true
+		row := web.ToolRow{Name: sp.Name, Server: "skill", Enabled: true, Description: sp.Description}
+		action := kairos.ActionSkillRun
+		if ext, ok := t.(kairos.ExternalTool); ok {
+			row.Server, action = ext.Server(), ext.OfferedAction()
+		}
+		access, asks := tools.Access(pol, []string{action})
+		row.Access, row.Asks = access, strings.Join(asks, ", ")
+		v.Tools = append(v.Tools, row)
+	}
+	for _, s := range mcpStatus(c) {
+		v.MCP = append(v.MCP, web.MCPServerRow{Name: s.Name, Transport: s.Transport, State: s.State, Error: s.Error, Restarts: s.Restarts, Tools: len(s.Tools)})
+		for _, t := range s.Tools {
+			if seen[t.Name] {
+				continue
+			}
+			why := map[bool]string{true: "over mcp.max_tools", false: "not in the server's allow-list"}[t.Allowed]
+			if t.Skipped != "" {
+				why = t.Skipped
+			}
+			v.Tools = append(v.Tools, web.ToolRow{Name: t.Name, Server: s.Name, Access: t.Impact, Why: why, Description: "(" + t.Remote + " on " + s.Name + ")"})
+		}
+	}
+	return v
 }
 
 // runMCP is `kairos mcp check [FILE]`: it connects to every server the

@@ -16,6 +16,7 @@ import (
 	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/desk"
 	"github.com/kairos-agent/kairos/policy"
+	"github.com/kairos-agent/kairos/store"
 )
 
 // drainTimeout bounds how long SIGTERM waits for turns in flight.
@@ -55,7 +56,7 @@ func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 		Token: m.Config.TelegramToken, APIURL: m.Config.TelegramAPIURL,
 		Handler: c.desk, Menu: func() []desk.MenuEntry { return c.desk.Table().Menu(c.policy()) }, Policy: c.policy,
 		Access: c.updates, Updates: c.updates, Settings: c.updates,
-		Approvals: c.updates, Resume: c.agent.Resume,
+		Approvals: c.updates, Resume: c.agent.Resume, Names: store.NewDirectory(c.db),
 		ScheduleButton: c.sched.reminders.Button,
 		Claim: func(ctx context.Context, userID int64, code string) (string, bool) {
 			return m.claim(ctx, c, userID, code)

@@ -20,6 +20,7 @@ import (
 	"github.com/kairos-agent/kairos/internal/chart"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/usage"
+	"github.com/kairos-agent/kairos/web"
 )
 
 // Cost accounting and spending caps (issue 24): the guard every model
@@ -199,17 +200,6 @@ func usersText(ctx context.Context, c *core, st kairos.UsageStore, now time.Time
 	return b.String()
 }
 
-// usageLine is one line of `kairos usage`.
-type usageLine struct {
-	UserKey string `json:"user_key"`
-	UserID  int64  `json:"user_id,omitempty"`
-	Model   string `json:"model"`
-	Day     string `json:"day"`
-	kairos.UsageTotals
-	Tokens  int64    `json:"tokens"`
-	CostUSD *float64 `json:"cost_usd"`
-}
-
 // runUsage is `kairos usage`.
 func (m *Main) runUsage(ctx context.Context, user int64, since string) error {
 	if since == "" {
@@ -242,7 +232,7 @@ func (m *Main) runUsage(ctx context.Context, user int64, since string) error {
 
 // usageReport is `kairos usage`'s lines (also the API's and the
 // console's): per user, model and day in the user's zone since a date.
-func usageReport(ctx context.Context, db *store.DB, user int64, since string, now time.Time) ([]usageLine, error) {
+func usageReport(ctx context.Context, db *store.DB, user int64, since string, now time.Time) ([]web.UsageRow, error) {
 	userKey := ""
 	if user != 0 {
 		userKey = kairos.UserKey(kairos.ChannelTelegram, user)
@@ -251,19 +241,7 @@ func usageReport(ctx context.Context, db *store.DB, user int64, since string, no
 	if err != nil {
 		return nil, err
 	}
-	out := make([]usageLine, 0, len(days))
-	for _, d := range days {
-		r := usageLine{UserKey: d.UserKey, Model: d.Model, Day: d.Day, UsageTotals: d.UsageTotals, Tokens: d.Tokens()}
-		if _, id, ok := strings.Cut(d.UserKey, ":"); ok {
-			r.UserID, _ = strconv.ParseInt(id, 10, 64)
-		}
-		if d.UnpricedCalls < d.Calls {
-			cost := d.CostUSD
-			r.CostUSD = &cost
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return web.UsageRows(days), nil
 }
 
 // codeStatsChart sends /codestats' picture: the runs that succeeded and

@@ -17,29 +17,64 @@ const (
 // BarColor is the colour of the bars (#2F6FDE).
 var BarColor = charts.Color{R: 0x2F, G: 0x6F, B: 0xDE, A: 0xFF}
 
-// Bars draws one bar per label with its value (no bar where the value is
-// 0), titled title with subtitle under it, as a Width×Height PNG.
+// Spec is one bar chart: a title, one bar per label with its value (no
+// bar where the value is 0), the series' name for the legend, the axes'
+// titles, and how the value axis writes its numbers.
+type Spec struct {
+	Title, Subtitle string
+	Labels          []string
+	Values          []float64
+	Series          string // the legend ("" for none)
+	XTitle, YTitle  string
+	// Format writes a value on the value axis ("$0.05", "1,200"); nil
+	// lets the renderer choose.
+	Format func(float64) string
+	// XLabels is how many category labels the axis shows at most (0: the
+	// renderer decides), so sixty minutes do not crowd it.
+	XLabels int
+}
+
+// Bars draws one bar per label with its value, titled title with subtitle
+// under it, as a Width×Height PNG (the /usage and /codestats pictures).
 func Bars(title, subtitle string, labels []string, values []float64) ([]byte, error) {
-	if len(labels) != len(values) || len(values) == 0 {
-		return nil, fmt.Errorf("chart: %d labels for %d values", len(labels), len(values))
+	return Spec{Title: title, Subtitle: subtitle, Labels: labels, Values: values}.PNG()
+}
+
+// PNG draws the chart as a Width×Height PNG.
+func (s Spec) PNG() ([]byte, error) { return s.render(charts.PNGOutputOptionFunc()) }
+
+// SVG draws the same chart as SVG (its styles inline: show it as an
+// image, not inline in a page whose CSP forbids inline styles).
+func (s Spec) SVG() ([]byte, error) { return s.render(charts.SVGOutputOptionFunc()) }
+
+func (s Spec) render(out charts.OptionFunc) ([]byte, error) {
+	if len(s.Labels) != len(s.Values) || len(s.Values) == 0 {
+		return nil, fmt.Errorf("chart: %d labels for %d values", len(s.Labels), len(s.Values))
 	}
-	vals := make([]float64, len(values))
-	for i, v := range values {
+	vals := make([]float64, len(s.Values))
+	for i, v := range s.Values {
 		vals[i] = v
 		if v <= 0 {
 			vals[i] = charts.GetNullValue() // no bar at all (0 draws a sliver)
 		}
 	}
 	theme := charts.GetTheme(charts.ThemeLight).WithSeriesColors([]charts.Color{BarColor})
-	p, err := charts.BarRender([][]float64{vals},
-		charts.PNGOutputOptionFunc(),
+	y := charts.YAxisOption{Min: charts.Ptr(0.0), Title: s.YTitle} // bars start at 0
+	if s.Format != nil {
+		y.ValueFormatter = s.Format
+	}
+	opts := []charts.OptionFunc{out,
 		charts.DimensionsOptionFunc(Width, Height),
 		charts.ThemeOptionFunc(theme),
-		charts.TitleTextOptionFunc(title, subtitle),
-		charts.XAxisLabelsOptionFunc(labels),
-		charts.YAxisOptionFunc(charts.YAxisOption{Min: charts.Ptr(0.0)}), // bars start at 0
+		charts.TitleTextOptionFunc(s.Title, s.Subtitle),
+		charts.XAxisOptionFunc(charts.XAxisOption{Labels: s.Labels, Title: s.XTitle, LabelCount: s.XLabels}),
+		charts.YAxisOptionFunc(y),
 		charts.PaddingOptionFunc(charts.Box{Top: 20, Left: 20, Right: 30, Bottom: 20}),
-	)
+	}
+	if s.Series != "" {
+		opts = append(opts, charts.LegendOptionFunc(charts.LegendOption{SeriesNames: []string{s.Series}, Offset: charts.OffsetRight}))
+	}
+	p, err := charts.BarRender([][]float64{vals}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("chart: %w", err)
 	}
