@@ -9,6 +9,11 @@ import (
 	"github.com/kairos-agent/kairos/internal/chart"
 )
 
+// The console's charts are drawn this size and shown as wide as their
+// card (about 560 px on a desk, 330 px on a phone), so their letters stay
+// readable.
+const chartWidth, chartHeight = 560, 320
+
 // figure is one chart of a page and the table it is drawn from.
 type figure struct {
 	Title          string
@@ -27,13 +32,13 @@ type figure struct {
 // the table.
 func (f figure) render() (template.HTML, error) {
 	spec := chart.Spec{Title: f.Title, Labels: f.Labels, Values: f.Values, Series: f.Legend, XTitle: f.XTitle, YTitle: f.YTitle,
-		Format: f.Format, XLabels: f.XLabels}
+		Format: f.Format, XLabels: f.XLabels, Width: chartWidth, Height: chartHeight}
 	var b bytes.Buffer
 	b.WriteString(`<figure class="chart">`)
 	svg, err := spec.SVG()
 	if err == nil {
 		fmt.Fprintf(&b, `<img src="data:image/svg+xml;base64,%s" alt="%s" width="%d" height="%d">`,
-			base64.StdEncoding.EncodeToString(svg), template.HTMLEscapeString(f.Title), chart.Width, chart.Height)
+			base64.StdEncoding.EncodeToString(svg), template.HTMLEscapeString(f.Title), chartWidth, chartHeight)
 	}
 	fmt.Fprintf(&b, `<details><summary>%s as a table</summary><table class="numbers"><thead><tr><th>%s</th><th>%s</th></tr></thead><tbody>`,
 		template.HTMLEscapeString(f.Title), template.HTMLEscapeString(f.XHead), template.HTMLEscapeString(f.YHead))

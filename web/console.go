@@ -89,6 +89,13 @@ type view struct {
 // When writes an instant in the operator's zone: "Sat 29 Nov, 09:00 Lisbon".
 func (v view) When(t time.Time) string { return When(t, v.zone, v.now) }
 
+// At writes an instant to the second in the operator's zone (the access
+// log): "Sat 29 Nov, 09:00:12 Lisbon".
+func (v view) At(t time.Time) string {
+	l := t.In(v.zone)
+	return l.Format("Mon 2 Jan, 15:04:05") + " " + ZoneName(v.zone, t)
+}
+
 // Ago writes how far an instant is from now: "8 min ago", "in 3 h".
 func (v view) Ago(t time.Time) string { return Relative(t, v.now) }
 

@@ -41,9 +41,9 @@ func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request, sess *sess
 	}
 	xTitle := "minute (" + ZoneName(zone, now) + ")"
 	turnsChart := s.chart(figure{Title: "Turns per minute, last hour", Legend: "turns", XTitle: xTitle, XHead: "Minute", YHead: "Turns",
-		Labels: minutes, Values: turns, Format: count, XLabels: 7})
+		Labels: minutes, Values: turns, Format: count, XLabels: 6})
 	latChart := s.chart(figure{Title: "Model latency, median per minute", Legend: "ms", XTitle: xTitle, XHead: "Minute",
-		YHead: "Median latency", Labels: minutes[:len(o.ModelLatencyMS)], Values: o.ModelLatencyMS, Format: Millis, XLabels: 7})
+		YHead: "Median latency", Labels: minutes[:len(o.ModelLatencyMS)], Values: o.ModelLatencyMS, Format: Millis, XLabels: 6})
 	s.render(w, r, http.StatusOK, "overview", sess, obj{"O": o, "Turns": total, "Median": median,
 		"TurnsChart": turnsChart, "LatencyChart": latChart})
 }

@@ -71,9 +71,9 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request, sess *session
 	})
 	xTitle := "day (" + ZoneName(zone, now) + ")"
 	costChart := s.chart(figure{Title: "Cost per day, last 30 days", Legend: "cost (USD)", XTitle: xTitle, XHead: "Day", YHead: "Cost",
-		Labels: labels, Values: cost, Format: USD, XLabels: 10})
+		Labels: labels, Values: cost, Format: USD, XLabels: 6})
 	tokenChart := s.chart(figure{Title: "Tokens per day, last 30 days", Legend: "tokens", XTitle: xTitle, XHead: "Day", YHead: "Tokens",
-		Labels: labels, Values: tokens, Format: count, XLabels: 10})
+		Labels: labels, Values: tokens, Format: count, XLabels: 6})
 	s.renderPage(w, r, http.StatusOK, sess, pageData{name: "usage", data: obj{"CostChart": costChart, "TokenChart": tokenChart,
 		"Totals": totals}, people: users})
 }

@@ -128,7 +128,7 @@ func (s *Server) apiAuth(rt route) http.Handler {
 			s.writeError(w, kairos.Errorf(kairos.EFORBIDDEN, "This token's scope is %s; this request needs %s.", tok.Scope, rt.scope))
 			return
 		}
-		setWho(r.Context(), "token:"+tok.Name, tok.ID)
+		setWho(r.Context(), "token:"+tok.Name, "token "+tok.ID)
 		ctx := context.WithValue(r.Context(), actorKey{}, "token:"+tok.Name)
 		if rt.scope == kairos.ScopeRead {
 			rt.handle(s, w, r.WithContext(ctx))

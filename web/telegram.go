@@ -23,13 +23,22 @@ var hrefRe = regexp.MustCompile(`(?i)\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]
 
 // TelegramHTML renders a message written in Telegram's HTML parse mode
 // (an approval request as the bot sent it) as the chat shows it: bold,
-// italic, code and links stay, every other '<' is text, a <pre> block (an
-// approval's details) is folded, closed, in a <details> labelled fold,
+// italic, code and links stay, every other '<' is text, each <pre> block
+// (an approval's details) is folded, closed, in a <details> labelled by
+// folds (the n-th block by the n-th label, the last label for the rest),
 // and the tags are balanced. Nothing the text holds can add an element,
 // an attribute or a script of its own.
-func TelegramHTML(s, fold string) template.HTML {
+func TelegramHTML(s string, folds ...string) template.HTML {
 	var b strings.Builder
 	var open []string
+	pres := 0
+	fold := func() string {
+		if len(folds) == 0 {
+			return "Details"
+		}
+		defer func() { pres++ }()
+		return folds[min(pres, len(folds)-1)]
+	}
 	for s != "" {
 		i := strings.IndexByte(s, '<')
 		if i < 0 {
@@ -52,14 +61,21 @@ func TelegramHTML(s, fold string) template.HTML {
 		}
 		s = s[len(m[0]):]
 		if m[1] == "/" {
-			open = closeTag(&b, open, name, fold)
+			open = closeTag(&b, open, name)
+			if name == "pre" { // the fold is a block: the line break after it is already there
+				s = strings.TrimPrefix(s, "\n")
+			}
 			continue
 		}
-		b.WriteString(openTag(name, m[3], fold))
+		label := ""
+		if name == "pre" {
+			label = fold()
+		}
+		b.WriteString(openTag(name, m[3], label))
 		open = append(open, name)
 	}
 	for len(open) > 0 {
-		open = closeTag(&b, open, open[len(open)-1], fold)
+		open = closeTag(&b, open, open[len(open)-1])
 	}
 	return template.HTML(b.String())
 }
@@ -83,7 +99,7 @@ func openTag(name, attrs, fold string) string {
 
 // closeTag closes name and whatever opened inside it; a close tag that
 // matches nothing open is dropped.
-func closeTag(b *strings.Builder, open []string, name, fold string) []string {
+func closeTag(b *strings.Builder, open []string, name string) []string {
 	at := -1
 	for i := len(open) - 1; i >= 0; i-- {
 		if open[i] == name {
@@ -122,12 +138,17 @@ var callLine = regexp.MustCompile(`^([A-Za-z0-9_.-]+) (\{.*)$`)
 // "key: value" pairs (or, when they are not flat, folded).
 func approvalMessage(text string) template.HTML {
 	lines := strings.Split(approvalText(text), "\n")
+	folds := []string{"Details"}
 	if len(lines) > 1 {
 		if m := callLine.FindStringSubmatch(lines[1]); m != nil {
-			lines[1] = "<code>" + m[1] + "</code>" + argsText(html.UnescapeString(m[2]))
+			args := argsText(html.UnescapeString(m[2]))
+			if strings.HasPrefix(args, "\n<pre>") {
+				folds = []string{"Arguments", "Details"}
+			}
+			lines[1] = "<code>" + m[1] + "</code>" + args
 		}
 	}
-	return TelegramHTML(strings.Join(lines, "\n"), "Details")
+	return TelegramHTML(strings.Join(lines, "\n"), folds...)
 }
 
 // argsText writes flat JSON arguments as " · key: value" pairs, in the

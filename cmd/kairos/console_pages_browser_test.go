@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"encoding/base64"
 	"fmt"
 	"net/url"
@@ -93,7 +94,14 @@ const factsJS = `(() => {
 
 // readPage opens a console page and reads its facts.
 func readPage(ctx context.Context, u string) (*pageFacts, error) {
-	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+	var err error
+	for range 3 { // a navigation still under way (a redirect) aborts the next: try again
+		var le *chromedp.LoadError
+		if err = chromedp.Do(ctx, chromedp.Navigate(u)); !errors.As(err, &le) {
+			break
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	f, err := chromedp.Run(ctx, chromedp.Evaluate[pageFacts](factsJS))
@@ -280,7 +288,7 @@ func consoleFixture(t *testing.T) (*env, string, string) {
 	base := "http://" + addr
 
 	// Bruno builds a skill: its approval shows the code (the details).
-	e.tg.PushText(2003, 2003, "make a doubling skill", time.Now(), testkit.From("Bruno", ""))
+	e.tg.PushText(2003, 2003, "make a doubling skill", time.Now(), testkit.From("Bruno", "bruno_b"))
 	approve(t, e, 2003, 1, "input.n * 2")
 	waitReply(t, e.tg, 2003, 2, `"version":1`)
 
@@ -387,7 +395,7 @@ func TestConsolePagesInBrowser(t *testing.T) {
 	e, base, link := consoleFixture(t)
 	ctx := browser(t, 1280, 900)
 	dir := shotDir(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(link), chromedp.Click(chromedp.ID("signin")), chromedp.WaitVisible(chromedp.CSS("main h1"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(link), chromedp.Click(chromedp.ID("signin")), chromedp.WaitVisible(chromedp.CSS(".tiles"))); err != nil {
 		t.Fatalf("sign in: %v\n%s", err, e.logs.String())
 	}
 	for _, width := range []int{1280, 390} {

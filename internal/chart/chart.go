@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"cmp"
 	"fmt"
 	"image"
 
@@ -32,6 +33,9 @@ type Spec struct {
 	// XLabels is how many category labels the axis shows at most (0: the
 	// renderer decides), so sixty minutes do not crowd it.
 	XLabels int
+	// Width and Height are the picture's size (0: Width×Height); a smaller
+	// picture shown as wide has larger letters.
+	Width, Height int
 }
 
 // Bars draws one bar per label with its value, titled title with subtitle
@@ -64,7 +68,7 @@ func (s Spec) render(out charts.OptionFunc) ([]byte, error) {
 		y.ValueFormatter = s.Format
 	}
 	opts := []charts.OptionFunc{out,
-		charts.DimensionsOptionFunc(Width, Height),
+		charts.DimensionsOptionFunc(cmp.Or(s.Width, Width), cmp.Or(s.Height, Height)),
 		charts.ThemeOptionFunc(theme),
 		charts.TitleTextOptionFunc(s.Title, s.Subtitle),
 		charts.XAxisOptionFunc(charts.XAxisOption{Labels: s.Labels, Title: s.XTitle, LabelCount: s.XLabels}),
