@@ -24,8 +24,9 @@ func USD(v float64) string {
 	case v < 0.01:
 		// Two significant digits: 0.0004569 has its first at the fourth
 		// decimal, so it is written with five.
-		digits := 1 - int(math.Floor(math.Log10(v)))
-		s = "$" + strconv.FormatFloat(v, 'f', digits, 64)
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'e', 1, 64), 64) // 0.000998 → 0.0010
+		digits := 1 - int(math.Floor(math.Log10(r)))
+		s = "$" + strconv.FormatFloat(r, 'f', digits, 64)
 		if r, _ := strconv.ParseFloat(s[1:], 64); r >= 0.01 { // 0.00999 rounds up to a cent
 			s = "$0.01"
 		}
@@ -106,10 +107,13 @@ func ZoneName(loc *time.Location, t time.Time) string {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 && !strings.HasPrefix(name, "Etc/") {
 		return strings.ReplaceAll(name[i+1:], "_", " ")
 	}
-	if name == "Local" || name == "" {
+	if name == "Local" {
 		return "UTC"
 	}
 	abbr, _ := t.In(loc).Zone()
+	if abbr == "" { // a fixed offset without a name
+		return strings.TrimSuffix(t.In(loc).Format("-07:00"), ":00")
+	}
 	return abbr
 }
 

@@ -88,7 +88,7 @@ func openTag(name, attrs, fold string) string {
 	case "a":
 		if m := hrefRe.FindStringSubmatch(attrs); m != nil {
 			u, err := url.Parse(html.UnescapeString(m[1] + m[2] + m[3]))
-			if err == nil && (u.Scheme == "https" || u.Scheme == "http") {
+			if err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
 				return `<a href="` + template.HTMLEscapeString(u.String()) + `" rel="noopener noreferrer">`
 			}
 		}
