@@ -32,12 +32,21 @@ func (s *Server) logged(door string, h http.Handler) http.Handler {
 		start := s.cfg.Now()
 		id := &who{}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			p := recover()
+			if p != nil { // net/http answers a panic by dropping the connection
+				rec.status = http.StatusInternalServerError
+			}
+			e := &kairos.AccessEntry{At: start, Door: door, Actor: id.actor, Via: id.via, Method: r.Method, Path: r.URL.Path,
+				Status: rec.status, Elapsed: s.cfg.Now().Sub(start)}
+			if err := s.cfg.Store.RecordAccess(context.WithoutCancel(r.Context()), e); err != nil {
+				s.log.Error("record access", "err", err)
+			}
+			if p != nil {
+				panic(p)
+			}
+		}()
 		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), whoKey{}, id)))
-		e := &kairos.AccessEntry{At: start, Door: door, Actor: id.actor, Via: id.via, Method: r.Method, Path: r.URL.Path,
-			Status: rec.status, Elapsed: s.cfg.Now().Sub(start)}
-		if err := s.cfg.Store.RecordAccess(context.WithoutCancel(r.Context()), e); err != nil {
-			s.log.Error("record access", "err", err)
-		}
 	})
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"image/png"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +69,30 @@ func TestWriteExample(t *testing.T) {
 	}
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The SVG drawing is the same chart: a title, a legend naming the series,
+// a value axis written by Format with at least four ticks, and the axes'
+// titles.
+func TestSpecSVGHasAxesAndLegend(t *testing.T) {
+	s := chart.Spec{Title: "Cost per day", Labels: []string{"1 Nov", "2 Nov", "3 Nov", "4 Nov"}, Values: []float64{0.0004, 1.2, 0, 0.3},
+		Series: "cost (USD)", XTitle: "day (Lisbon)", Format: func(v float64) string { return fmt.Sprintf("$%.2f", v) }, Width: 560, Height: 320}
+	svg, err := s.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(svg)
+	ticks := regexp.MustCompile(`>\$\d+\.\d\d<`).FindAllString(text, -1)
+	for _, want := range []string{`viewBox="0 0 560 320"`, ">Cost per day<", ">cost (USD)<", ">day (Lisbon)<", ">1 Nov<"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the SVG lacks %s", want)
+		}
+	}
+	if len(ticks) < 4 {
+		t.Errorf("%d value-axis ticks written by Format, want 4 or more: %q", len(ticks), ticks)
+	}
+	if _, err := (chart.Spec{Labels: []string{"a"}}).SVG(); err == nil {
+		t.Error("one label and no value drew a chart")
 	}
 }
