@@ -2,7 +2,7 @@
 TAGS := sqlite_fts5
 GO ?= go
 
-.PHONY: build test lint bench check run
+.PHONY: build test lint bench check run screenshots
 
 build:
 	$(GO) build -tags $(TAGS) -o kairos ./cmd/kairos
@@ -20,6 +20,10 @@ bench:
 check: lint
 	$(GO) mod tidy
 	git diff --exit-code go.mod go.sum
+
+# The console's pictures in doc/console (needs Chromium: apt-get install chromium).
+screenshots:
+	KAIROS_SCREENSHOTS=1 $(GO) test -tags $(TAGS) -count=1 -run 'TestConsole(PagesIn|In)Browser' ./cmd/kairos
 
 run: build
 	./kairos run

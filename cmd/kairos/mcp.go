@@ -71,7 +71,7 @@ func mcpStatus(c *core) []mcp.ServerStatus {
 // the MCP servers' tools it does not offer and why.
 func toolsView(c *core) *web.ToolsView {
 	pol := c.policy()
-	v := &web.ToolsView{}
+	v := &web.ToolsView{Tools: []web.ToolRow{}, MCP: []web.MCPServerRow{}}
 	seen := map[string]bool{}
 	for _, t := range c.registry.Builtin() {
 		sp := t.Spec()
