@@ -64,7 +64,7 @@ func newEnv(t *testing.T) *env {
 // runs beside others (go test -parallel), since each has its own fakes,
 // data directory and listener, and spends most of its time waiting.
 var serialTests = map[string]bool{"TestCPUProfileWrittenAtExit": true, "TestPprofEndpointsOnlyWhenAsked": true,
-	"TestProfilingConfig": true, "TestMaintenancePrunesBookkeeping": true, "TestConsoleInBrowser": true,
+	"TestProfilingConfig": true, "TestMaintenancePrunesBookkeeping": true, "TestConsoleInBrowser": true, "TestConsolePagesInBrowser": true,
 	"TestCrashMidFloodAnswersEachUpdateOnce": true, "TestDefaultPolicyPathMayBeAbsent": true}
 
 var parallelOnce sync.Map // *testing.T → struct{}
