@@ -24,6 +24,17 @@ type ScheduleRow struct {
 	Text      string    `json:"text"`
 }
 
+// ScheduleRowOf is a schedule's row, its next run in its own zone, with
+// the title people read (a cell's code is never its text).
+func ScheduleRowOf(s *kairos.Schedule, title string) ScheduleRow {
+	next := s.NextRun
+	if loc, err := time.LoadLocation(s.TZ); err == nil {
+		next = next.In(loc)
+	}
+	return ScheduleRow{ID: s.PublicID(), UserID: s.UserID, ThreadKey: s.ThreadKey, Kind: s.Kind, NextRun: next.Truncate(time.Second),
+		TZ: s.TZ, Repeat: s.Repeat, Text: title}
+}
+
 // UsageRow is one user's use of one model on one day (in the user's
 // own zone), as `kairos usage` prints it. CostUSD is nil when no call of
 // the row had a price (tokens only).

@@ -85,12 +85,7 @@ func (be *consoleBackend) Schedules(ctx context.Context, userID int64, p kairos.
 	}
 	out := make([]web.ScheduleRow, len(list))
 	for i, s := range list {
-		next := s.NextRun
-		if loc, err := time.LoadLocation(s.TZ); err == nil {
-			next = next.In(loc)
-		}
-		out[i] = web.ScheduleRow{ID: s.PublicID(), UserID: s.UserID, ThreadKey: s.ThreadKey, Kind: s.Kind, NextRun: next.Truncate(time.Second),
-			TZ: s.TZ, Repeat: s.Repeat, Text: schedtool.Title(s)}
+		out[i] = web.ScheduleRowOf(s, schedtool.Title(s))
 	}
 	return out, next, nil
 }
