@@ -199,10 +199,16 @@ type CategoryCount struct {
 }
 
 // CodeExecutionStore records and reports code executions.
+//
+// Errors are EINTERNAL (the database) unless a method says otherwise.
 type CodeExecutionStore interface {
+	// RecordExecution stores one cell's run (its id is the cell's).
 	RecordExecution(ctx context.Context, e *CodeExecution) error
+	// FindExecution returns a run by id: ENOTFOUND when there is none.
 	FindExecution(ctx context.Context, id string) (*CodeExecution, error)
+	// CodeStats sums the runs since the time given (/codestats).
 	CodeStats(ctx context.Context, since time.Time) (*CodeStats, error)
+	// CodeFailures returns the n newest failed runs (/codefailures).
 	CodeFailures(ctx context.Context, n int) ([]*CodeExecution, error)
 	// PruneExecutions deletes executions created before t; it returns how many.
 	PruneExecutions(ctx context.Context, before time.Time) (int64, error)

@@ -28,6 +28,10 @@ const (
 // UpdateLog persists updates and the intents of replies (the outbox) so
 // processing is idempotent: a reply goes out at most once even if the
 // process dies between sending and recording.
+//
+// Every method fails only with EINTERNAL (the database): an update or an
+// outbox part that is not stored is not an error (OutboxState answers
+// OutboxNew, MarkUpdateDone and MarkSent change nothing).
 type UpdateLog interface {
 	// SaveUpdates stores updates, ignoring ids already stored; it returns
 	// the updates that were new.
