@@ -66,11 +66,11 @@ type SkillVersion struct {
 	// the part of it the policy still allows. Nil for a version approved
 	// before grants were kept (its grant is read from Risk and
 	// Capabilities).
-	Grant *SkillGrant
-	Tainted      bool     // written in a tainted turn
-	CreatedBy    string   // user key of who asked for it
-	ApprovedBy   string   // user key of who approved it ("" for an import by the CLI)
-	CreatedAt    time.Time
+	Grant      *SkillGrant
+	Tainted    bool   // written in a tainted turn
+	CreatedBy  string // user key of who asked for it
+	ApprovedBy string // user key of who approved it ("" for an import by the CLI)
+	CreatedAt  time.Time
 }
 
 // SkillTest is one test of a skill: run(input) must give expect. Expect is
