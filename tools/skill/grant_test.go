@@ -155,3 +155,39 @@ func TestVersionWithoutStoredGrant(t *testing.T) {
 		}
 	}
 }
+
+// Test results are content (issue 31, item 6): the outputs of tests that
+// could read the network come back untrusted, from `skill test` and from
+// a create (passing, or failing and asking nobody); tests that compute
+// only come back clean.
+func TestTestOutputsThatReadTheNetworkAreUntrusted(t *testing.T) {
+	srv := newMethodServer(t)
+	r := newRig(t, localPolicy)
+	reader := func(name, expect string) map[string]any {
+		a := withCaps(createArgs(name, `async function run(input) { return await getJSON("`+srv.URL+`/page"); }`,
+			map[string]any{"input": map[string]any{}, "expect": map[string]any{"$predicate": expect}}), []string{"127.0.0.1"}, nil)
+		a["input_schema"] = map[string]any{"type": "object"}
+		return a
+	}
+	for _, c := range []struct {
+		name    string
+		args    map[string]any
+		tainted bool
+	}{
+		{"test of a reader", func() map[string]any { a := reader("", "true"); a["action"] = "test"; delete(a, "name"); return a }(), true},
+		{"create of a reader", reader("reader", "result.ok === true"), true},
+		{"failing create of a reader", reader("failing", "false"), true},
+		{"test that computes", map[string]any{"action": "test", "code": doubleCode,
+			"tests": []map[string]any{{"input": map[string]any{"n": 1}, "expect": map[string]any{"doubled": 2}}}}, false},
+	} {
+		in := inv(c.args)
+		tool := r.s.Tool()
+		if _, err := tool.Action(context.Background(), in); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		res, err := tool.Call(context.Background(), in)
+		if err != nil || res.Tainted != c.tainted || !strings.Contains(string(res.Content), "test_results") {
+			t.Errorf("%s: tainted=%v, want %v (%v) %s", c.name, res != nil && res.Tainted, c.tainted, err, res.Content)
+		}
+	}
+}
