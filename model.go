@@ -44,6 +44,10 @@ type ChatRequest struct {
 	Messages  []ChatMessage
 	Tools     []ToolSpec
 	MaxTokens int
+	// Thinking is what is known of where the model's thoughts begin
+	// (ModelSpec.Thinking): a streamed answer is shown only where it is
+	// known not to be a thought. "" is unknown.
+	Thinking string
 }
 
 // Usage is the token count the provider reported.
