@@ -179,6 +179,12 @@ func TestTestOutputsThatReadTheNetworkAreUntrusted(t *testing.T) {
 		{"failing create of a reader", reader("failing", "false"), true},
 		{"test that computes", map[string]any{"action": "test", "code": doubleCode,
 			"tests": []map[string]any{{"input": map[string]any{"n": 1}, "expect": map[string]any{"doubled": 2}}}}, false},
+		{"create of a reader whose tests read nothing", func() map[string]any {
+			a := reader("quiet", "true")
+			a["tests"] = []map[string]any{{"input": map[string]any{"dry": true}, "expect": map[string]any{"$predicate": "true"}}}
+			a["code"] = `async function run(input) { if (input.dry) return {}; return await getJSON("` + srv.URL + `/page"); }`
+			return a
+		}(), false},
 	} {
 		in := inv(c.args)
 		tool := r.s.Tool()

@@ -41,8 +41,9 @@ type testRun struct {
 	longest time.Duration // the slowest test's run
 	budget  kairos.Budget // a run's budget
 	start   time.Time     // when the first test began
-	// readNet: a test's cell could read the network, so the results
-	// (outputs, errors) hold what the network said: untrusted content.
+	// readNet: a test's cell called the network (the sandbox counts only
+	// the calls it let through), so the results (outputs, errors) may hold
+	// what the network said: untrusted content.
 	readNet bool
 }
 
@@ -88,11 +89,11 @@ func (s *Skills) runTest(ctx context.Context, p *kairos.Policy, v *kairos.SkillV
 		return r, nil
 	}
 	task, nonce := s.cellTask(p, v, t.Input, true)
-	tr.readNet = tr.readNet || task.Network.Enabled
 	res, err := s.cfg.Runner.Run(ctx, task)
 	if err != nil {
 		return r, fmt.Errorf("run the skill's tests: %w", err)
 	}
+	tr.readNet = tr.readNet || res.NetworkCalls > 0
 	tr.longest = max(tr.longest, res.Duration)
 	res = s.scrub(res)
 	settle(res, nonce)
