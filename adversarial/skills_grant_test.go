@@ -38,13 +38,7 @@ network:
 budgets:
   defaults:
     max_network_calls: %d
-approvals:
-  required: []
-  timeout: PT60S
-clock:
-  inference:
-    require_confirmation_for_impactful_actions: false
-`, methods, netCalls)
+`+onlyTaintAsks, methods, netCalls)
 }
 
 // TestSkillGrants attacks what a skill may do beyond what its approval
