@@ -31,6 +31,11 @@ type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"` // JSON Schema
+	// Untrusted names who wrote the description when the turn cannot
+	// trust them ("MCP server notes", "a skill shared by another user"):
+	// the agent offers such a description fenced as data, and offering
+	// it taints the turn. "" for Kairos's own words.
+	Untrusted string `json:"-"`
 }
 
 // ChatRequest is one call to a chat model.
@@ -39,6 +44,10 @@ type ChatRequest struct {
 	Messages  []ChatMessage
 	Tools     []ToolSpec
 	MaxTokens int
+	// Thinking is what is known of where the model's thoughts begin
+	// (ModelSpec.Thinking): a streamed answer is shown only where it is
+	// known not to be a thought. "" is unknown.
+	Thinking string
 }
 
 // Usage is the token count the provider reported.

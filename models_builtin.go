@@ -94,8 +94,11 @@ var builtinDashed = func() map[string]string {
 	return m
 }()
 
+// chat is a chat model's entry. The providers of the table send thoughts
+// apart (reasoning_content) or not at all, never opened by a template:
+// their answers stream as they come (ThinkingTagged).
 func chat(window, maxOut int, vision bool, p *ModelPrice) ModelSpec {
-	return ModelSpec{ContextWindow: window, MaxOutputTokens: maxOut, Vision: &vision, Price: p}
+	return ModelSpec{ContextWindow: window, MaxOutputTokens: maxOut, Vision: &vision, Price: p, Thinking: ThinkingTagged}
 }
 
 func price(input, cached, output float64) *ModelPrice {

@@ -30,7 +30,20 @@ type ModelSpec struct {
 	// Price, when known, turns token counts into money; nil counts tokens
 	// only.
 	Price *ModelPrice `yaml:"price" json:"price,omitempty"`
+	// Thinking says where the model's thoughts begin: ThinkingTemplate
+	// when the server's chat template opens <think> (Qwen3 thinking
+	// models, the DeepSeek-R1 distills), so every answer starts inside a
+	// thought; ThinkingTagged when thoughts, if any, come with their own
+	// opening tag or apart (reasoning_content). Empty is unknown: streamed
+	// text is held back until an answer shows which.
+	Thinking string `yaml:"thinking" json:"thinking,omitempty"`
 }
+
+// Where a model's thoughts begin (models.<name>.thinking).
+const (
+	ThinkingTemplate = "template" // the chat template opens <think>: answers start inside a thought
+	ThinkingTagged   = "tagged"   // thoughts come with their opening tag, or as reasoning_content
+)
 
 // ModelPrice is a model's list price in US dollars.
 type ModelPrice struct {
@@ -87,6 +100,9 @@ func mergeSpec(base, own ModelSpec) ModelSpec {
 	}
 	if own.Price != nil {
 		base.Price = own.Price
+	}
+	if own.Thinking != "" {
+		base.Thinking = own.Thinking
 	}
 	return base
 }

@@ -62,10 +62,15 @@ type SkillVersion struct {
 	Tests        []SkillTest
 	Capabilities SkillCapabilities
 	Risk         []string // Risk* marks found when it was approved
-	Tainted      bool     // written in a tainted turn
-	CreatedBy    string   // user key of who asked for it
-	ApprovedBy   string   // user key of who approved it ("" for an import by the CLI)
-	CreatedAt    time.Time
+	// Grant is what the approval showed the version may use; a run gets
+	// the part of it the policy still allows. Nil for a version approved
+	// before grants were kept (its grant is read from Risk and
+	// Capabilities).
+	Grant      *SkillGrant
+	Tainted    bool   // written in a tainted turn
+	CreatedBy  string // user key of who asked for it
+	ApprovedBy string // user key of who approved it ("" for an import by the CLI)
+	CreatedAt  time.Time
 }
 
 // SkillTest is one test of a skill: run(input) must give expect. Expect is
@@ -80,10 +85,23 @@ type SkillTest struct {
 // SkillCapabilities is what a skill may use beyond computing: network
 // hosts (each within the policy's network.allow_list) and secret names
 // (configured secrets). A skill never gets more than it declares, nor more
-// than the policy grants at the time it runs.
+// than its approval showed (SkillGrant), nor more than the policy grants
+// at the time it runs.
 type SkillCapabilities struct {
 	Hosts   []string `json:"hosts,omitempty"`
 	Secrets []string `json:"secrets,omitempty"`
+}
+
+// SkillGrant is what the approval of a skill version showed it may use:
+// the hosts, the HTTP methods, the secrets and the cell budget in force
+// when it was approved. A run gets the intersection of the grant and what
+// the policy allows at the time of the run; anything wider (the operator
+// allowed POST since, raised a budget) needs a new approval: an update.
+type SkillGrant struct {
+	Hosts   []string   `json:"hosts,omitempty"`
+	Methods []string   `json:"methods,omitempty"` // empty: no network
+	Secrets []string   `json:"secrets,omitempty"`
+	Budget  CellBudget `json:"budget"`
 }
 
 // SkillTestResult is the outcome of one test.

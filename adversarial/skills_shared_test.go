@@ -2,10 +2,8 @@ package adversarial
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kairos-agent/kairos/internal/testkit"
 )
@@ -129,17 +127,7 @@ func (s *skSuite) flagCases() []*skCase {
 func (s *skSuite) flagOff(cases []*skCase) {
 	runs := count(s.t, s.db, "code_executions", "code LIKE ?", "// skill__%")
 	skills := count(s.t, s.db, "skills", "1 = 1")
-	reloads := strings.Count(s.r.logs.String(), "policy reloaded")
-	if err := os.WriteFile(s.r.vars["KAIROS_POLICY"], []byte(skillsPolicy(false)), 0o600); err != nil {
-		s.t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for strings.Count(s.r.logs.String(), "policy reloaded") == reloads {
-		if time.Now().After(deadline) {
-			s.t.Fatalf("the policy was never reloaded:\n%s", tail(s.r.logs.String(), 2000))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.reloadPolicy(skillsPolicy(false))
 	for _, c := range cases {
 		o := s.wait(s.t, s.pushed(c))
 		offered := o.offeredSkillTools()

@@ -183,14 +183,18 @@ features:
 network:
   allow_list: [127.0.0.1]
   methods: [GET, POST]
-approvals:
+`+onlyTaintAsks, selfUpdate)
+}
+
+// onlyTaintAsks is the policy's end for the skills sections: no approvals
+// rule in the way, so only a create (which always asks) and taint ask.
+const onlyTaintAsks = `approvals:
   required: []
   timeout: PT60S
 clock:
   inference:
     require_confirmation_for_impactful_actions: false
-`, selfUpdate)
-}
+`
 
 // model is the scripted model: the calls of the case whose tag the turn's
 // user message carries, one a step, then "done [sk N]".

@@ -271,9 +271,7 @@ func (a *Agent) loop(ctx context.Context, t *turn, from int) (string, error) {
 		last := step == maxSteps-1 || (lim.MaxTurnTokens > 0 && t.tokens >= lim.MaxTurnTokens)
 		var specs []kairos.ToolSpec
 		if !last {
-			for _, tl := range tools {
-				specs = append(specs, tl.Spec())
-			}
+			specs = t.offerSpecs(tools)
 		} else if step > 0 {
 			t.msgs = append(t.msgs, kairos.ChatMessage{Role: kairos.RoleSystem,
 				Content: "The tool budget of this turn is used up. Answer now with what you have."})
@@ -567,7 +565,7 @@ func (a *Agent) needsApproval(t *turn, act kairos.ToolAction) (bool, string) {
 		return true, "the policy requires approval for " + act.Name
 	}
 	if act.Impactful && t.tainted {
-		return true, "untrusted content (web, code output or a document) is in this turn"
+		return true, "untrusted content (" + t.taintSource() + ") is in this turn"
 	}
 	if act.Impactful && t.pol.Clock.Inference.RequireConfirmationForImpactfulActions {
 		reason := act.Reason

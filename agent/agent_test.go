@@ -76,6 +76,13 @@ type harness struct {
 
 func newHarness(t *testing.T, models []string, withModes bool, ts ...*echoTool) *harness {
 	t.Helper()
+	return newHarnessWith(t, models, withModes, nil, ts...)
+}
+
+// newHarnessWith is newHarness whose registry also draws on source (when
+// not nil): an MCP manager, the skills.
+func newHarnessWith(t *testing.T, models []string, withModes bool, source kairos.ToolRegistry, ts ...*echoTool) *harness {
+	t.Helper()
 	db := storetest.MustOpenDB(t)
 	h := &harness{db: db, llm: testkit.NewFakeOpenAI(t), sessions: store.NewSessionStore(db), clock: &mock.Clock{}, tools: ts, pol: kairos.DefaultPolicy()}
 	h.pol.Agent.Retries = 1
@@ -86,7 +93,7 @@ func newHarness(t *testing.T, models []string, withModes bool, ts ...*echoTool) 
 	cfg := agent.Config{
 		Model: &usage.Model{Next: openai.New(openai.Config{BaseURL: h.llm.URL()}), Guard: usage.New(usage.Config{
 			Store: store.NewUsageStore(db), Recorder: h.sessions, Policy: func() *kairos.Policy { return h.pol }})},
-		Sessions: h.sessions, Clock: h.clock, Tools: tools.NewRegistry(kt...), Memories: store.NewMemoryStore(db),
+		Sessions: h.sessions, Clock: h.clock, Tools: registry(source, kt...), Memories: store.NewMemoryStore(db),
 		Policy: func() *kairos.Policy { return h.pol }, Models: models,
 		Backoff: func(int, time.Duration) time.Duration { return time.Millisecond },
 	}
@@ -96,6 +103,14 @@ func newHarness(t *testing.T, models []string, withModes bool, ts ...*echoTool) 
 	}
 	h.agent = agent.New(cfg)
 	return h
+}
+
+func registry(source kairos.ToolRegistry, ts ...kairos.Tool) kairos.ToolRegistry {
+	r := tools.NewRegistry(ts...)
+	if source != nil {
+		r = r.WithSource(source)
+	}
+	return r
 }
 
 func dm(text string) *kairos.Inbound {

@@ -40,6 +40,9 @@ func (a *Agent) callModel(ctx context.Context, t *turn, req kairos.ChatRequest) 
 	if spec.MaxOutputTokens > 0 && (req.MaxTokens == 0 || req.MaxTokens > spec.MaxOutputTokens) {
 		req.MaxTokens = spec.MaxOutputTokens
 	}
+	// Where thoughts begin: the adapter shows no streamed text before it
+	// is known not to be one.
+	req.Thinking = spec.Thinking
 	switched, compacted := false, false
 	for {
 		mode := a.ToolMode(t.pol, req.Model)

@@ -254,3 +254,35 @@ func TestNativeModelWritingItsCallAsText(t *testing.T) {
 		}
 	}
 }
+
+// TestThoughtsWithoutOpeningTagNeverStreamed (issue 31, item 7): Qwen3's
+// thinking models and the R1 distills open <think> in the chat template,
+// so the answer streams thoughts before its </think>. Whether the policy
+// says so (thinking: template) or nothing is known of the model yet, no
+// partial text the user is shown holds a thought, and the answer still
+// streams once the thought is over.
+func TestThoughtsWithoutOpeningTagNeverStreamed(t *testing.T) {
+	reply := "Okay, the user greets me. The plan is XYZZY: greet back warmly and briefly.</think>\n\nHello Ann, good to see you again today!"
+	for _, tc := range []struct{ name, thinking string }{{"declared", kairos.ThinkingTemplate}, {"unknown", ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, []string{"qwen3-4b-thinking"}, false)
+			if tc.thinking != "" {
+				h.pol.Models = map[string]kairos.ModelSpec{"qwen3-4b-thinking": {Thinking: tc.thinking}}
+			}
+			h.llm.Enqueue(testkit.TextReply(reply))
+			out := &mock.Replier{}
+			if err := h.agent.HandleMessage(context.Background(), dm("hi"), out); err != nil {
+				t.Fatal(err)
+			}
+			leaked := 0
+			for _, p := range out.Partials() {
+				if strings.Contains(p, "XYZZY") || strings.Contains(p, "greets") || strings.Contains(p, "think") {
+					leaked++
+				}
+			}
+			if leaked > 0 || out.Text() != "Hello Ann, good to see you again today!" || len(out.Partials()) == 0 {
+				t.Fatalf("%d of %d partial texts showed thoughts %q; final %q", leaked, len(out.Partials()), out.Partials(), out.Text())
+			}
+		})
+	}
+}

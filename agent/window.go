@@ -163,7 +163,7 @@ func (a *Agent) fixedTokens(t *turn, model, system, user string) int {
 	}
 	var specs []kairos.ToolSpec
 	for _, tl := range a.offeredTools(t) {
-		specs = append(specs, tl.Spec())
+		specs = append(specs, fenceSpec(tl.Spec()))
 	}
 	if len(specs) == 0 {
 		return n

@@ -66,7 +66,8 @@ func modelSpec(server string, t *sdk.Tool) (kairos.ToolSpec, string) {
 		desc = asData(t.Title, maxToolDescription)
 	}
 	desc = fmt.Sprintf("[MCP server %s] %s", server, desc)
-	return kairos.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Parameters: params}, ""
+	// The server wrote the description: the agent fences it as data.
+	return kairos.ToolSpec{Name: name, Description: strings.TrimSpace(desc), Parameters: params, Untrusted: "MCP server " + server}, ""
 }
 
 // trimSchema validates an input schema (an object schema) and keeps what

@@ -259,10 +259,14 @@ func (c *Client) chatAttempt(ctx context.Context, req kairos.ChatRequest, onDelt
 		resp *kairos.ChatResponse
 		err  error
 	)
+	thinking := req.Thinking
+	if thinking == "" {
+		thinking = q.thinking // what its answers showed, in this process
+	}
 	if onDelta == nil {
-		resp, err = c.chatOnce(cctx, oreq)
+		resp, err = c.chatOnce(cctx, oreq, thinking)
 	} else {
-		resp, err = c.chatStream(cctx, oreq, !q.noStreamOptions, onDelta)
+		resp, err = c.chatStream(cctx, oreq, !q.noStreamOptions, thinking, onDelta)
 	}
 	if err != nil {
 		raw := err
@@ -318,9 +322,12 @@ func (c *Client) finishUsage(req kairos.ChatRequest, resp *kairos.ChatResponse) 
 }
 
 // answer builds the message of a finished answer: the visible text, the
-// thinking apart, tool calls with ids (some servers send none).
-func (c *Client) answer(model, content, reasoning string, calls []kairos.ToolCall, reported int) (kairos.ChatMessage, int) {
-	visible, thought := splitThink(content)
+// thinking apart (where thoughts begin: thinking; how it ended: finish),
+// tool calls with ids (some servers send none). It learns from the answer
+// where the model's thoughts begin.
+func (c *Client) answer(model, content, reasoning, thinking, finish string, calls []kairos.ToolCall, reported int) (kairos.ChatMessage, int) {
+	visible, thought := finalThink(content, thinking, finish)
+	c.quirks.learnThinking(model, content, finish)
 	if reasoning != "" && thought != "" {
 		thought = reasoning + "\n" + thought
 	} else if reasoning != "" {
@@ -341,7 +348,7 @@ func (c *Client) answer(model, content, reasoning string, calls []kairos.ToolCal
 	return msg, reasoningTokens
 }
 
-func (c *Client) chatOnce(ctx context.Context, oreq goopenai.ChatCompletionRequest) (*kairos.ChatResponse, error) {
+func (c *Client) chatOnce(ctx context.Context, oreq goopenai.ChatCompletionRequest, thinking string) (*kairos.ChatResponse, error) {
 	r, err := c.api.CreateChatCompletion(ctx, oreq)
 	if err != nil {
 		return nil, err
@@ -358,7 +365,7 @@ func (c *Client) chatOnce(ctx context.Context, oreq goopenai.ChatCompletionReque
 	if d := r.Usage.CompletionTokensDetails; d != nil {
 		reported = d.ReasoningTokens
 	}
-	msg, reasoning := c.answer(oreq.Model, ch.Message.Content, ch.Message.ReasoningContent, calls, reported)
+	msg, reasoning := c.answer(oreq.Model, ch.Message.Content, ch.Message.ReasoningContent, thinking, string(ch.FinishReason), calls, reported)
 	model := r.Model
 	if model == "" {
 		model = oreq.Model
@@ -385,6 +392,7 @@ type streamState struct {
 	usage           *goopenai.Usage
 	finish, model   string
 	shown           string
+	thinking        string // where thoughts begin (streamVisible)
 }
 
 func (st *streamState) add(chunk goopenai.ChatCompletionStreamResponse, onDelta func(string)) {
@@ -402,7 +410,7 @@ func (st *streamState) add(chunk goopenai.ChatCompletionStreamResponse, onDelta 
 		st.reasoning.WriteString(d.ReasoningContent)
 		if d.Content != "" {
 			st.text.WriteString(d.Content)
-			if v := visibleSoFar(st.text.String()); v != st.shown && v != "" {
+			if v := streamVisible(st.text.String(), st.thinking); v != st.shown && v != "" {
 				st.shown = v
 				onDelta(v)
 			}
@@ -429,7 +437,7 @@ func (st *streamState) add(chunk goopenai.ChatCompletionStreamResponse, onDelta 
 	}
 }
 
-func (c *Client) chatStream(ctx context.Context, oreq goopenai.ChatCompletionRequest, includeUsage bool, onDelta func(string)) (*kairos.ChatResponse, error) {
+func (c *Client) chatStream(ctx context.Context, oreq goopenai.ChatCompletionRequest, includeUsage bool, thinking string, onDelta func(string)) (*kairos.ChatResponse, error) {
 	if includeUsage {
 		oreq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
 	}
@@ -438,7 +446,7 @@ func (c *Client) chatStream(ctx context.Context, oreq goopenai.ChatCompletionReq
 		return nil, err
 	}
 	defer stream.Close()
-	st := &streamState{byIdx: map[int]*partialCall{}, model: oreq.Model}
+	st := &streamState{byIdx: map[int]*partialCall{}, model: oreq.Model, thinking: thinking}
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -465,7 +473,7 @@ func (c *Client) chatStream(ctx context.Context, oreq goopenai.ChatCompletionReq
 			reported = u.CompletionTokensDetails.ReasoningTokens
 		}
 	}
-	msg, reasoning := c.answer(oreq.Model, st.text.String(), st.reasoning.String(), calls, reported)
+	msg, reasoning := c.answer(oreq.Model, st.text.String(), st.reasoning.String(), thinking, st.finish, calls, reported)
 	usage.ReasoningTokens = reasoning
 	return &kairos.ChatResponse{Model: st.model, Message: msg, FinishReason: st.finish, Usage: usage}, nil
 }

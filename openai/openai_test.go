@@ -153,7 +153,9 @@ func TestChatStreaming(t *testing.T) {
 	c, _ := newClient(t, f)
 	f.Enqueue(testkit.Reply{Text: "The quick brown fox", Usage: &testkit.Usage{PromptTokens: 7, CompletionTokens: 4}})
 	var deltas []string
-	resp, err := c.Chat(ctxT(t), userReq("m", "go"), func(s string) { deltas = append(deltas, s) })
+	req := userReq("m", "go")
+	req.Thinking = kairos.ThinkingTagged // known not to begin inside a thought: it streams at once
+	resp, err := c.Chat(ctxT(t), req, func(s string) { deltas = append(deltas, s) })
 	if err != nil {
 		t.Fatal(err)
 	}

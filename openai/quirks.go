@@ -12,80 +12,6 @@ import (
 	"github.com/kairos-agent/kairos"
 )
 
-// --- thinking -------------------------------------------------------------
-
-// Reasoning models served by llama.cpp, Ollama, vLLM and LM Studio often
-// write their thoughts into the answer between <think> and </think>
-// (DeepSeek-R1 distills, Qwen3, QwQ). DeepSeek's own API and vLLM with a
-// reasoning parser send them as reasoning_content instead. Either way they
-// are neither shown nor stored: only the text after them is the answer.
-
-var thinkTags = [][2]string{{"<think>", "</think>"}, {"<thinking>", "</thinking>"}}
-
-// splitThink returns the answer without its thinking blocks, and the
-// thinking. An unclosed block runs to the end of the text (the answer was
-// cut while the model was still thinking).
-func splitThink(s string) (visible, thought string) {
-	if !strings.Contains(s, "<think") && !strings.Contains(s, "</think") {
-		return s, ""
-	}
-	var vis, th strings.Builder
-	rest := s
-	for {
-		open, tags := firstOpen(rest)
-		if open < 0 {
-			// A closing tag without its opening one: some chat templates
-			// put <think> in the prompt, so the answer starts inside it.
-			if before, after, ok := cutClose(rest); ok && vis.Len() == 0 && th.Len() == 0 {
-				th.WriteString(before)
-				rest = after
-				continue
-			}
-			vis.WriteString(rest)
-			break
-		}
-		vis.WriteString(rest[:open])
-		inner := rest[open+len(tags[0]):]
-		end := strings.Index(inner, tags[1])
-		if end < 0 {
-			th.WriteString(inner)
-			break
-		}
-		th.WriteString(inner[:end])
-		rest = inner[end+len(tags[1]):]
-	}
-	return strings.TrimSpace(vis.String()), strings.TrimSpace(th.String())
-}
-
-func firstOpen(s string) (int, [2]string) {
-	best, tags := -1, thinkTags[0]
-	for _, t := range thinkTags {
-		if i := strings.Index(s, t[0]); i >= 0 && (best < 0 || i < best) {
-			best, tags = i, t
-		}
-	}
-	return best, tags
-}
-
-func cutClose(s string) (before, after string, ok bool) {
-	for _, t := range thinkTags {
-		if b, a, found := strings.Cut(s, t[1]); found {
-			return b, a, true
-		}
-	}
-	return "", "", false
-}
-
-// visibleSoFar is what of a growing streamed text may be shown: the text
-// outside thinking blocks, without a trailing partial "<think" tag.
-func visibleSoFar(s string) string {
-	v, _ := splitThink(s)
-	if i := strings.LastIndexByte(v, '<'); i >= 0 && strings.HasPrefix("<thinking>", v[i:]) {
-		v = strings.TrimRight(v[:i], " \n")
-	}
-	return v
-}
-
 // --- parameters a model refuses ---------------------------------------------
 
 // modelQuirks is what the client learned about one model from its
@@ -93,6 +19,9 @@ func visibleSoFar(s string) string {
 type modelQuirks struct {
 	maxCompletion   int8 // 1: send max_completion_tokens, -1: send max_tokens, 0: by name
 	noStreamOptions bool // the server refuses stream_options
+	// thinking is where the model's thoughts begin, as its answers showed
+	// (kairos.ThinkingTemplate or ThinkingTagged; "" not yet known).
+	thinking string
 }
 
 type quirkMemory struct {

@@ -72,15 +72,16 @@ func TestQuirkThinking(t *testing.T) {
 	f := testkit.NewFakeOpenAI(t)
 	c, _ := newClient(t, f)
 	tests := []struct {
-		name  string
-		reply testkit.Reply
+		name     string
+		reply    testkit.Reply
+		thinking string
 	}{
 		// Qwen3, DeepSeek-R1 distills on llama.cpp and Ollama: thoughts in the content.
-		{"think tags", testkit.Reply{Text: "<think>\nThe user greets me. I should greet back.\n</think>\n\nHello there!"}},
+		{"think tags", testkit.Reply{Text: "<think>\nThe user greets me. I should greet back.\n</think>\n\nHello there!"}, kairos.ThinkingTagged},
 		// A chat template that opens <think> in the prompt: only the closing tag arrives.
-		{"closing tag only", testkit.Reply{Text: "The user greets me. I should greet back.</think>Hello there!"}},
+		{"closing tag only", testkit.Reply{Text: "The user greets me. I should greet back.</think>Hello there!"}, kairos.ThinkingTemplate},
 		// DeepSeek's API and vLLM's reasoning parsers: reasoning_content beside content.
-		{"reasoning_content", testkit.Reply{Reasoning: "The user greets me. I should greet back.", Text: "Hello there!"}},
+		{"reasoning_content", testkit.Reply{Reasoning: "The user greets me. I should greet back.", Text: "Hello there!"}, kairos.ThinkingTagged},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,7 +93,9 @@ func TestQuirkThinking(t *testing.T) {
 				rep := tc.reply
 				rep.Usage = &testkit.Usage{PromptTokens: 10, CompletionTokens: 30}
 				f.Enqueue(rep)
-				resp, err := c.Chat(ctxT(t), userReq("deepseek-reasoner", "hi"), onDelta)
+				req := userReq("reasoner", "hi")
+				req.Thinking = tc.thinking
+				resp, err := c.Chat(ctxT(t), req, onDelta)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -100,7 +103,7 @@ func TestQuirkThinking(t *testing.T) {
 					t.Errorf("content = %q", resp.Message.Content)
 				}
 				for _, s := range shown {
-					if strings.Contains(s, "greet back") || strings.Contains(s, "think>") {
+					if strings.Contains(s, "greet") || strings.Contains(s, "think>") {
 						t.Errorf("thinking shown while streaming: %q", s)
 					}
 				}
@@ -130,8 +133,8 @@ func TestSplitThink(t *testing.T) {
 			t.Errorf("splitThink(%q) = %q, %q; want %q, %q", tc.in, v, th, tc.vis, tc.th)
 		}
 	}
-	if got := visibleSoFar("Hi <thi"); got != "Hi" {
-		t.Errorf("visibleSoFar hides a partial tag: %q", got)
+	if got := streamVisible("Hi <thi", kairos.ThinkingTagged); got != "Hi" {
+		t.Errorf("streamVisible shows a partial tag: %q", got)
 	}
 }
 

@@ -14,6 +14,8 @@ func TestModelsSectionErrors(t *testing.T) {
 			[]string{`policy.yaml:3:23: unknown key "outptu" in models.m.price, did you mean "output"?`}},
 		{"tool_calling enum", "models:\n  m:\n    tool_calling: prompt\n",
 			[]string{`policy.yaml:3:19: models.m.tool_calling: "prompt" is not one of native, prompted, off, did you mean "prompted"?`}},
+		{"thinking enum", "models:\n  m:\n    thinking: templates\n",
+			[]string{`policy.yaml:3:15: models.m.thinking: "templates" is not one of template, tagged, did you mean "template"?`}},
 		{"negative price", "models:\n  m:\n    price: {input: -1, output: 2}\n",
 			[]string{`policy.yaml:3:20: models.m.price.input: a price must be a number of US dollars, zero or more, got -1`}},
 		{"negative window", "models:\n  m: {context_window: -5}\n",

@@ -10,6 +10,9 @@ import (
 // ToolCallingModes are the values of models.<name>.tool_calling.
 var ToolCallingModes = []string{kairos.ToolCallingNative, kairos.ToolCallingPrompted, kairos.ToolCallingOff}
 
+// ThinkingModes are the values of models.<name>.thinking.
+var ThinkingModes = []string{kairos.ThinkingTemplate, kairos.ThinkingTagged}
+
 // MaxContextWindow bounds models.<name>.context_window (no model comes
 // near ten million tokens; a larger number is a typo).
 const MaxContextWindow = 10_000_000
@@ -32,6 +35,9 @@ func validateModels(c *checker, models map[string]kairos.ModelSpec) {
 		}
 		if s.ToolCalling != "" {
 			c.enum(path+".tool_calling", s.ToolCalling, ToolCallingModes)
+		}
+		if s.Thinking != "" {
+			c.enum(path+".thinking", s.Thinking, ThinkingModes)
 		}
 		if s.Price != nil {
 			validatePrice(c, path+".price", s.Price)

@@ -34,7 +34,7 @@ var webTuning = []string{
 	"schedules.max_per_user", "schedules.min_interval", "schedules.reminder_min_interval", "schedules.task_min_interval",
 	"schedules.cell_min_interval", "schedules.late_threshold", "schedules.travel",
 	"mcp.max_tools", "mcp.call_timeout", "mcp.servers.*.call_timeout",
-	"models.*.context_window", "models.*.tool_calling", "models.*.vision", "models.*.max_output_tokens",
+	"models.*.context_window", "models.*.tool_calling", "models.*.vision", "models.*.max_output_tokens", "models.*.thinking",
 	"skills.versions_kept", "skills.max_failures", "skills.max_offered", "skills.max_per_user", "skills.max_tests",
 	"budgets.per_risk_tier.*.risk_tier", "budgets.spend.notice_at",
 }

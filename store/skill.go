@@ -48,10 +48,13 @@ type skillVersionRow struct {
 	Tests        string
 	Capabilities string
 	Risk         string
-	Tainted      int
-	CreatedBy    string
-	ApprovedBy   string
-	CreatedAt    int64 `gorm:"autoCreateTime:false"`
+	// ApprovedGrant is the version's kairos.SkillGrant as JSON; '' for a
+	// version approved before grants were kept.
+	ApprovedGrant string
+	Tainted       int
+	CreatedBy     string
+	ApprovedBy    string
+	CreatedAt     int64 `gorm:"autoCreateTime:false"`
 }
 
 func (skillVersionRow) TableName() string { return "skill_versions" }
@@ -77,6 +80,15 @@ func (r *skillVersionRow) version() *kairos.SkillVersion {
 	if r.Risk != "" {
 		v.Risk = strings.Split(r.Risk, ",")
 	}
+	if r.ApprovedGrant != "" {
+		var g kairos.SkillGrant
+		if json.Unmarshal([]byte(r.ApprovedGrant), &g) == nil {
+			v.Grant = &g
+		} else {
+			// An unreadable grant grants nothing rather than everything.
+			v.Grant = &kairos.SkillGrant{}
+		}
+	}
 	return v
 }
 
@@ -89,7 +101,15 @@ func versionRow(id int64, v *kairos.SkillVersion, at int64) (*skillVersionRow, e
 		return nil, kairos.Errorf(kairos.EINVALID, "skill tests: %v", err)
 	}
 	caps, _ := json.Marshal(v.Capabilities)
-	return &skillVersionRow{SkillID: id, Version: v.Version, Description: cleanText(v.Description),
+	var grant string
+	if v.Grant != nil {
+		b, err := json.Marshal(v.Grant)
+		if err != nil {
+			return nil, kairos.Errorf(kairos.EINVALID, "skill grant: %v", err)
+		}
+		grant = string(b)
+	}
+	return &skillVersionRow{ApprovedGrant: grant, SkillID: id, Version: v.Version, Description: cleanText(v.Description),
 		InputSchema: string(v.InputSchema), Code: cleanText(v.Code), Tests: cleanText(string(tests)),
 		Capabilities: string(caps), Risk: strings.Join(v.Risk, ","), Tainted: b2i(v.Tainted),
 		CreatedBy: v.CreatedBy, ApprovedBy: v.ApprovedBy, CreatedAt: at}, nil

@@ -155,3 +155,38 @@ func TestSkillStoreScopeAndFailures(t *testing.T) {
 		t.Fatalf("re-enabled %+v", got)
 	}
 }
+
+// The grant an approval showed is kept with its version; a version stored
+// without one reads back without one (tools/skill derives it), and an
+// unreadable one grants nothing.
+func TestSkillGrantKept(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.MustOpenDB(t)
+	s := store.NewSkillStore(db)
+	v := skillVersion("function run(i){return i.n*2}")
+	v.Grant = &kairos.SkillGrant{Hosts: []string{"api.example.org"}, Methods: []string{"GET"}, Secrets: []string{"K"},
+		Budget: kairos.CellBudget{TimeBudgetMS: 5000, MaxNetworkCalls: 3}}
+	sk := &kairos.Skill{Name: "granted", Owner: "telegram:1"}
+	if err := s.CreateSkill(ctx, sk, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateSkill(ctx, &kairos.Skill{Name: "old", Owner: "telegram:1"}, skillVersion("function run(i){return 1}")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.FindSkill(ctx, "telegram:1", "granted")
+	if err != nil || got.Current.Grant == nil {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if b, _ := json.Marshal(got.Current.Grant); string(b) != `{"hosts":["api.example.org"],"methods":["GET"],"secrets":["K"],"budget":{"time_budget_ms":5000,"max_network_calls":3}}` {
+		t.Fatalf("grant read back as %s", b)
+	}
+	if old, _ := s.FindSkill(ctx, "telegram:1", "old"); old.Current.Grant != nil {
+		t.Fatalf("a version stored without a grant has %+v", old.Current.Grant)
+	}
+	if err := db.Gorm().Table("skill_versions").Where("skill_id = ?", sk.ID).Update("approved_grant", "{not json").Error; err != nil {
+		t.Fatal(err)
+	}
+	if bad, _ := s.FindSkill(ctx, "telegram:1", "granted"); bad.Current.Grant == nil || len(bad.Current.Grant.Hosts)+len(bad.Current.Grant.Methods) != 0 {
+		t.Fatalf("an unreadable grant reads as %+v", bad.Current.Grant)
+	}
+}

@@ -55,6 +55,7 @@ type modelReport struct {
 	windowFrom string
 	tools      string // native | prompted | off, "" when not probed
 	vision     *bool
+	thinking   string // template | tagged, "" when unknown (model_think.go)
 }
 
 // checker runs the probes and prints their lines.
@@ -174,6 +175,7 @@ func (c *modelChecker) checkChatModel(ctx context.Context, name string) *modelRe
 		return r
 	}
 	c.checkStream(ctx, r)
+	c.checkThinking(ctx, r)
 	c.checkTools(ctx, r)
 	c.checkVision(ctx, r)
 	c.checkWindow(ctx, r)

@@ -208,6 +208,9 @@ func writeModelsSection(out io.Writer, reports []*modelReport) {
 		if r.vision != nil {
 			fields = append(fields, fmt.Sprintf("vision: %v", *r.vision))
 		}
+		if r.thinking != "" {
+			fields = append(fields, "thinking: "+r.thinking)
+		}
 		if len(fields) == 0 {
 			fmt.Fprintf(out, "  %s: {}\n", strconv.Quote(r.name))
 			continue

@@ -177,3 +177,33 @@ func TestModelCheckServedWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestModelCheckThinking: a model whose chat template opens <think> (its
+// answers carry only the closing tag) is reported so, and --write says
+// thinking: template, which the policy accepts (issue 31, item 7).
+func TestModelCheckThinking(t *testing.T) {
+	e := newEnv(t)
+	e.vars["KAIROS_MODEL"] = "qwen3-4b-thinking"
+	e.llm.SetHandler(func(req testkit.ChatRequest) testkit.Reply {
+		if len(req.Tools) > 0 || strings.Contains(req.SystemPrompt(), "<tool_call>") || len(req.Messages) > 1 && len(req.Messages[1].Images) > 0 {
+			return probeAnswers(req)
+		}
+		return testkit.TextReply("The user wants one word. I will say it.</think>\n\nOK")
+	})
+	if code := e.main().Main(context.Background(), []string{"model", "check", "--write"}); code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, e.out.String(), e.logs.String())
+	}
+	if l := lineOf(t, e.logs.String(), "thinking"); !strings.Contains(l, "qwen3-4b-thinking: template: the chat template opens <think>") {
+		t.Errorf("thinking line %q", l)
+	}
+	if l := lineOf(t, e.logs.String(), "chat"); strings.Contains(l, "user wants") {
+		t.Errorf("the chat line shows the thought: %q", l)
+	}
+	p, err := policy.Parse("written.yaml", []byte(e.out.String()))
+	if err != nil {
+		t.Fatalf("--write output is not a valid policy:\n%s\n%v", e.out.String(), err)
+	}
+	if spec, _ := p.Model("qwen3-4b-thinking"); spec.Thinking != "template" {
+		t.Errorf("written spec %+v:\n%s", spec, e.out.String())
+	}
+}

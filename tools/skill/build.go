@@ -125,13 +125,17 @@ func (s *Skills) prepareUpdate(ctx context.Context, inv *kairos.ToolInvocation, 
 	if err != nil {
 		return nil, err
 	}
-	pr := &prepared{cur: cur, next: v, diff: versionDiff(cur.Current, v)}
+	pr := &prepared{cur: cur, next: v}
 	for _, t := range cur.Current.Tests {
 		if !slices.ContainsFunc(v.Tests, func(x kairos.SkillTest) bool { return x.Name == t.Name }) {
 			pr.dropped = append(pr.dropped, t.Name)
 		}
 	}
-	return s.tested(ctx, p, pr)
+	if pr, err = s.tested(ctx, p, pr); err != nil {
+		return nil, err
+	}
+	pr.diff = versionDiff(cur.Current, v) // with the grant the approval shows
+	return pr, nil
 }
 
 func (s *Skills) prepareRollback(ctx context.Context, inv *kairos.ToolInvocation, a *args) (*prepared, error) {
@@ -190,6 +194,7 @@ func (s *Skills) tested(ctx context.Context, p *kairos.Policy, pr *prepared) (*p
 		return nil, err
 	}
 	pr.tr = tr
+	pr.next.Grant = approvalGrant(p, pr.next)
 	pr.next.Risk = s.risks(p, pr.next, tr)
 	return pr, nil
 }

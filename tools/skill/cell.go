@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
-	codetool "github.com/kairos-agent/kairos/tools/code"
 )
 
 // hostAllowed reports whether host (a name or a *.suffix pattern) lies
@@ -25,49 +24,6 @@ func hostAllowed(host string, patterns []string) bool {
 		}
 	}
 	return false
-}
-
-// grant is what a cell of the skill may use under the policy now: the
-// declared hosts still allowed, GET/HEAD unless the code writes and the
-// policy lets it (write false for tests), and the declared secrets still
-// configured (never for tests).
-func (s *Skills) grant(p *kairos.Policy, v *kairos.SkillVersion, forTest bool) (kairos.NetworkGrant, map[string]string) {
-	g := codetool.GrantFor(p)
-	var hosts []string
-	for _, h := range v.Capabilities.Hosts {
-		if g.Enabled && hostAllowed(h, g.AllowHosts) {
-			hosts = append(hosts, h)
-		}
-	}
-	if len(hosts) == 0 {
-		return kairos.NetworkGrant{}, nil
-	}
-	g.AllowHosts = hosts
-	if forTest || !codetool.Scan(v.Code).NetworkWrite {
-		var ms []string
-		for _, m := range g.Methods {
-			if m == "GET" || m == "HEAD" {
-				ms = append(ms, m)
-			}
-		}
-		if len(ms) == 0 {
-			ms = []string{"GET"}
-		}
-		g.Methods = ms
-	}
-	if forTest || !p.Features.CredentialsAccess {
-		return g, nil
-	}
-	var secrets map[string]string
-	for _, name := range v.Capabilities.Secrets {
-		if val, ok := s.cfg.Secrets[name]; ok && val != "" {
-			if secrets == nil {
-				secrets = map[string]string{}
-			}
-			secrets[name] = val
-		}
-	}
-	return g, secrets
 }
 
 // verb is the cell verb of a skill's runs: RESEARCH when it reads the
@@ -106,17 +62,22 @@ func newNonce() string {
 	return hex.EncodeToString(b)
 }
 
-// cellTask is the cell of one run of v with input, and its nonce. A test
-// (forTest) gets the very same cell (code, verb, budget, clock, the
-// credentials switch and, for code that only reads, the network grant)
-// except that it may not write to the network and is handed no secret
-// values: the skill's code cannot tell it is under test but by trying
-// what only an approved skill may do.
+// cellTask is the cell of one run of v with input, and its nonce. A run
+// gets what its approval showed and the policy still allows (runGrant);
+// a test (forTest) gets the very same cell (code, verb, budget, clock,
+// the credentials switch and, for code that only reads, the network
+// grant) except that it may not write to the network and is handed no
+// secret values: the skill's code cannot tell it is under test but by
+// trying what only an approved skill may do.
 func (s *Skills) cellTask(p *kairos.Policy, v *kairos.SkillVersion, input json.RawMessage, forTest bool) (*kairos.CellTask, string) {
-	g, secrets := s.grant(p, v, forTest)
+	g := approved(p, v)
+	if forTest {
+		g = testGrant(p, v)
+	}
+	net, secrets, budget := s.runGrant(p, v, g)
 	nonce := newNonce()
-	return &kairos.CellTask{Code: runCode(v.Code, nonce, input), Verb: verb(v), Budget: codetool.BudgetFor(p, verb(v)),
-		Network: g, Secrets: secrets, Credentials: p.Features.CredentialsAccess, Now: s.cfg.Now()}, nonce
+	return &kairos.CellTask{Code: runCode(v.Code, nonce, input), Verb: verb(v), Budget: budget,
+		Network: net, Secrets: secrets, Credentials: p.Features.CredentialsAccess, Now: s.cfg.Now()}, nonce
 }
 
 // settle turns a run cell's output back into what run(input) returned:
@@ -176,19 +137,22 @@ func clipJSON(raw json.RawMessage, n int) json.RawMessage {
 	return b
 }
 
-// risks classifies a version (seed 004's risk classification): network
-// reads and writes, secrets, and a long run (a test's run took over half
-// of the time budget).
+// risks classifies a version (seed 004's risk classification) by what
+// its approval would grant (v.Grant, else approvalGrant): network reads
+// and writes, secrets, and a long run (a test's run took over half of
+// the time budget).
 func (s *Skills) risks(p *kairos.Policy, v *kairos.SkillVersion, tr *testRun) []string {
+	g := v.Grant
+	if g == nil {
+		g = approvalGrant(p, v)
+	}
 	var out []string
-	if len(v.Capabilities.Hosts) > 0 {
+	if len(g.Hosts) > 0 {
 		out = append(out, kairos.RiskNetworkRead)
-		u := codetool.Scan(v.Code)
-		g := codetool.GrantFor(p)
-		if u.NetworkWrite && slices.ContainsFunc(g.Methods, func(m string) bool { return m != "GET" && m != "HEAD" }) {
+		if slices.ContainsFunc(g.Methods, func(m string) bool { return !slices.Contains(readMethods, m) }) {
 			out = append(out, kairos.RiskNetworkWrite)
 		}
-		if len(v.Capabilities.Secrets) > 0 { // secrets reach a cell only with a host (grant)
+		if len(g.Secrets) > 0 { // secrets reach a cell only with a host (approvalGrant)
 			out = append(out, kairos.RiskSecrets)
 		}
 	}

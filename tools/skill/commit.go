@@ -22,6 +22,7 @@ func (s *Skills) commit(ctx context.Context, inv *kairos.ToolInvocation, a *args
 	r := &response{Diff: pr.diff}
 	if pr.tr != nil {
 		r.TestResults = pr.tr.results
+		r.untrusted = pr.tr.readNet || pr.cur != nil && pr.cur.Tainted
 	}
 	if !pr.passed() {
 		failed := 0
@@ -69,6 +70,7 @@ func (s *Skills) commit(ctx context.Context, inv *kairos.ToolInvocation, a *args
 func (s *Skills) test(ctx context.Context, inv *kairos.ToolInvocation, a *args) (*response, error) {
 	p := s.pol()
 	var v *kairos.SkillVersion
+	untrusted := false // the tested code is a skill's the user cannot trust
 	if a.Code == nil && a.Tests == nil {
 		if a.Name == "" {
 			return nil, kairos.Errorf(kairos.EINVALID, "test needs a skill's name, or code and tests")
@@ -77,12 +79,12 @@ func (s *Skills) test(ctx context.Context, inv *kairos.ToolInvocation, a *args) 
 		if err != nil {
 			return nil, err
 		}
-		v = sk.Current
+		v, untrusted = sk.Current, untrustedBy(sk, inv.UserKey) != ""
 	} else {
 		var cur *kairos.SkillVersion
 		if a.Name != "" {
 			if sk, err := s.cfg.Store.FindSkill(ctx, inv.UserKey, a.Name); err == nil {
-				cur = sk.Current
+				cur, untrusted = sk.Current, untrustedBy(sk, inv.UserKey) != ""
 			}
 		}
 		if a.Description == nil && cur == nil {
@@ -98,5 +100,5 @@ func (s *Skills) test(ctx context.Context, inv *kairos.ToolInvocation, a *args) 
 	if err != nil {
 		return nil, err
 	}
-	return &response{Success: tr.passed, TestResults: tr.results}, nil
+	return &response{Success: tr.passed, TestResults: tr.results, untrusted: untrusted || tr.readNet}, nil
 }

@@ -23,8 +23,12 @@ func detail(pr *prepared, inv *kairos.ToolInvocation) string {
 	}
 	fmt.Fprintf(&b, "Description: %s\n", v.Description)
 	fmt.Fprintf(&b, "Risk: %s\n", orDefault(strings.Join(v.Risk, ", "), "none (computes only)"))
-	fmt.Fprintf(&b, "Network hosts: %s\nSecrets: %s\n", orDefault(strings.Join(v.Capabilities.Hosts, ", "), "none"),
-		orDefault(strings.Join(v.Capabilities.Secrets, ", "), "none"))
+	if v.Grant != nil {
+		b.WriteString(describeGrant(v.Grant))
+	} else { // a rollback to a version approved before grants were kept
+		fmt.Fprintf(&b, "Network hosts: %s\nSecrets: %s\n", orDefault(strings.Join(v.Capabilities.Hosts, ", "), "none"),
+			orDefault(strings.Join(v.Capabilities.Secrets, ", "), "none"))
+	}
 	if inv.Tainted {
 		fmt.Fprintf(&b, "Made while untrusted content (%s) was in the conversation: the skill stays marked and its results are untrusted.\n",
 			orDefault(inv.TaintSource, "untrusted content"))
@@ -91,6 +95,10 @@ func label(v *kairos.SkillVersion) string {
 func render(v *kairos.SkillVersion) []string {
 	caps, _ := json.Marshal(v.Capabilities)
 	lines := []string{"description: " + v.Description, "input_schema: " + string(v.InputSchema), "capabilities: " + string(caps)}
+	if v.Grant != nil {
+		g, _ := json.Marshal(v.Grant)
+		lines = append(lines, "grant: "+string(g))
+	}
 	for _, t := range v.Tests {
 		tl, _ := json.Marshal(t)
 		lines = append(lines, "test: "+string(tl))

@@ -22,18 +22,31 @@ type runTool struct {
 
 var _ kairos.Tool = (*runTool)(nil)
 
-func newRunTool(s *Skills, sk *kairos.Skill) *runTool {
+// newRunTool is skill__<name> as offered to user. A description the user
+// cannot trust (untrustedBy) is marked so: the agent fences it as data.
+func newRunTool(s *Skills, sk *kairos.Skill, user string) *runTool {
 	desc := kairos.Clip(sk.Current.Description, 120)
-	if sk.Tainted {
-		desc += " (made in an untrusted turn; output untrusted)"
-	}
 	var params bytes.Buffer
 	if json.Compact(&params, sk.Current.InputSchema) != nil || params.Len() == 0 {
 		params.Reset()
 		params.WriteString(`{"type":"object"}`)
 	}
 	return &runTool{s: s, sk: sk, spec: kairos.ToolSpec{Name: kairos.SkillToolName(sk.Name), Description: desc,
-		Parameters: json.RawMessage(params.Bytes())}}
+		Parameters: json.RawMessage(params.Bytes()), Untrusted: untrustedBy(sk, user)}}
+}
+
+// untrustedBy names who wrote a skill's words when user cannot trust
+// them ("" when user can): a skill made or changed while untrusted
+// content was in the turn, or a shared skill of another owner (its
+// description, code and tests are someone else's).
+func untrustedBy(sk *kairos.Skill, user string) string {
+	switch {
+	case sk.Tainted:
+		return "a skill made while untrusted content (" + orDefault(sk.TaintSource, "unknown") + ") was in view"
+	case sk.Owner != user:
+		return "a skill shared by another user"
+	}
+	return ""
 }
 
 // specTokens estimates what a skill's tool adds to a prompt.

@@ -125,8 +125,8 @@ func TestTaintedSkill(t *testing.T) {
 		t.Fatal("a tainted skill's result is trusted")
 	}
 	spec := r.s.ToolsFor(r.pol, kairos.ToolScope{UserKey: owner})[0].Spec()
-	if !strings.Contains(spec.Description, "untrusted") {
-		t.Fatalf("spec %q", spec.Description)
+	if !strings.Contains(spec.Untrusted, "untrusted content (search)") || strings.Contains(spec.Description, "untrusted") {
+		t.Fatalf("spec %q by %q: the description is to be fenced by the agent", spec.Description, spec.Untrusted)
 	}
 }
 
@@ -156,8 +156,23 @@ func TestSharedSkill(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.s.Changed()
-	if ts := r.s.ToolsFor(r.pol, other); len(ts) != 1 || ts[0].Spec().Name != "skill__double" {
-		t.Fatalf("shared skill not offered: %v", ts)
+	if ts := r.s.ToolsFor(r.pol, other); len(ts) != 1 || ts[0].Spec().Name != "skill__double" || ts[0].Spec().Untrusted != "a skill shared by another user" {
+		t.Fatalf("shared skill not offered, or its description not marked someone else's: %v", ts)
+	}
+	if ts := r.s.ToolsFor(r.pol, kairos.ToolScope{UserKey: owner}); ts[0].Spec().Untrusted != "" {
+		t.Fatalf("the owner's own skill is marked %q", ts[0].Spec().Untrusted)
+	}
+	// Its words (list, show, its tests' outputs) are someone else's for
+	// the other user: untrusted content.
+	for _, a := range []map[string]any{{"action": "list"}, {"action": "show", "name": "double"}, {"action": "test", "name": "double"}} {
+		in := inv(a)
+		in.UserKey = "telegram:3003"
+		if res, err := r.s.Tool().Call(context.Background(), in); err != nil || !res.Tainted {
+			t.Errorf("%v by another user: tainted=%v err=%v", a, res != nil && res.Tainted, err)
+		}
+		if res, err := r.s.Tool().Call(context.Background(), inv(a)); err != nil || res.Tainted {
+			t.Errorf("%v by its owner: tainted=%v err=%v", a, res != nil && res.Tainted, err)
+		}
 	}
 	in := inv(map[string]any{"action": "update", "name": "double", "code": doubleCode + " // mine now"})
 	in.UserKey = "telegram:3003"

@@ -152,7 +152,7 @@ func (s *Skills) list(owner string) (listEntry, error) {
 	list = slicesDeleteNoCurrent(list)
 	e = listEntry{at: now, gen: gen, list: list, runs: make(map[string]*runTool, len(list))}
 	for _, sk := range list {
-		e.runs[sk.Name] = newRunTool(s, sk)
+		e.runs[sk.Name] = newRunTool(s, sk, owner)
 	}
 	s.mu.Lock()
 	if s.gen == gen {

@@ -41,6 +41,10 @@ type testRun struct {
 	longest time.Duration // the slowest test's run
 	budget  kairos.Budget // a run's budget
 	start   time.Time     // when the first test began
+	// readNet: a test's cell called the network (the sandbox counts only
+	// the calls it let through), so the results (outputs, errors) may hold
+	// what the network said: untrusted content.
+	readNet bool
 }
 
 // spent reports whether the tests have used up their one time budget.
@@ -89,6 +93,7 @@ func (s *Skills) runTest(ctx context.Context, p *kairos.Policy, v *kairos.SkillV
 	if err != nil {
 		return r, fmt.Errorf("run the skill's tests: %w", err)
 	}
+	tr.readNet = tr.readNet || res.NetworkCalls > 0
 	tr.longest = max(tr.longest, res.Duration)
 	res = s.scrub(res)
 	settle(res, nonce)

@@ -127,7 +127,9 @@ func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.To
 	if err != nil {
 		return nil, err
 	}
-	return toolutil.Result(r, false)
+	// Test outputs that read the network, or words of a skill the user
+	// cannot trust, are untrusted content: fenced, tainting the turn.
+	return toolutil.Result(r, r.untrusted)
 }
 
 // response is the tool's answer (../shared/CONTRACT.md).
@@ -139,6 +141,7 @@ type response struct {
 	Diff        string                   `json:"diff,omitempty"`
 	Error       string                   `json:"error,omitempty"`
 	Note        string                   `json:"note,omitempty"`
+	untrusted   bool                     // holds untrusted content (Tool.Call)
 }
 
 // skillView is a skill as the model reads it.
@@ -177,6 +180,7 @@ func (s *Skills) listFor(ctx context.Context, owner string) (*response, error) {
 	r := &response{Success: true, Skills: []skillView{}}
 	for _, sk := range list {
 		r.Skills = append(r.Skills, view(sk))
+		r.untrusted = r.untrusted || untrustedBy(sk, owner) != ""
 	}
 	return r, nil
 }
@@ -197,5 +201,5 @@ func (s *Skills) show(ctx context.Context, owner, name string) (*response, error
 	for _, x := range vs {
 		v.Versions = append(v.Versions, x.Version)
 	}
-	return &response{Success: true, Skill: &v}, nil
+	return &response{Success: true, Skill: &v, untrusted: untrustedBy(sk, owner) != ""}, nil
 }

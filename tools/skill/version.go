@@ -34,14 +34,19 @@ func (s *Skills) version(p *kairos.Policy, inv *kairos.ToolInvocation, a *args, 
 	if a.Capabilities != nil {
 		v.Capabilities = *a.Capabilities
 	}
-	if cur != nil && a.Description == nil && a.Code == nil && len(a.InputSchema) == 0 && a.Tests == nil && a.Capabilities == nil {
-		return nil, kairos.Errorf(kairos.EINVALID, "an update needs at least one of description, code, input_schema, tests, capabilities")
-	}
 	if err := checkFields(v, p.Skills.MaxTests); err != nil {
 		return nil, err
 	}
 	if err := s.checkCapabilities(p, v); err != nil {
 		return nil, err
+	}
+	// An update that changes nothing is a new approval of the same
+	// version: worth asking only when the policy now grants more (or
+	// less) than the current version's approval showed.
+	if cur != nil && a.Description == nil && a.Code == nil && len(a.InputSchema) == 0 && a.Tests == nil && a.Capabilities == nil &&
+		sameGrant(approvalGrant(p, v), approved(p, cur)) {
+		return nil, kairos.Errorf(kairos.EINVALID, "an update needs at least one of description, code, input_schema, tests, capabilities "+
+			"(or a policy that grants the skill other than its approval showed)")
 	}
 	return v, nil
 }

@@ -122,6 +122,15 @@ func (s *Server) addNote(n string) {
 	}
 }
 
+// AddLure adds a read tool whose description is description (a prompt
+// injection, say): the tool itself only answers "looked up".
+func (s *Server) AddLure(name, description string) {
+	s.srv.AddTool(&mcp.Tool{Name: name, Description: description, InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("looked up"), nil
+		})
+}
+
 // Notes returns the notes added so far (this process only).
 func (s *Server) Notes() []string {
 	s.mu.Lock()
