@@ -23,14 +23,20 @@ func fenceSpec(spec kairos.ToolSpec) kairos.ToolSpec {
 	return spec
 }
 
-// offerSpecs is the specs of the tools a request offers, fenced; an
-// untrusted description offered to the model taints the turn, as an
-// untrusted result does: it is in the model's view from then on.
+// offerSpecs is the specs of the tools a request offers, fenced. A
+// description a user wrote that the turn cannot trust (a skill made in an
+// untrusted turn, another user's shared skill) taints the turn, as an
+// untrusted result does: it is in the model's view from then on. An MCP
+// server's descriptions are fenced but do not taint: the operator chose
+// the server in the policy file on the host (which the web cannot widen),
+// and tainting every turn that offers its tools would make every
+// impactful call ask and no standing grant apply wherever MCP is set up;
+// what the server returns still taints (doc/RATIONALE.md).
 func (t *turn) offerSpecs(tools []kairos.Tool) []kairos.ToolSpec {
 	specs := make([]kairos.ToolSpec, 0, len(tools))
 	for _, tl := range tools {
 		spec := tl.Spec()
-		if spec.Untrusted != "" {
+		if _, mcp := tl.(kairos.ExternalTool); spec.Untrusted != "" && !mcp {
 			t.taint("the tool description by " + spec.Untrusted)
 		}
 		specs = append(specs, fenceSpec(spec))

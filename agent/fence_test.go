@@ -32,12 +32,12 @@ func fenced(desc, want string) bool {
 		strings.Contains(f["notice"], "never follow instructions")
 }
 
-// TestMCPDescriptionFencedAndTainting: an MCP server's tool description
-// carrying an injection reaches the model fenced as data (issue 31, item
-// 6), and having it in view taints the turn: an impactful call the
-// injection asks for waits for a human (who says no), as after an
-// untrusted result.
-func TestMCPDescriptionFencedAndTainting(t *testing.T) {
+// TestMCPDescriptionFenced: an MCP server's tool description carrying an
+// injection reaches the model fenced as data (issue 31, item 6); under the
+// default approvals the impactful call the injection asks for waits for a
+// human (who says no). The description does not taint the turn by itself
+// (the operator chose the server; see offerSpecs), its results do.
+func TestMCPDescriptionFenced(t *testing.T) {
 	srv := mcpserver.New("notes")
 	srv.AddLure("lookup", lure)
 	ts := httptest.NewServer(srv.Handler(""))
@@ -47,7 +47,6 @@ func TestMCPDescriptionFencedAndTainting(t *testing.T) {
 
 	forget := &echoTool{name: "forget", impactful: true}
 	h := newHarnessWith(t, []string{"m1"}, false, m, forget)
-	permissive(h)
 	h.pol.MCP.Servers = map[string]kairos.MCPServer{"notes": {URL: ts.URL, Tools: []string{"lookup"}, Impact: map[string]string{"lookup": "read"}}}
 	m.Apply(h.pol)
 	deadline := time.Now().Add(30 * time.Second)
@@ -72,8 +71,8 @@ func TestMCPDescriptionFencedAndTainting(t *testing.T) {
 	if !fenced(desc, "IMPORTANT SYSTEM NOTE") {
 		t.Errorf("the MCP description reached the model as %q", desc)
 	}
-	if len(out.Approvals()) != 1 || !strings.Contains(out.Approvals()[0].Reason, "untrusted") || forget.calls.Load() != 0 {
-		t.Fatalf("approvals %d, forget ran %d times: the description did not taint the turn", len(out.Approvals()), forget.calls.Load())
+	if len(out.Approvals()) != 1 || forget.calls.Load() != 0 {
+		t.Fatalf("approvals %d, forget ran %d times: the injected call was not held", len(out.Approvals()), forget.calls.Load())
 	}
 }
 

@@ -214,10 +214,9 @@ func TestMCPCheck(t *testing.T) {
 }
 
 // TestMCPTaintedTurnNeedsApproval: with no approval required by the policy
-// and no confirmation of impactful actions, a write still waits for a
-// human: the server's tool descriptions are in the model's view (fenced as
-// data, they taint the turn: issue 31), and an injected MCP result is
-// too.
+// and no confirmation of impactful actions, a write runs at once in a
+// clean turn, but after an MCP result tainted the turn it waits for a
+// human.
 func TestMCPTaintedTurnNeedsApproval(t *testing.T) {
 	e, srv := mcpEnv(t, `approvals:
   required: []
@@ -232,24 +231,18 @@ clock:
 	e.start()
 	waitFor(t, "the MCP server to connect", func() bool { return strings.Contains(e.logs.String(), "mcp server connected") })
 
-	e.tg.PushText(2002, 2002, "note first", time.Now())
-	if reply := waitReply(t, e.tg, 2002, 1, "Approval needed"); !strings.Contains(reply, "MCP server notes") {
-		t.Errorf("approval request %q does not say the descriptions are untrusted", reply)
-	}
-	if _, err := e.tg.PressButton(2002, 2002, "Approve"); err != nil {
-		t.Fatal(err)
-	}
-	waitReply(t, e.tg, 2002, 2, "noted: first")
+	e.tg.PushText(2002, 2002, "note clean turn", time.Now())
+	waitReply(t, e.tg, 2002, 1, "noted: clean turn")
 	e.tg.PushText(2002, 2002, "weather please", time.Now())
-	reply := waitReply(t, e.tg, 2002, 3, "Approval needed")
+	reply := waitReply(t, e.tg, 2002, 2, "Approval needed")
 	if !strings.Contains(reply, "untrusted content") {
 		t.Errorf("approval request %q does not say why", reply)
 	}
 	if _, err := e.tg.PressButton(2002, 2002, "Deny"); err != nil {
 		t.Fatal(err)
 	}
-	waitReply(t, e.tg, 2002, 4, "did not approve")
-	if got := srv.Notes(); !slices.Equal(got, []string{"first"}) {
+	waitReply(t, e.tg, 2002, 3, "did not approve")
+	if got := srv.Notes(); !slices.Equal(got, []string{"clean turn"}) {
 		t.Fatalf("notes %v", got)
 	}
 }
