@@ -15,7 +15,7 @@ import (
 	"github.com/kairos-agent/kairos/policy"
 	"github.com/kairos-agent/kairos/sandbox"
 	"github.com/kairos-agent/kairos/store"
-	codetool "github.com/kairos-agent/kairos/tools/code"
+	"github.com/kairos-agent/kairos/tools/cell"
 )
 
 func (m *Main) runVersion() error {
@@ -159,10 +159,10 @@ func (m *Main) runCell(ctx context.Context, file string) error {
 	// every configured secret when features.credentials_access is on; the
 	// verb follows what the code does.
 	verb := kairos.VerbBuild
-	if codetool.Scan(string(src)).Network {
+	if cell.Scan(string(src)).Network {
 		verb = kairos.VerbResearch
 	}
-	task := &kairos.CellTask{Code: string(src), Verb: verb, Budget: codetool.BudgetFor(p, verb), Network: codetool.GrantFor(p),
+	task := &kairos.CellTask{Code: string(src), Verb: verb, Budget: cell.BudgetFor(p, verb), Network: cell.GrantFor(p),
 		Secrets: m.Config.Secrets, Credentials: p.Features.CredentialsAccess, Now: time.Now()}
 	res, err := r.Run(ctx, task)
 	if err != nil {

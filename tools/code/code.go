@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools/cell"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
 
@@ -210,7 +211,7 @@ func (t *Tool) secretNames(pol *kairos.Policy) []string {
 // features.credentials_access is on; generate only with a Model.
 func (t *Tool) Spec() kairos.ToolSpec {
 	pol := t.pol()
-	g := GrantFor(pol)
+	g := cell.GrantFor(pol)
 	names := t.secretNames(pol)
 	acts := t.actions()
 	enum, _ := json.Marshal(acts)
@@ -331,7 +332,7 @@ func (t *Tool) Action(_ context.Context, inv *kairos.ToolInvocation) (kairos.Too
 		return t.classify(t.pol(), a.Code).action, nil
 	case ActionGenerate:
 		cap := CapCode
-		if GrantFor(t.pol()).Enabled {
+		if cell.GrantFor(t.pol()).Enabled {
 			cap = CapNetwork
 		}
 		return kairos.ToolAction{Name: NameGenerate, Capability: cap}, nil
@@ -350,10 +351,10 @@ type class struct {
 }
 
 func (t *Tool) classify(pol *kairos.Policy, code string) class {
-	u := Scan(code)
-	g := GrantFor(pol)
+	u := cell.Scan(code)
+	g := cell.GrantFor(pol)
 	network := g.Enabled && u.Network
-	write := writesAllowed(g) && u.NetworkWrite
+	write := cell.WritesAllowed(g) && u.NetworkWrite
 	secrets := pol.Features.CredentialsAccess && len(t.secrets) > 0 && u.Secrets
 	c := class{
 		action: kairos.ToolAction{Name: NameExecute, Capability: CapCode},
@@ -368,7 +369,7 @@ func (t *Tool) classify(pol *kairos.Policy, code string) class {
 	if write {
 		why = append(why, writeReason(g))
 	} else {
-		c.grant = readOnly(g)
+		c.grant = cell.ReadOnly(g)
 	}
 	if secrets {
 		what := "a secret"

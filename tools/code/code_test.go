@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools/cell"
 	"github.com/kairos-agent/kairos/tools/code"
 )
 
@@ -160,7 +161,7 @@ func TestBudgetFor(t *testing.T) {
 		"high": {TimeBudgetMS: 10000, MaxNetworkCalls: 8, MemoryLimitMB: 32},
 		"low":  {MaxToolCalls: 10},
 	}
-	base := code.BudgetFor(kairos.DefaultPolicy(), kairos.VerbBuild)
+	base := cell.BudgetFor(kairos.DefaultPolicy(), kairos.VerbBuild)
 	tests := []struct {
 		verb string
 		want func(b kairos.Budget) kairos.Budget
@@ -177,19 +178,19 @@ func TestBudgetFor(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.verb, func(t *testing.T) {
-			if d := cmp.Diff(tc.want(base), code.BudgetFor(p, tc.verb)); d != "" {
+			if d := cmp.Diff(tc.want(base), cell.BudgetFor(p, tc.verb)); d != "" {
 				t.Fatalf("BudgetFor(%s) (-want +got):\n%s", tc.verb, d)
 			}
 		})
 	}
 	empty := &kairos.Policy{}
-	if b, want := code.BudgetFor(empty, kairos.VerbBuild), kairos.DefaultBudget().TimeBudget; b.TimeBudget != want {
+	if b, want := cell.BudgetFor(empty, kairos.VerbBuild), kairos.DefaultBudget().TimeBudget; b.TimeBudget != want {
 		t.Fatalf("empty policy time budget = %s, want %s", b.TimeBudget, want)
 	}
 }
 
 func TestGrantFor(t *testing.T) {
-	if g := code.GrantFor(kairos.DefaultPolicy()); g.Enabled || len(g.Methods) != 0 {
+	if g := cell.GrantFor(kairos.DefaultPolicy()); g.Enabled || len(g.Methods) != 0 {
 		t.Fatalf("default grant = %+v, want nothing", g)
 	}
 	p := kairos.DefaultPolicy()
@@ -199,11 +200,11 @@ func TestGrantFor(t *testing.T) {
 		Enabled: true, AllowHosts: []string{"api.example.com", "*.github.com"}, Methods: []string{"GET", "POST"},
 		BlockedCategories: []string{"banking", "payments", "crypto_exchanges", "login_flows", "gambling"},
 	}
-	if d := cmp.Diff(want, code.GrantFor(p)); d != "" {
+	if d := cmp.Diff(want, cell.GrantFor(p)); d != "" {
 		t.Fatalf("GrantFor (-want +got):\n%s", d)
 	}
 	p.Network.Methods = nil
-	if g := code.GrantFor(p); len(g.Methods) != 1 || g.Methods[0] != "GET" {
+	if g := cell.GrantFor(p); len(g.Methods) != 1 || g.Methods[0] != "GET" {
 		t.Fatalf("methods without a policy list = %v, want [GET]", g.Methods)
 	}
 }

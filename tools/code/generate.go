@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools/cell"
 )
 
 // coderMaxTokens bounds one answer of the coding model.
@@ -15,7 +16,7 @@ const coderMaxTokens = 2048
 // CoderPrompt returns the system prompt of generate's coding call: the
 // cell's globals, only those the policy and the secrets enable.
 func CoderPrompt(p *kairos.Policy, secretNames []string) string {
-	g := GrantFor(p)
+	g := cell.GrantFor(p)
 	var b strings.Builder
 	b.WriteString("You write JavaScript (ES2023) for a sandboxed QuickJS cell. Top-level await works. ")
 	b.WriteString("There is no filesystem, no import/require, no process, no DOM")

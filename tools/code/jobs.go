@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools/cell"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
 
@@ -77,7 +78,7 @@ func (t *Tool) execute(ctx context.Context, inv *kairos.ToolInvocation, r run) (
 func (t *Tool) prepare(inv *kairos.ToolInvocation, r run) (*kairos.CellTask, *kairos.CodeExecution, string) {
 	pol := t.pol()
 	c := t.classify(pol, r.code)
-	b := BudgetFor(pol, c.verb)
+	b := cell.BudgetFor(pol, c.verb)
 	note := ""
 	if r.timeoutMS.Set {
 		want := time.Duration(r.timeoutMS.Value) * time.Millisecond

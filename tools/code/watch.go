@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools/cell"
 )
 
 // CellWrites classifies code run outside a turn (a watching cell) as
@@ -16,8 +17,8 @@ import (
 // the policy p (then it needs the code.network_write approval), and the
 // reason the approval states.
 func CellWrites(p *kairos.Policy, code string) (bool, string) {
-	g := GrantFor(p)
-	if !writesAllowed(g) || !Scan(code).NetworkWrite {
+	g := cell.GrantFor(p)
+	if !cell.WritesAllowed(g) || !cell.Scan(code).NetworkWrite {
 		return false, ""
 	}
 	return true, "the code " + writeReason(g)
@@ -38,11 +39,11 @@ func writeReason(g kairos.NetworkGrant) string {
 // CellGrant is the network grant of a watching cell: the policy's whole
 // grant when its write was approved, GET/HEAD only otherwise.
 func CellGrant(p *kairos.Policy, writeApproved bool) kairos.NetworkGrant {
-	g := GrantFor(p)
+	g := cell.GrantFor(p)
 	if writeApproved {
 		return g
 	}
-	return readOnly(g)
+	return cell.ReadOnly(g)
 }
 
 // Watcher runs watching cells (a schedule's code) at their firings.
@@ -65,7 +66,7 @@ func (w *Watcher) Run(ctx context.Context, s *kairos.Schedule, f *kairos.Firing)
 		w.Logger.Info("watching cell not run: features.cli_exec is false", "schedule", s.ID)
 		return "", nil
 	}
-	task := &kairos.CellTask{Code: s.Code, Verb: kairos.VerbMonitor, Budget: BudgetFor(p, kairos.VerbMonitor),
+	task := &kairos.CellTask{Code: s.Code, Verb: kairos.VerbMonitor, Budget: cell.BudgetFor(p, kairos.VerbMonitor),
 		Network: CellGrant(p, s.NetWrite && !s.Tainted), Now: w.Now()}
 	res, err := w.Runner.Run(ctx, task)
 	if err != nil {

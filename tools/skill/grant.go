@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	codetool "github.com/kairos-agent/kairos/tools/code"
+	"github.com/kairos-agent/kairos/tools/cell"
 )
 
 // readMethods are the methods a skill gets when its code does not
@@ -20,8 +20,8 @@ var readMethods = []string{"GET", "HEAD"}
 // methods), the declared secrets when credentials are on, and the run
 // budget. A run never gets more than this (runGrant).
 func approvalGrant(p *kairos.Policy, v *kairos.SkillVersion) *kairos.SkillGrant {
-	g := codetool.GrantFor(p)
-	out := &kairos.SkillGrant{Budget: codetool.BudgetFor(p, verb(v)).PolicyBudget()}
+	g := cell.GrantFor(p)
+	out := &kairos.SkillGrant{Budget: cell.BudgetFor(p, verb(v)).PolicyBudget()}
 	for _, h := range v.Capabilities.Hosts {
 		if g.Enabled && hostAllowed(h, g.AllowHosts) {
 			out.Hosts = append(out.Hosts, h)
@@ -31,7 +31,7 @@ func approvalGrant(p *kairos.Policy, v *kairos.SkillVersion) *kairos.SkillGrant 
 		return out // secrets reach a cell only with a host to send them to
 	}
 	out.Methods = g.Methods
-	if !codetool.Scan(v.Code).NetworkWrite {
+	if !cell.Scan(v.Code).NetworkWrite {
 		out.Methods = intersect(g.Methods, readMethods)
 	}
 	if p.Features.CredentialsAccess {
@@ -64,7 +64,7 @@ func approved(p *kairos.Policy, v *kairos.SkillVersion) *kairos.SkillGrant {
 	}
 	out.Methods = readMethods
 	if slices.Contains(v.Risk, kairos.RiskNetworkWrite) {
-		out.Methods = codetool.GrantFor(p).Methods
+		out.Methods = cell.GrantFor(p).Methods
 	}
 	if slices.Contains(v.Risk, kairos.RiskSecrets) {
 		out.Secrets = v.Capabilities.Secrets
@@ -78,8 +78,8 @@ func approved(p *kairos.Policy, v *kairos.SkillVersion) *kairos.SkillGrant {
 // secrets no longer configured or switched off are gone; and nothing the
 // policy added since (a method, a budget raised) is there.
 func (s *Skills) runGrant(p *kairos.Policy, v *kairos.SkillVersion, g *kairos.SkillGrant) (kairos.NetworkGrant, map[string]string, kairos.Budget) {
-	budget := capBudget(codetool.BudgetFor(p, verb(v)), g.Budget)
-	now := codetool.GrantFor(p)
+	budget := capBudget(cell.BudgetFor(p, verb(v)), g.Budget)
+	now := cell.GrantFor(p)
 	var hosts []string
 	for _, h := range g.Hosts {
 		if now.Enabled && hostAllowed(h, now.AllowHosts) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	codetool "github.com/kairos-agent/kairos/tools/code"
+	"github.com/kairos-agent/kairos/tools/cell"
 )
 
 // predicateKey marks an expect that is a JavaScript predicate over
@@ -68,7 +68,7 @@ func (tr *testRun) spent() bool {
 // would show in budget() and tell a test from a run.
 func (s *Skills) runTests(ctx context.Context, v *kairos.SkillVersion) (*testRun, error) {
 	p := s.pol()
-	tr := &testRun{budget: codetool.BudgetFor(p, verb(v)), passed: true, start: time.Now()}
+	tr := &testRun{budget: cell.BudgetFor(p, verb(v)), passed: true, start: time.Now()}
 	for _, t := range v.Tests {
 		r, err := s.runTest(ctx, p, v, t, tr)
 		if err != nil {
@@ -123,7 +123,7 @@ func (s *Skills) checkPredicate(ctx context.Context, p *kairos.Policy, pred stri
 	lit, _ := json.Marshal(string(output)) // escapes U+2028/U+2029: a valid JavaScript string
 	code := "const result = JSON.parse(" + string(lit) + ");\n" +
 		"Promise.resolve().then(() => (" + pred + "\n)).then((v) => !!v).then(\n" + settleJS(nonce)
-	task := &kairos.CellTask{Code: code, Verb: kairos.VerbBuild, Budget: codetool.BudgetFor(p, kairos.VerbBuild), Now: s.cfg.Now()}
+	task := &kairos.CellTask{Code: code, Verb: kairos.VerbBuild, Budget: cell.BudgetFor(p, kairos.VerbBuild), Now: s.cfg.Now()}
 	res, err := s.cfg.Runner.Run(ctx, task)
 	if err != nil {
 		return false, "", fmt.Errorf("run a test's predicate: %w", err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
-	codetool "github.com/kairos-agent/kairos/tools/code"
+	"github.com/kairos-agent/kairos/tools/cell"
 )
 
 // version builds and checks the version the arguments describe; on an
@@ -100,7 +100,7 @@ func checkFields(v *kairos.SkillVersion, maxTests int) error {
 func (s *Skills) checkCapabilities(p *kairos.Policy, v *kairos.SkillVersion) error {
 	c := &v.Capabilities
 	c.Hosts, c.Secrets = dedupe(c.Hosts), dedupe(c.Secrets)
-	g := codetool.GrantFor(p)
+	g := cell.GrantFor(p)
 	for _, h := range c.Hosts {
 		if !g.Enabled {
 			return kairos.Errorf(kairos.EFORBIDDEN, "the network is switched off (features.network); a skill cannot use %s", h)
@@ -120,7 +120,7 @@ func (s *Skills) checkCapabilities(p *kairos.Policy, v *kairos.SkillVersion) err
 	if len(c.Secrets) > 0 && len(c.Hosts) == 0 {
 		return kairos.Errorf(kairos.EINVALID, "a secret only goes to the skill's declared hosts and it declares none: add capabilities.hosts or drop capabilities.secrets")
 	}
-	u := codetool.Scan(v.Code)
+	u := cell.Scan(v.Code)
 	if u.Network && len(c.Hosts) == 0 {
 		return kairos.Errorf(kairos.EINVALID, "the code uses the network: declare capabilities.hosts")
 	}

@@ -1,4 +1,4 @@
-package code
+package cell
 
 import (
 	"slices"
@@ -60,24 +60,24 @@ func GrantFor(p *kairos.Policy) kairos.NetworkGrant {
 	return g
 }
 
-// writesAllowed reports whether g lets a cell send anything but GET/HEAD.
-func writesAllowed(g kairos.NetworkGrant) bool {
+// WritesAllowed reports whether g lets a cell send anything but GET/HEAD.
+func WritesAllowed(g kairos.NetworkGrant) bool {
 	if !g.Enabled {
 		return false
 	}
 	for _, m := range g.Methods {
-		if !slices.Contains(readMethods, m) {
+		if !slices.Contains(ReadMethods, m) {
 			return true
 		}
 	}
 	return false
 }
 
-// readOnly returns g limited to GET and HEAD.
-func readOnly(g kairos.NetworkGrant) kairos.NetworkGrant {
+// ReadOnly returns g limited to GET and HEAD.
+func ReadOnly(g kairos.NetworkGrant) kairos.NetworkGrant {
 	var ms []string
 	for _, m := range g.Methods {
-		if slices.Contains(readMethods, m) {
+		if slices.Contains(ReadMethods, m) {
 			ms = append(ms, m)
 		}
 	}

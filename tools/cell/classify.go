@@ -1,4 +1,4 @@
-package code
+package cell
 
 import (
 	"slices"
@@ -21,8 +21,8 @@ var watched = map[string]bool{
 	"getSecret": true, "authSecret": true, "method": true,
 }
 
-// readMethods are the HTTP methods that do not write.
-var readMethods = []string{"GET", "HEAD"}
+// ReadMethods are the HTTP methods that do not write.
+var ReadMethods = []string{"GET", "HEAD"}
 
 // Scan statically scans JavaScript for network and secret use. It is a
 // tokenizer, not a parser: comments are skipped, strings and template
@@ -115,7 +115,7 @@ func readMethodAt(toks []token, i int) bool {
 	if v.kind != tokString || v.template {
 		return false
 	}
-	return slices.Contains(readMethods, strings.ToUpper(strings.TrimSpace(v.text)))
+	return slices.Contains(ReadMethods, strings.ToUpper(strings.TrimSpace(v.text)))
 }
 
 // addLiteral records a secret name given as a lone string literal.
