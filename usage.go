@@ -7,12 +7,13 @@ import (
 )
 
 // What a model call was for (UsageRecord.Kind). Every kind counts against
-// the user it was made for (the coding call and the running summary
-// inside a turn count as the turn's kind); SpendTask is background work (a scheduled
-// task), held to the policy's budgets.spend.background_share of each cap;
-// SpendSummary is the bot's own housekeeping for the user (session
-// summaries and roll-ups), counted but never refused, so memory is never
-// lost to a cap.
+// the user it was made for and is refused at a cap (the coding call and
+// the running summary inside a turn count as the turn's kind); SpendTask
+// is background work (a scheduled task), held to the policy's
+// budgets.spend.background_share of each cap; SpendSummary is the bot's
+// own housekeeping for the user (session summaries and roll-ups): a
+// refused session summary is kept as an excerpt, a refused roll-up waits
+// for the cap to reset.
 const (
 	SpendChat          = "chat"
 	SpendTask          = "task"
@@ -58,12 +59,24 @@ func AsSpendRefusal(err error) (*SpendRefusal, bool) {
 	return r, ok
 }
 
-// SpendGate decides whether a model call may be made.
+// SpendGate decides whether a model call may be made, and holds its place
+// while it is made.
 type SpendGate interface {
-	// Admit returns nil when the user of sc may call the model now, or a
-	// *SpendRefusal when a cap is reached (or is 0). Other errors are
-	// failures of the check itself (the caller lets the call through).
+	// Begin admits one model call for sc that is expected to use about
+	// est (its Model, tokens, Audio, Images; Estimated when the amounts
+	// are a guess, false when they are what the call will use: a call
+	// known to go past a cap is then refused). The call's share of the
+	// caps is held until done is called with what it did use (nil: no
+	// request was made); done records it and must be called exactly once.
+	// A refused call returns a *SpendRefusal; other errors are failures of
+	// the check itself or ctx's.
+	Begin(ctx context.Context, sc SpendContext, est UsageRecord) (done func(ctx context.Context, used *UsageRecord), err error)
+	// Admit checks, holding nothing, whether a call for sc would be
+	// admitted now: nil, or a *SpendRefusal (a cap reached, or 0).
 	Admit(ctx context.Context, sc SpendContext) error
+	// Capped reports whether any cap (the user's or the bot's) applies to
+	// userKey's calls now.
+	Capped(userKey string) bool
 }
 
 // UsageTotals are summed model calls.

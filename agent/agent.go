@@ -188,7 +188,7 @@ func (a *Agent) HandleMessage(ctx context.Context, in *kairos.Inbound, out kairo
 // turn's messages are persisted, then the answer (or an apology) goes out.
 func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) error {
 	in, out, sess := t.in, t.out, t.sess
-	answer, err = spendAnswer(answer, err)
+	answer, refused, err := spendAnswer(answer, err)
 	if errors.Is(err, kairos.ErrHandedOff) {
 		return nil // the turn continues elsewhere
 	}
@@ -212,14 +212,18 @@ func (a *Agent) finish(ctx context.Context, t *turn, answer string, err error) e
 		}
 		return nil
 	}
-	// An answer written with untrusted content in view may carry it on:
-	// it is stored tainted, which marks the session.
-	t.pending = append(t.pending, &kairos.Message{SessionID: sess.ID, ThreadKey: in.ThreadKey(), Role: kairos.RoleAssistant,
-		Content: answer, Tainted: t.tainted, CreatedAt: in.Date})
-	// The turn is written in one transaction before the answer goes out,
-	// so a crash leaves either the whole turn or none of it.
-	if err := a.cfg.Sessions.AppendMessages(ctx, t.pending...); err != nil {
-		return fmt.Errorf("persist turn: %w", err)
+	// A turn a spending cap refused is not kept: no history waits to be
+	// summarized (a model call) once the cap resets (spend.go).
+	if !refused {
+		// An answer written with untrusted content in view may carry it
+		// on: it is stored tainted, which marks the session.
+		t.pending = append(t.pending, &kairos.Message{SessionID: sess.ID, ThreadKey: in.ThreadKey(), Role: kairos.RoleAssistant,
+			Content: answer, Tainted: t.tainted, CreatedAt: in.Date})
+		// The turn is written in one transaction before the answer goes
+		// out, so a crash leaves either the whole turn or none of it.
+		if err := a.cfg.Sessions.AppendMessages(ctx, t.pending...); err != nil {
+			return fmt.Errorf("persist turn: %w", err)
+		}
 	}
 	if err := out.Final(ctx, answer); err != nil {
 		return fmt.Errorf("deliver answer: %w", err)
@@ -445,7 +449,9 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 	if t.handedOff {
 		return out // nothing runs here: the continuation runs the step
 	}
-	a.execute(ctx, t, jobs, out)
+	// The tools' own model calls (the coding call, embeddings) are the
+	// turn's: counted and capped for its user (spend.go).
+	a.execute(spendContext(ctx, t), t, jobs, out)
 	return out
 }
 

@@ -215,6 +215,9 @@ func (a *Agent) history(ctx context.Context, t *turn, budget int, model string) 
 	if cut > 0 {
 		old := stored[:cut]
 		if err := a.foldIntoSummary(ctx, t, old); err != nil {
+			if _, capped := kairos.AsSpendRefusal(err); capped {
+				return nil, err // the turn's own call would be refused too
+			}
 			// The summary could not be written: keep the older turns
 			// rather than lose them; the request is larger this time.
 			a.log.Warn("running summary", "err", err)

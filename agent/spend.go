@@ -26,10 +26,10 @@ func spendContext(ctx context.Context, t *turn) context.Context {
 }
 
 // spendAnswer turns a turn that a spending cap stopped into an answer:
-// the cap's sentence (what was reached, when it resets).
-func spendAnswer(answer string, err error) (string, error) {
+// the cap's sentence (what was reached, when it resets); refused says so.
+func spendAnswer(answer string, err error) (string, bool, error) {
 	if r, ok := kairos.AsSpendRefusal(err); ok {
-		return r.Message, nil
+		return r.Message, true, nil
 	}
-	return answer, err
+	return answer, false, err
 }

@@ -96,7 +96,14 @@ func (s *Sessions) Rollup(ctx context.Context, now time.Time) (*RollupResult, er
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		if err := s.rollupUser(ctx, u, now, derr == nil && div.Kind != DivideNone, res); err != nil {
+		err := s.rollupUser(ctx, u, now, derr == nil && div.Kind != DivideNone, res)
+		if _, capped := kairos.AsSpendRefusal(err); capped {
+			// Not a fault: the user's roll-ups wait for the cap to reset
+			// (the next run writes what is missing).
+			s.cfg.Logger.Info("roll-ups wait: a spending cap refused the summary", "user", u.key)
+			continue
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", u.key, err))
 		}
 	}

@@ -69,15 +69,22 @@ func (s *Sessions) end(ctx context.Context, sess *kairos.Session, userKey, name 
 	summary := ""
 	if hasConversation(msgs) || sess.RunningSummary != "" {
 		text := transcript(sess, msgs)
-		// Counted against the session's user as a summary (never refused).
+		// Counted against the session's user as a summary, and refused at
+		// a cap like any call: the excerpt keeps the session then.
 		sctx := kairos.WithSpend(ctx, kairos.SpendContext{UserKey: sess.UserKey, ThreadKey: sess.ThreadKey, SessionID: sess.ID, Kind: kairos.SpendSummary})
 		summary, err = s.cfg.chat(sctx, sessionPrompt, text, 400)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			s.cfg.Logger.Warn("session summary unavailable; storing an excerpt", "session", sess.ID, "err", err)
-			summary = excerpt(text)
+			why := "the model was unavailable"
+			if _, capped := kairos.AsSpendRefusal(err); capped {
+				why = "a spending cap was reached"
+				s.cfg.Logger.Info("session summary refused by a spending cap; storing an excerpt", "session", sess.ID)
+			} else {
+				s.cfg.Logger.Warn("session summary unavailable; storing an excerpt", "session", sess.ID, "err", err)
+			}
+			summary = excerpt(text, why)
 		}
 		day := conversationDay(s.cfg.Policy().Sessions, sess, msgs)
 		if userKey == "" {

@@ -47,6 +47,9 @@ func (c *Config) chat(ctx context.Context, system, text string, maxTokens int) (
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
+		if _, capped := kairos.AsSpendRefusal(err); capped {
+			return "", err // the next model is refused the same way
+		}
 		errs = append(errs, err)
 	}
 	return "", fmt.Errorf("summarize: %w", errors.Join(errs...))
@@ -105,7 +108,7 @@ func hasConversation(msgs []*kairos.Message) bool {
 // excerpt is the stand-in summary when no model answers: the newest part
 // of the transcript, marked as such, so the division still happens and
 // the next session still carries something.
-func excerpt(text string) string {
+func excerpt(text, why string) string {
 	const n = 800
 	text = strings.TrimSpace(text)
 	if len(text) > n {
@@ -115,5 +118,5 @@ func excerpt(text string) string {
 		}
 		text = "…" + text
 	}
-	return "(Unsummarized excerpt; the model was unavailable.)\n" + text
+	return "(Unsummarized excerpt; " + why + ".)\n" + text
 }

@@ -34,10 +34,13 @@ type Config struct {
 	Speaker     kairos.Speaker     // nil: no voice replies
 	// TranscribeModel names the transcription model in usage records.
 	TranscribeModel string
-	// Sessions records transcription usage (optional).
+	// Sessions opens the session a transcription's usage is recorded in
+	// (and records it when there is no Spend); optional.
 	Sessions kairos.SessionStore
-	// Spend, when set, is asked before a transcription: a user at a
-	// spending cap gets the cap's sentence and nothing is transcribed.
+	// Spend, when set, admits every transcription and spoken answer: a
+	// user at a spending cap gets the cap's sentence and nothing is
+	// transcribed; a recording whose length cannot be read is refused
+	// while a cap applies.
 	Spend kairos.SpendGate
 	// Clock records a message whose file was refused as an interaction
 	// (the agent records the others); optional.
@@ -189,61 +192,82 @@ func userError(err error) string {
 
 // transcribe downloads and transcribes a voice note, audio file or video
 // note; the transcript becomes the user's text (the user's own words).
-// Each attempt streams the file anew from Telegram into the request, so
-// the audio is held once, inside the request body, never twice.
+// The call is priced by the length read from the file and goes through
+// the spending caps (spend.go). Each attempt streams the file anew from
+// Telegram into the request, so the audio is held once, inside the
+// request body, never twice.
 func (h *Handler) transcribe(ctx context.Context, pol *kairos.Policy, in *kairos.Inbound, a *kairos.Attachment) (string, error) {
 	if h.cfg.Transcriber == nil {
 		h.cfg.Metrics.MediaFailure(a.Kind, "no_transcriber")
 		return msgNoTranscriber, nil
 	}
-	if h.cfg.Spend != nil {
-		sc := kairos.SpendContext{UserKey: in.UserKey(), ThreadKey: in.ThreadKey(), Kind: kairos.SpendTranscription}
-		if r, capped := kairos.AsSpendRefusal(h.cfg.Spend.Admit(ctx, sc)); capped {
+	m := &meter{h: h, in: in, a: a}
+	if h.cfg.Spend != nil { // at a cap already: nothing is downloaded
+		if r, capped := kairos.AsSpendRefusal(h.cfg.Spend.Admit(ctx, m.spendContext())); capped {
 			return r.Message, nil
 		}
 	}
+	text, msg, err := h.transcribeAttempts(ctx, pol, a, m)
+	if msg != "" || err != nil {
+		m.settle(ctx, false)
+		return msg, err
+	}
+	h.cfg.Metrics.Transcribed(m.length)
+	m.settle(ctx, true)
+	in.Heard = text
+	if in.Text != "" { // an audio file's caption
+		text += "\n\n" + in.Text
+	}
+	in.Text = text
+	return "", nil
+}
+
+// transcribeAttempts downloads and transcribes the file, retrying as the
+// policy says; it returns the transcript, or the sentence for the user.
+func (h *Handler) transcribeAttempts(ctx context.Context, pol *kairos.Policy, a *kairos.Attachment, m *meter) (string, string, error) {
 	retries := max(pol.Agent.Retries, 0)
 	var lastErr error
 	for attempt := 0; attempt <= retries; attempt++ {
 		if attempt > 0 {
 			if err := kairos.RetryWait(ctx, attempt, lastErr, h.cfg.Backoff); err != nil {
-				return "", err
+				return "", "", err
 			}
 		}
 		rc, err := a.Open(ctx)
 		if err != nil {
 			if msg := userError(err); msg != "" {
 				h.cfg.Metrics.MediaFailure(a.Kind, "too_big")
-				return msg, nil
+				return "", msg, nil
 			}
 			lastErr = err
 			h.log.Warn("download failed", "kind", a.Kind, "attempt", attempt+1, "err", err)
 			continue
 		}
 		cr := &countingReader{r: rc}
-		text, err := h.cfg.Transcriber.Transcribe(ctx, a.Name, cr)
+		lr := m.reader(ctx, cr)
+		text, err := h.cfg.Transcriber.Transcribe(ctx, a.Name, lr)
+		if err == nil && !m.admitted() && m.refusal == "" {
+			_, _ = io.Copy(io.Discard, lr) // it answered before the end: the rest says the length
+		}
+		lr.close()
 		rc.Close()
+		if m.refusal != "" {
+			return "", m.refusal, nil // refused at the end of the stream: no request was made
+		}
 		if err == nil {
 			h.cfg.Metrics.MediaFile(a.Kind, cr.n)
-			h.cfg.Metrics.Transcribed(a.Duration)
 			if strings.TrimSpace(text) == "" {
 				h.cfg.Metrics.MediaFailure(a.Kind, "no_speech")
-				return msgNoSpeech, nil
+				return "", msgNoSpeech, nil
 			}
-			h.recordUsage(ctx, in, a.Duration)
-			in.Heard = text
-			if in.Text != "" { // an audio file's caption
-				text += "\n\n" + in.Text
-			}
-			in.Text = text
-			return "", nil
+			return text, "", nil
 		}
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return "", "", ctx.Err()
 		}
 		if msg := userError(err); msg != "" {
 			h.cfg.Metrics.MediaFailure(a.Kind, "too_big")
-			return msg, nil
+			return "", msg, nil
 		}
 		lastErr = err
 		h.log.Warn("transcription failed", "kind", a.Kind, "attempt", attempt+1, "err", err)
@@ -251,13 +275,13 @@ func (h *Handler) transcribe(ctx context.Context, pol *kairos.Policy, in *kairos
 		if errors.As(err, &pe) && !pe.Retryable {
 			if pe.StatusCode == 400 {
 				h.cfg.Metrics.MediaFailure(a.Kind, "bad_audio")
-				return msgBadAudio, nil
+				return "", msgBadAudio, nil
 			}
 			break
 		}
 	}
 	h.cfg.Metrics.MediaFailure(a.Kind, "transcription")
-	return msgTranscribeFailed, nil
+	return "", msgTranscribeFailed, nil
 }
 
 // refuse answers a file that could not be used with one sentence. The
@@ -302,22 +326,6 @@ func fileNote(in *kairos.Inbound) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// recordUsage accounts the audio a transcription consumed in the thread's
-// session (the session the agent's turn then continues).
-func (h *Handler) recordUsage(ctx context.Context, in *kairos.Inbound, audio time.Duration) {
-	if h.cfg.Sessions == nil {
-		return
-	}
-	sess, err := h.cfg.Sessions.OpenSession(ctx, in.ThreadKey(), in.UserKey(), in.Date)
-	if err == nil {
-		err = h.cfg.Sessions.RecordUsage(ctx, &kairos.UsageRecord{SessionID: sess.ID, UserKey: in.UserKey(), ThreadKey: in.ThreadKey(),
-			Model: h.cfg.TranscribeModel, Audio: audio, CreatedAt: in.Date})
-	}
-	if err != nil {
-		h.log.Warn("record transcription usage", "err", err)
-	}
 }
 
 type countingReader struct {

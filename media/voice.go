@@ -66,7 +66,7 @@ func (h *Handler) voiceOn(ctx context.Context, in *kairos.Inbound) bool {
 // voice replies on and the channel (orig) can send voice.
 func (h *Handler) withVoice(ctx context.Context, in *kairos.Inbound, out, orig kairos.Replier) kairos.Replier {
 	if vr, ok := orig.(kairos.VoiceReplier); ok && h.voiceOn(ctx, in) {
-		return &voiceReplier{Replier: out, h: h, voice: vr}
+		return &voiceReplier{Replier: out, h: h, voice: vr, in: in}
 	}
 	return out
 }
@@ -76,6 +76,7 @@ type voiceReplier struct {
 	kairos.Replier
 	h     *Handler
 	voice kairos.VoiceReplier
+	in    *kairos.Inbound // whose answer it is (its spending caps)
 }
 
 func (r *voiceReplier) Final(ctx context.Context, text string) error {
@@ -86,7 +87,11 @@ func (r *voiceReplier) Final(ctx context.Context, text string) error {
 	if speech == "" {
 		return nil
 	}
-	audio, err := r.h.cfg.Speaker.Speak(ctx, speech)
+	audio, err := r.h.cfg.Speaker.Speak(speakContext(ctx, r.in), speech)
+	if _, capped := kairos.AsSpendRefusal(err); capped {
+		r.h.log.Info("spoken answer skipped: a spending cap refused it")
+		return nil // the text went out
+	}
 	if err != nil {
 		r.h.log.Warn("speech failed", "err", err)
 		r.h.cfg.Metrics.MediaFailure("speech", "provider")

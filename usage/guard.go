@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -37,6 +38,9 @@ type Config struct {
 	Notify          func(ctx context.Context, userKey, text string)
 	NotifyOperators func(ctx context.Context, text string)
 	Metrics         Metrics
+	// Anchors keeps the windows calls were counted in (window.go); nil
+	// keeps them in memory only.
+	Anchors Anchors
 	// Refresh is how long totals read from the database are trusted
 	// before they are read again (other replicas' calls); 30 s when 0.
 	Refresh time.Duration
@@ -54,6 +58,10 @@ type Guard struct {
 	// the bot runs (guarded by mu).
 	notify    func(ctx context.Context, userKey, text string)
 	notifyOps func(ctx context.Context, text string)
+	// settle is closed (and replaced) whenever a call in flight settles;
+	// waiting counts the calls waiting for it.
+	settle  chan struct{}
+	waiting atomic.Int64
 }
 
 // Attach sets where notices go (the bot, once it runs): to a user, and to
@@ -72,6 +80,21 @@ func (g *Guard) notifiers() (func(ctx context.Context, userKey, text string), fu
 
 var _ kairos.SpendGate = (*Guard)(nil)
 
+// settled returns the channel closed when a call in flight next settles.
+func (g *Guard) settled() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.settle
+}
+
+// wake tells the calls waiting on a full cap that one in flight settled.
+func (g *Guard) wake() {
+	g.mu.Lock()
+	close(g.settle)
+	g.settle = make(chan struct{})
+	g.mu.Unlock()
+}
+
 // New returns a Guard.
 func New(cfg Config) *Guard {
 	if cfg.Now == nil {
@@ -84,21 +107,23 @@ func New(cfg Config) *Guard {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Guard{cfg: cfg, log: cfg.Logger.With("component", "usage"), accts: map[string]*account{},
-		notify: cfg.Notify, notifyOps: cfg.NotifyOperators}
+		notify: cfg.Notify, notifyOps: cfg.NotifyOperators,
+		settle: make(chan struct{})}
 }
 
 // account holds the totals of one user (or of the bot) for the current
-// day and month of its zone.
+// day and month windows of its zone (window.go).
 type account struct {
 	key  string
 	slot chan struct{} // one model call at a time while capped
 
 	mu         sync.Mutex
 	loaded     time.Time
-	zone       *time.Location
-	day, month string // period keys: 2026-11-25, 2026-11
+	day, month window   // the windows in force at the last reload
+	anchor     anchored // the last windows a call was recorded in
 	dayUsed    kairos.SpendAmount
 	monthUsed  kairos.SpendAmount
+	held       kairos.SpendAmount // what the calls in flight are expected to use (call.go)
 	lifted     map[string]bool
 	lastTask   kairos.SpendAmount // the latest scheduled-task call: what the next is likely to cost
 }
@@ -124,53 +149,85 @@ func (g *Guard) known(key string) *account {
 	return g.accts[key]
 }
 
-// periods returns the day and month keys of now in loc and when each
-// started.
-func periods(now time.Time, loc *time.Location) (day, month string, dayStart, monthStart time.Time) {
-	l := now.In(loc)
-	dayStart = time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, loc)
-	monthStart = time.Date(l.Year(), l.Month(), 1, 0, 0, 0, 0, loc)
-	return l.Format("2006-01-02"), l.Format("2006-01"), dayStart, monthStart
+// zoneOf is the zone of an account's caps: the user's own, UTC for the
+// bot.
+func (g *Guard) zoneOf(ctx context.Context, key string) *time.Location {
+	if key != BotKey && g.cfg.Zone != nil {
+		if z := g.cfg.Zone(ctx, key); z != nil {
+			return z
+		}
+	}
+	return time.UTC
 }
 
 // fresh brings a's totals up to date for now; the caller holds a.mu.
-// Within the same periods the larger of the cached and the stored totals
+// Within the same windows the larger of the cached and the stored totals
 // wins: this replica's calls may still wait in a turn's deferred writes,
 // other replicas' calls only the database knows.
 func (g *Guard) fresh(ctx context.Context, a *account, now time.Time) error {
-	if a.zone != nil {
-		day, month, _, _ := periods(now, a.zone)
-		if day == a.day && month == a.month && now.Sub(a.loaded) < g.cfg.Refresh && now.After(a.loaded.Add(-time.Minute)) {
-			return nil
-		}
+	if a.day.holds(now) && a.month.holds(now) && now.Sub(a.loaded) < g.cfg.Refresh && now.After(a.loaded.Add(-time.Minute)) {
+		return nil
 	}
-	loc := time.UTC
-	if a.key != BotKey && g.cfg.Zone != nil {
-		if z := g.cfg.Zone(ctx, a.key); z != nil {
-			loc = z
-		}
+	loc := g.zoneOf(ctx, a.key)
+	an, err := g.loadAnchors(ctx, a.key)
+	if err != nil {
+		return err
 	}
-	day, month, dayStart, monthStart := periods(now, loc)
+	an.Day, an.Month = later(an.Day, a.anchor.Day), later(an.Month, a.anchor.Month)
+	day, month := windowFor(dayKind, now, loc, an.Day), windowFor(monthKind, now, loc, an.Month)
 	user := a.key
 	if user == BotKey {
 		user = ""
 	}
-	m, d, err := g.cfg.Store.SpendSince(ctx, user, monthStart, dayStart)
+	m, d, err := g.spendIn(ctx, user, month.Start, day.Start)
 	if err != nil {
 		return err
 	}
-	lifts, err := g.cfg.Store.SpendLifts(ctx, a.key, day, month)
+	lifts, err := g.cfg.Store.SpendLifts(ctx, a.key, day.Key, month.Key)
 	if err != nil {
 		return err
 	}
-	if month == a.month && a.zone != nil && a.zone.String() == loc.String() {
+	if !a.loaded.IsZero() && a.month.Start.Equal(month.Start) {
 		m = maxAmount(m, a.monthUsed)
-		if day == a.day {
-			d = maxAmount(d, a.dayUsed)
-		}
 	}
-	a.zone, a.day, a.month, a.dayUsed, a.monthUsed, a.lifted, a.loaded = loc, day, month, d, m, lifts, now
+	if !a.loaded.IsZero() && a.day.Start.Equal(day.Start) {
+		d = maxAmount(d, a.dayUsed)
+	}
+	a.day, a.month, a.anchor, a.dayUsed, a.monthUsed, a.lifted, a.loaded = day, month, an, d, m, lifts, now
 	return nil
+}
+
+// spendIn sums user's calls since monthStart and since dayStart (a day
+// window anchored before a zone change may begin before the month's).
+func (g *Guard) spendIn(ctx context.Context, user string, monthStart, dayStart time.Time) (m, d kairos.SpendAmount, err error) {
+	if !dayStart.Before(monthStart) {
+		return g.cfg.Store.SpendSince(ctx, user, monthStart, dayStart)
+	}
+	if d, _, err = g.cfg.Store.SpendSince(ctx, user, dayStart, dayStart); err != nil {
+		return m, d, err
+	}
+	m, _, err = g.cfg.Store.SpendSince(ctx, user, monthStart, monthStart)
+	return m, d, err
+}
+
+// later is the later of two anchored windows.
+func later(x, y window) window {
+	if y.Start.After(x.Start) {
+		return y
+	}
+	return x
+}
+
+// anchor fixes a's current windows once a call is recorded in them, so
+// that a zone change cannot reopen them; the caller holds a.mu.
+func (g *Guard) anchorWindows(ctx context.Context, a *account) {
+	if a.anchor.Day == a.day && a.anchor.Month == a.month {
+		return
+	}
+	a.anchor.Day, a.anchor.Month = a.day, a.month
+	if err := g.saveAnchors(ctx, a.key, a.anchor); err != nil {
+		g.log.Warn("record the spending windows", "err", err)
+	}
 }
 
 func maxAmount(x, y kairos.SpendAmount) kairos.SpendAmount {
@@ -191,6 +248,7 @@ func userID(userKey string) int64 {
 // rule is the spend policy in force for one call, read once: the user's
 // caps and whether the bot has a cap of its own.
 type rule struct {
+	pol  *kairos.Policy
 	sp   *kairos.SpendPolicy
 	caps kairos.SpendCaps
 	bot  bool
@@ -207,75 +265,10 @@ func ruleOf(sp *kairos.SpendPolicy, userKey string) rule {
 
 // ruleFor reads the policy once for a call of sc.
 func (g *Guard) ruleFor(sc kairos.SpendContext) rule {
-	return ruleOf(&g.cfg.Policy().Budgets.Spend, sc.UserKey)
-}
-
-// free says whether nothing caps the call: a summary, or no cap at all.
-func (r rule) free(sc kairos.SpendContext) bool {
-	return sc.Kind == kairos.SpendSummary || (!r.caps.Any() && !r.bot)
-}
-
-// Begin is the check before one model call: while the user has a cap it
-// waits for the user's call in flight to end (so concurrent turns
-// overshoot by at most one call), then admits or refuses. release ends
-// the call (after Record); it is never nil. The policy is read once.
-func (g *Guard) Begin(ctx context.Context, sc kairos.SpendContext) (release func(), err error) {
-	r := g.ruleFor(sc)
-	if r.free(sc) {
-		return func() {}, nil
-	}
-	release = func() {}
-	if r.caps.Any() {
-		a := g.account(sc.UserKey)
-		select {
-		case a.slot <- struct{}{}:
-		case <-ctx.Done():
-			return release, ctx.Err()
-		}
-		release = func() { <-a.slot }
-	}
-	if err := g.admit(ctx, sc, r); err != nil {
-		release()
-		return func() {}, err
-	}
-	return release, nil
-}
-
-// Admit implements kairos.SpendGate: nil, or a *kairos.SpendRefusal
-// naming the cap reached and when it resets.
-func (g *Guard) Admit(ctx context.Context, sc kairos.SpendContext) error {
-	return g.admit(ctx, sc, g.ruleFor(sc))
-}
-
-func (g *Guard) admit(ctx context.Context, sc kairos.SpendContext, r rule) error {
-	if r.free(sc) {
-		return nil
-	}
-	now := g.cfg.Now()
-	share := 1.0
-	if sc.Kind == kairos.SpendTask {
-		share = r.sp.Background()
-	}
-	var hit *limit
-	if r.caps.Any() {
-		ls, err := g.limitsOf(ctx, g.account(sc.UserKey), userLimits(r.caps), now)
-		if err != nil {
-			return err
-		}
-		hit = firstReached(ls, share, sc.Kind == kairos.SpendTask)
-	}
-	if hit == nil && r.bot {
-		ls, err := g.limitsOf(ctx, g.account(BotKey), botLimits(r.sp), now)
-		if err != nil {
-			return err
-		}
-		hit = firstReached(ls, 1, false)
-	}
-	if hit == nil {
-		return nil
-	}
-	g.capReached(ctx, sc.UserKey, hit, now)
-	return &kairos.SpendRefusal{Message: refusal(hit, share, sc.Kind, now)}
+	pol := g.cfg.Policy()
+	r := ruleOf(&pol.Budgets.Spend, sc.UserKey)
+	r.pol = pol
+	return r
 }
 
 // limitsOf fills the used amounts of ls from a's fresh totals.

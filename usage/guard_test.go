@@ -74,6 +74,11 @@ func (f *fixture) call(ctx context.Context, user string) error {
 
 func ptr[T any](v T) *T { return &v }
 
+func isRefusal(err error) bool {
+	_, ok := kairos.AsSpendRefusal(err)
+	return ok
+}
+
 // Calls of 30 tokens under a 100-token cap: 4 are made (0, 30, 60, 90
 // are under it), the 5th is refused without reaching the model.
 func TestCapRefusesTheCallAfterItIsReached(t *testing.T) {
@@ -106,26 +111,27 @@ func TestCappedUsersCallsRunOneAtATime(t *testing.T) {
 	f.pol.Budgets.Spend.MonthlyTokens = ptr(int64(1000))
 	sc := kairos.SpendContext{UserKey: "telegram:7"}
 	ctx := context.Background()
-	release, err := f.guard.Begin(ctx, sc)
+	est := kairos.UsageRecord{Model: "m", PromptTokens: 10, Estimated: true}
+	release, err := f.guard.Begin(ctx, sc, est)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := f.guard.Begin(cctx, sc); !errors.Is(err, context.Canceled) {
+	if _, err := f.guard.Begin(cctx, sc, est); !errors.Is(err, context.Canceled) {
 		t.Fatalf("second call while the first is in flight: %v, want it to wait", err)
 	}
-	other, err := f.guard.Begin(ctx, kairos.SpendContext{UserKey: "telegram:8"}) // would hang if it waited
+	other, err := f.guard.Begin(ctx, kairos.SpendContext{UserKey: "telegram:8"}, est) // would hang if it waited
 	if err != nil {
 		t.Fatalf("another user's call waited: %v", err)
 	}
-	other()
-	release()
-	again, err := f.guard.Begin(ctx, sc)
+	other(ctx, nil)
+	release(ctx, nil)
+	again, err := f.guard.Begin(ctx, sc, est)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again()
+	again(ctx, nil)
 }
 
 // Many concurrent turns of one user overshoot the cap by at most one
@@ -211,7 +217,8 @@ func TestPriceAppliesFromReloadOn(t *testing.T) {
 	}
 }
 
-// A cap of 0 is said plainly; summaries are counted but never refused.
+// A cap of 0 is said plainly, and summaries are refused like every other
+// call (they were counted but never refused).
 func TestCapZeroAndSummaries(t *testing.T) {
 	f := newFixture(t)
 	f.pol.Budgets.Spend.MonthlyUSD = ptr(0.0)
@@ -221,8 +228,11 @@ func TestCapZeroAndSummaries(t *testing.T) {
 		t.Fatalf("cap 0: %+v", r)
 	}
 	sctx := kairos.WithSpend(ctx, kairos.SpendContext{UserKey: "telegram:7", Kind: kairos.SpendSummary})
-	if _, err := f.model.Chat(sctx, kairos.ChatRequest{Model: "m"}, nil); err != nil {
-		t.Fatalf("summary refused: %v", err)
+	if _, err := f.model.Chat(sctx, kairos.ChatRequest{Model: "m"}, nil); !isRefusal(err) {
+		t.Fatalf("a summary at a cap of 0: %v, want it refused", err)
+	}
+	if n := f.inner.calls.Load(); n != 0 {
+		t.Fatalf("model calls = %d, want 0", n)
 	}
 }
 
@@ -408,11 +418,11 @@ func TestBeginReadsThePolicyOnce(t *testing.T) {
 	var reads atomic.Int64
 	g := usage.New(usage.Config{Store: store.NewUsageStore(f.db), Recorder: store.NewSessionStore(f.db),
 		Policy: func() *kairos.Policy { reads.Add(1); return f.pol }, Now: f.clock})
-	release, err := g.Begin(context.Background(), kairos.SpendContext{UserKey: "tg:1", Kind: kairos.SpendChat})
+	release, err := g.Begin(context.Background(), kairos.SpendContext{UserKey: "tg:1", Kind: kairos.SpendChat}, kairos.UsageRecord{Estimated: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	release()
+	release(context.Background(), nil)
 	if n := reads.Load(); n != 1 {
 		t.Fatalf("policy read %d times for one call, want 1", n)
 	}

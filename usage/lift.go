@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -21,9 +20,9 @@ func (g *Guard) Lift(ctx context.Context, userKey, by string) (string, error) {
 	if err := g.fresh(ctx, a, now); err != nil {
 		return "", err
 	}
-	periods := []string{a.day, a.month}
+	periods := []string{a.day.Key, a.month.Key}
 	if userKey == BotKey {
-		periods = []string{a.month}
+		periods = []string{a.month.Key}
 	}
 	for _, p := range periods {
 		if err := g.cfg.Store.LiftSpendCap(ctx, userKey, p, by, now); err != nil {
@@ -32,10 +31,10 @@ func (g *Guard) Lift(ctx context.Context, userKey, by string) (string, error) {
 		a.lifted[p] = true
 	}
 	if userKey == BotKey {
-		return fmt.Sprintf("Lifted the bot's monthly caps until the end of %s (UTC).", a.month), nil
+		return fmt.Sprintf("Lifted the bot's monthly caps until the end of %s (UTC).", a.month.Key), nil
 	}
 	return fmt.Sprintf("Lifted the caps of user %d: the daily ones for %s, the monthly ones for %s (%s).",
-		userID(userKey), a.day, a.month, a.zone), nil
+		userID(userKey), a.day.Key, a.month.Key, a.day.Zone), nil
 }
 
 // Status writes the caps in force for userKey, each with how much of it
@@ -85,7 +84,7 @@ func (g *Guard) Status(ctx context.Context, userKey string) (string, error) {
 
 // BotMonth sums everyone's calls this month (UTC), for the operators.
 func (g *Guard) BotMonth(ctx context.Context) (kairos.SpendAmount, error) {
-	_, _, _, monthStart := periods(g.cfg.Now(), time.UTC)
+	monthStart := monthKind.floor(g.cfg.Now().UTC())
 	all, _, err := g.cfg.Store.SpendSince(ctx, "", monthStart, monthStart)
 	return all, err
 }

@@ -16,42 +16,40 @@ type limit struct {
 	cap    float64
 
 	amount kairos.SpendAmount
+	held   float64 // what the calls in flight are expected to use, in the limit's unit
 	ahead  float64 // what the user's last scheduled-task call cost, in the limit's unit
 	period string  // the day or month key it counts in
 	lifted bool
-	zone   *time.Location
+	win    window // the window it counts in
 }
 
 func (l *limit) fill(a *account) {
-	l.zone = a.zone
+	l.win = a.month
 	if l.daily {
-		l.amount, l.period = a.dayUsed, a.day
-	} else {
-		l.amount, l.period = a.monthUsed, a.month
+		l.win = a.day
+	}
+	l.period = l.win.Key
+	l.amount = a.monthUsed
+	if l.daily {
+		l.amount = a.dayUsed
 	}
 	l.lifted = a.lifted[l.period]
-	l.ahead = a.lastTask.CostUSD
-	if l.tokens {
-		l.ahead = float64(a.lastTask.Tokens)
-	}
+	l.ahead, l.held = l.of(a.lastTask), l.of(a.held)
 }
 
-func (l *limit) used() float64 {
+// of is amt in the limit's unit.
+func (l *limit) of(amt kairos.SpendAmount) float64 {
 	if l.tokens {
-		return float64(l.amount.Tokens)
+		return float64(amt.Tokens)
 	}
-	return l.amount.CostUSD
+	return amt.CostUSD
 }
 
-// resets is when the limit's period ends (the next local midnight, or
-// the first of next month).
-func (l *limit) resets(now time.Time) time.Time {
-	n := now.In(l.zone)
-	if l.daily {
-		return time.Date(n.Year(), n.Month(), n.Day()+1, 0, 0, 0, 0, l.zone)
-	}
-	return time.Date(n.Year(), n.Month()+1, 1, 0, 0, 0, 0, l.zone)
-}
+func (l *limit) used() float64 { return l.of(l.amount) }
+
+// resets is when the limit's window ends (a midnight, or the first of a
+// month, in the zone it was opened in).
+func (l *limit) resets() time.Time { return l.win.End }
 
 func userLimits(c kairos.SpendCaps) []limit {
 	var ls []limit
@@ -149,10 +147,11 @@ func (g *Guard) add(ctx context.Context, a *account, ls []limit, amt kairos.Spen
 	defer a.mu.Unlock()
 	if err := g.fresh(ctx, a, now); err != nil {
 		g.log.Warn("read usage totals", "err", err)
-		if a.zone == nil {
+		if a.loaded.IsZero() {
 			return nil
 		}
 	}
+	g.anchorWindows(ctx, a)
 	before := make([]float64, len(ls))
 	for i := range ls {
 		ls[i].fill(a)

@@ -2,9 +2,16 @@ package usage
 
 import (
 	"context"
+	"io"
 
 	"github.com/kairos-agent/kairos"
 )
+
+// The model users' doors through the guard: every chat call, embedding
+// and spoken answer is admitted (or refused) before it is made and
+// recorded after it; transcriptions take Guard.Begin themselves (media),
+// since only the file says what they will use. A user's SpendContext
+// comes from the call's context.
 
 // Model is a kairos.Model whose every call is checked against the caps
 // before it is made and priced and recorded after it answered.
@@ -19,26 +26,48 @@ var _ kairos.Model = (*Model)(nil)
 // *kairos.SpendRefusal and makes no request.
 func (m *Model) Chat(ctx context.Context, req kairos.ChatRequest, onDelta func(string)) (*kairos.ChatResponse, error) {
 	sc, _ := kairos.SpendOf(ctx)
-	release, err := m.Guard.Begin(ctx, sc)
+	done, err := m.Guard.Begin(ctx, sc, chatEstimate(req))
 	if err != nil {
 		return nil, err
 	}
-	defer release()
 	resp, err := m.Next.Chat(ctx, req, onDelta)
 	if err != nil {
+		done(ctx, nil)
 		return nil, err
 	}
 	model := req.Model
 	if model == "" {
 		model = resp.Model
 	}
-	rec := &kairos.UsageRecord{Model: model, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-		CachedTokens: resp.Usage.CachedTokens, Images: images(req), Estimated: resp.Usage.Estimated}
-	if err := m.Guard.Record(ctx, rec); err != nil {
-		m.Guard.log.Warn("record usage", "model", model, "err", err)
-	}
+	done(ctx, &kairos.UsageRecord{Model: model, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+		CachedTokens: resp.Usage.CachedTokens, Images: images(req), Estimated: resp.Usage.Estimated})
 	return resp, nil
 }
+
+// chatEstimate is what a chat request is expected to use: its texts and
+// tool schemas as prompt tokens, its answer's room (MaxTokens, else a
+// short answer) as completion tokens.
+func chatEstimate(req kairos.ChatRequest) kairos.UsageRecord {
+	prompt := 0
+	for _, msg := range req.Messages {
+		prompt += kairos.EstimateTokens(msg.Content) + 4
+		for _, tc := range msg.ToolCalls {
+			prompt += kairos.EstimateTokens(tc.Name) + kairos.EstimateTokens(tc.Arguments)
+		}
+	}
+	for _, t := range req.Tools {
+		prompt += kairos.EstimateTokens(t.Name) + kairos.EstimateTokens(t.Description) + kairos.EstimateTokens(string(t.Parameters))
+	}
+	completion := req.MaxTokens
+	if completion <= 0 {
+		completion = defaultAnswerTokens
+	}
+	return kairos.UsageRecord{Model: req.Model, PromptTokens: prompt, CompletionTokens: completion, Images: images(req), Estimated: true}
+}
+
+// defaultAnswerTokens is the answer a request without MaxTokens is
+// expected to write (what its slot of the caps holds until it settles).
+const defaultAnswerTokens = 512
 
 // images counts the images a request sends (each call resends them).
 func images(req kairos.ChatRequest) int {
@@ -49,17 +78,64 @@ func images(req kairos.ChatRequest) int {
 	return n
 }
 
-// Sessions is a session store whose RecordUsage goes through the Guard
-// (priced, cached, counted): the transcription's usage takes this way.
-type Sessions struct {
-	kairos.SessionStore
+// Embedder is a kairos.Embedder through the guard. The endpoint reports
+// no usage to Kairos, so the tokens are estimated from the texts.
+type Embedder struct {
+	Next kairos.Embedder
+	// Model names the embedding model (its price, the usage rows).
+	Model string
 	Guard *Guard
 }
 
-// RecordUsage implements kairos.SessionStore.
-func (s Sessions) RecordUsage(ctx context.Context, rec *kairos.UsageRecord) error {
-	if rec.Kind == "" && rec.Audio > 0 {
-		rec.Kind = kairos.SpendTranscription
+var _ kairos.Embedder = (*Embedder)(nil)
+
+// Embed implements kairos.Embedder. A refused call returns a
+// *kairos.SpendRefusal and makes no request.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	tokens := 0
+	for _, t := range texts {
+		tokens += kairos.EstimateTokens(t)
 	}
-	return s.Guard.Record(ctx, rec)
+	rec := kairos.UsageRecord{Model: e.Model, PromptTokens: tokens, Estimated: true}
+	sc, _ := kairos.SpendOf(ctx)
+	done, err := e.Guard.Begin(ctx, sc, rec)
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := e.Next.Embed(ctx, texts)
+	if err != nil {
+		done(ctx, nil)
+		return nil, err
+	}
+	done(ctx, &rec)
+	return vecs, nil
+}
+
+// Speaker is a kairos.Speaker through the guard: a spoken answer counts
+// its text as tokens of the speech model.
+type Speaker struct {
+	Next kairos.Speaker
+	// Model names the speech model (its price, the usage rows).
+	Model string
+	Guard *Guard
+}
+
+var _ kairos.Speaker = (*Speaker)(nil)
+
+// Speak implements kairos.Speaker. A refused call returns a
+// *kairos.SpendRefusal and makes no request.
+func (s *Speaker) Speak(ctx context.Context, text string) (io.ReadCloser, error) {
+	rec := kairos.UsageRecord{Model: s.Model, PromptTokens: kairos.EstimateTokens(text), Estimated: true}
+	sc, _ := kairos.SpendOf(ctx)
+	done, err := s.Guard.Begin(ctx, sc, rec)
+	if err != nil {
+		return nil, err
+	}
+	audio, err := s.Next.Speak(ctx, text)
+	if err != nil {
+		done(ctx, nil)
+		return nil, err
+	}
+	done(ctx, &rec)
+	return audio, nil
 }

@@ -99,8 +99,8 @@ func capName(l *limit) string {
 
 // resetText says when a limit resets, in the account's own zone.
 func resetText(l *limit, now time.Time) string {
-	at := l.resets(now)
-	zone := l.zone.String()
+	at := l.resets()
+	zone := l.win.Zone
 	if zone == "Local" || zone == "" {
 		zone = "UTC"
 	}
@@ -154,4 +154,28 @@ func Thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// overRefusal is the sentence of a call whose known use (amt, in l's
+// unit) would go past l.
+func overRefusal(l *limit, share float64, est kairos.UsageRecord, amt float64, now time.Time) string {
+	what := "That call would use "
+	if est.Audio > 0 {
+		what = "Transcribing that recording (" + audioSpan(est.Audio) + ") would use "
+	}
+	whose := "your"
+	if l.acct == BotKey {
+		whose = "the bot's"
+	}
+	left := max(l.cap*share-l.used(), 0)
+	return fmt.Sprintf("%s%s, more than the %s left of %s %s of %s; it resets %s.", what, Amount(l.tokens, amt),
+		Amount(l.tokens, left), whose, capName(l), Amount(l.tokens, l.cap), resetText(l, now))
+}
+
+// audioSpan writes a recording's length: "42 s", "30 min", "1 h 5 min".
+func audioSpan(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(math.Ceil(d.Seconds())))
+	}
+	return Span(d)
 }

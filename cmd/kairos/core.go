@@ -264,7 +264,7 @@ func (m *Main) openTools(c *core, provider *clockstate.Provider) error {
 func (m *Main) memoryTool(c *core) kairos.Tool {
 	var embedder kairos.Embedder
 	if m.Config.EmbeddingModel != "" {
-		embedder = c.model
+		embedder = &usage.Embedder{Next: c.model, Model: m.Config.EmbeddingModel, Guard: c.usage}
 	}
 	return memorytool.New(c.memories, memorytool.Config{Embedder: embedder, Logger: c.log,
 		OnNewSession: func(ctx context.Context, inv *kairos.ToolInvocation) (string, error) {

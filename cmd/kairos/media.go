@@ -15,8 +15,9 @@ import (
 // KAIROS_VISION_MODEL.
 func (m *Main) newMedia(c *core) *media.Handler {
 	audio := c.model.Audio(openai.AudioConfig{BaseURL: m.Config.TranscribeURL, TranscribeModel: m.Config.TranscribeModel})
-	return media.New(media.Config{Next: c.agent, Transcriber: audio, Speaker: audio, Prefs: c.updates, Policy: c.policy,
-		TranscribeModel: m.Config.TranscribeModel, DataDir: m.Config.DataDir, Sessions: usage.Sessions{SessionStore: c.sessions, Guard: c.usage}, Spend: c.usage, Clock: c.clock,
+	speaker := &usage.Speaker{Next: audio, Model: openai.DefaultSpeechModel, Guard: c.usage}
+	return media.New(media.Config{Next: c.agent, Transcriber: audio, Speaker: speaker, Prefs: c.updates, Policy: c.policy,
+		TranscribeModel: m.Config.TranscribeModel, DataDir: m.Config.DataDir, Sessions: c.sessions, Spend: c.usage, Clock: c.clock,
 		VisionModel: m.Config.VisionModel, Metrics: c.metrics, Logger: c.log})
 }
 

@@ -64,7 +64,7 @@ func userZone(clocks *store.ClockStore, now func() time.Time) usage.ZoneFunc {
 // openUsage builds the guard and the model behind it.
 func (c *core) openUsage(clocks *store.ClockStore) (*usage.Guard, kairos.Model) {
 	g := usage.New(usage.Config{Store: store.NewUsageStore(c.db), Recorder: c.sessions, Policy: c.policy,
-		Zone: userZone(clocks, c.now), Metrics: c.metrics, Now: c.now, Logger: c.log})
+		Zone: userZone(clocks, c.now), Anchors: c.updates, Metrics: c.metrics, Now: c.now, Logger: c.log})
 	return g, &usage.Model{Next: c.model, Guard: g}
 }
 
