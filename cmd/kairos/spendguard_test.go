@@ -2,7 +2,8 @@ package main
 
 import (
 	"context"
-	"os"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,48 @@ func TestCapRefusesSummaryCallsOfNewSession(t *testing.T) {
 	if n := count(t, db, "messages", "content LIKE ?", "tell me everything%"); n != 0 {
 		t.Fatalf("%d refused turns kept as history", n)
 	}
-	_ = os.Remove // keep imports stable while the file grows
+}
+
+// Audio is priced by the length read from the file (whisper-1: $0.006 a
+// minute) under a $0.006 daily cap: a voice note that declares 1 s but
+// holds 30 minutes, and 30 minutes sent as a document (no length
+// declared), are refused before any transcription (they were transcribed
+// and recorded as 1 s and as 0 s / $0); a 20-second note that declares
+// 60 s is recorded as 20 s; a file whose length cannot be read is refused
+// with one sentence while a cap applies.
+func TestAudioIsPricedByTheFile(t *testing.T) {
+	e := usageEnv(t, "access:\n  operators: [1001]\n  allowed_users: [2002]\nbudgets:\n  spend:\n    per_user:\n      \"2002\": {daily_usd: 0.006}\n")
+	e.llm.SetTranscriber(func(testkit.TranscriptionRequest) testkit.Reply { return testkit.TextReply("words") })
+	e.start()
+	const user = 2002
+	long := testkit.VoiceNote(30*time.Minute, 0)
+	over := "Transcribing that recording (30 min) would use $0.18, more than the $0.0060 left of your daily spending limit of $0.0060"
+	e.tg.PushVoice(user, user, e.tg.AddFile("voice", "file.oga", "audio/ogg", long), 1, time.Now())
+	waitCount(t, e.tg, user, over, 1)
+	e.tg.PushDocument(user, user, e.tg.AddFile("documents", "lecture.ogg", "audio/ogg", long), "", time.Now())
+	waitCount(t, e.tg, user, over, 2)
+	e.tg.PushDocument(user, user, e.tg.AddFile("documents", "noise.mp3", "audio/mpeg", []byte(strings.Repeat("not an mp3 ", 300))), "", time.Now())
+	waitCount(t, e.tg, user, "I can't tell how long that recording is", 1)
+	if n := len(e.llm.TranscriptionRequests()); n != 0 {
+		t.Fatalf("%d transcriptions of refused recordings", n)
+	}
+	e.tg.PushVoice(user, user, e.tg.AddFile("voice", "short.oga", "audio/ogg", testkit.VoiceNote(20*time.Second, 0)), 60, time.Now())
+	waitCount(t, e.tg, user, "ok words", 1)
+	e.out.Reset()
+	if code := e.main().Main(context.Background(), []string{"usage", "--user", "2002"}); code != 0 {
+		t.Fatalf("kairos usage: %d", code)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(e.out.String()), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r["model"] == "whisper-1" {
+			if r["audio_seconds"] != float64(20) || r["calls"] != float64(1) || fmt.Sprint(r["cost_usd"]) != "0.002" {
+				t.Fatalf("transcription row %v, want 20 s, 1 call, $0.002", r)
+			}
+			return
+		}
+	}
+	t.Fatalf("no transcription row: %s", e.out.String())
 }

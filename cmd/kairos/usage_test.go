@@ -50,7 +50,11 @@ func waitCount(t *testing.T, tg *testkit.FakeTelegram, chat int64, s string, n i
 	deadline := waitDeadline(t)
 	for countSent(tg, chat, s) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("chat %d: %d message(s) with %q, want %d", chat, countSent(tg, chat, s), s, n)
+			var texts []string
+			for _, m := range tg.SentTo(chat) {
+				texts = append(texts, m.LastText())
+			}
+			t.Fatalf("chat %d: %d message(s) with %q, want %d; sent: %q", chat, countSent(tg, chat, s), s, n, texts)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -253,23 +257,24 @@ func TestUsageCommandReadsOnly(t *testing.T) {
 	}
 }
 
-// Transcription is priced (whisper-1's built-in $0.006 a minute) and
-// counted against the user; a user at a cap gets the sentence instead of
-// a transcription.
+// Transcription is priced (whisper-1's built-in $0.006 a minute, by the
+// length read from the file) and counted against the user; a recording
+// whose transcription would go past the cap is refused before it is
+// transcribed, and so is every one at the cap.
 func TestUsageTranscriptionCountsAndIsCapped(t *testing.T) {
 	e := usageEnv(t, "access:\n  operators: [1001]\n  allowed_users: [2002]\nbudgets:\n  spend:\n    per_user:\n      \"2002\": {daily_usd: 0.0006}\n")
 	e.llm.EnqueueTranscript("hello there")
 	e.llm.EnqueueTranscript("and again")
 	e.start()
-	f := e.tg.AddFile("voice", "file.oga", "audio/ogg", oggVoice(4096))
+	f := e.tg.AddFile("voice", "file.oga", "audio/ogg", testkit.VoiceNote(4*time.Second, 4096))
 	e.tg.PushVoice(2002, 2002, f, 4, time.Now()) // 4 s: $0.0004
 	waitCount(t, e.tg, 2002, "ok hello there", 1)
-	e.tg.PushVoice(2002, 2002, f, 4, time.Now()) // $0.0008: the turn's model call is refused
-	waitCount(t, e.tg, 2002, "You have reached your daily spending limit of $0.0006", 1)
-	e.tg.PushVoice(2002, 2002, f, 4, time.Now()) // refused before transcribing
-	waitCount(t, e.tg, 2002, "You have reached your daily spending limit of $0.0006", 2)
-	if n := len(e.llm.TranscriptionRequests()); n != 2 {
-		t.Fatalf("transcriptions = %d, want 2", n)
+	e.tg.PushVoice(2002, 2002, f, 4, time.Now()) // another $0.0004 would end at $0.0008
+	waitCount(t, e.tg, 2002, "Transcribing that recording (4 s) would use $0.0004, more than the $0.0002 left of your daily spending limit of $0.0006", 1)
+	e.tg.PushVoice(2002, 2002, f, 4, time.Now())
+	waitCount(t, e.tg, 2002, "Transcribing that recording (4 s) would use $0.0004", 2)
+	if n := len(e.llm.TranscriptionRequests()); n != 1 {
+		t.Fatalf("transcriptions = %d, want 1", n)
 	}
 	if n := len(e.llm.Requests()); n != 1 {
 		t.Fatalf("chat requests = %d, want 1", n)
@@ -283,7 +288,7 @@ func TestUsageTranscriptionCountsAndIsCapped(t *testing.T) {
 	var audio bool
 	for _, r := range rows {
 		if r["model"] == "whisper-1" {
-			audio = r["audio_seconds"] == float64(8) && r["cost_usd"] == 0.0008 && r["calls"] == float64(2)
+			audio = r["audio_seconds"] == float64(4) && r["cost_usd"] == 0.0004 && r["calls"] == float64(1)
 		}
 	}
 	if !audio {
