@@ -111,3 +111,29 @@ func TestAudioIsPricedByTheFile(t *testing.T) {
 	}
 	t.Fatalf("no transcription row: %s", e.out.String())
 }
+
+// A day is a day: a user who reaches the daily cap at 10:35 in London
+// (UTC), then 30 minutes later sets Pacific/Auckland, where a new day
+// began 5 minutes ago, is still refused until London's midnight (before:
+// the hop reset the cap and both turns were answered).
+func TestZoneHopDoesNotResetTheDailyCap(t *testing.T) {
+	e := usageEnv(t, "access:\n  operators: [1001]\n  allowed_users: [2002]\nbudgets:\n  spend:\n    per_user:\n      \"2002\": {daily_tokens: 100}\n")
+	clk := &testClock{t: time.Date(2026, 11, 25, 10, 35, 0, 0, time.UTC)}
+	e.startAt(clk)
+	const user = 2002
+	for _, text := range []string{"one", "two", "three"} { // 135 tokens
+		e.tg.PushText(user, user, text, clk.Now())
+		waitCount(t, e.tg, user, "ok "+text, 1)
+	}
+	clk.Set(time.Date(2026, 11, 25, 11, 5, 0, 0, time.UTC)) // 00:05 on the 26th in Auckland
+	e.tg.PushText(user, user, "/clock tz Pacific/Auckland", clk.Now())
+	waitCount(t, e.tg, user, "Pacific/Auckland", 1)
+	before := len(e.llm.Requests())
+	for i, text := range []string{"four", "five"} {
+		e.tg.PushText(user, user, text, clk.Now())
+		waitCount(t, e.tg, user, "You have reached your daily token limit of 100 tokens; it resets at midnight (UTC), in 12 h 55 min", i+1)
+	}
+	if n := len(e.llm.Requests()) - before; n != 0 {
+		t.Fatalf("%d model calls after the hop", n)
+	}
+}
