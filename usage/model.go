@@ -96,19 +96,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	for _, t := range texts {
 		tokens += kairos.EstimateTokens(t)
 	}
-	rec := kairos.UsageRecord{Model: e.Model, PromptTokens: tokens, Estimated: true}
-	sc, _ := kairos.SpendOf(ctx)
-	done, err := e.Guard.Begin(ctx, sc, rec)
-	if err != nil {
-		return nil, err
-	}
-	vecs, err := e.Next.Embed(ctx, texts)
-	if err != nil {
-		done(ctx, nil)
-		return nil, err
-	}
-	done(ctx, &rec)
-	return vecs, nil
+	est := kairos.UsageRecord{Model: e.Model, PromptTokens: tokens, Estimated: true}
+	return guarded(ctx, e.Guard, est, func() ([][]float32, error) { return e.Next.Embed(ctx, texts) })
 }
 
 // Speaker is a kairos.Speaker through the guard: a spoken answer counts
@@ -125,17 +114,25 @@ var _ kairos.Speaker = (*Speaker)(nil)
 // Speak implements kairos.Speaker. A refused call returns a
 // *kairos.SpendRefusal and makes no request.
 func (s *Speaker) Speak(ctx context.Context, text string) (io.ReadCloser, error) {
-	rec := kairos.UsageRecord{Model: s.Model, PromptTokens: kairos.EstimateTokens(text), Estimated: true}
+	est := kairos.UsageRecord{Model: s.Model, PromptTokens: kairos.EstimateTokens(text), Estimated: true}
+	return guarded(ctx, s.Guard, est, func() (io.ReadCloser, error) { return s.Next.Speak(ctx, text) })
+}
+
+// guarded makes one call whose use is est (the endpoint reports none)
+// through g for the SpendContext of ctx: admitted first, recorded once
+// it succeeded.
+func guarded[T any](ctx context.Context, g *Guard, est kairos.UsageRecord, call func() (T, error)) (T, error) {
 	sc, _ := kairos.SpendOf(ctx)
-	done, err := s.Guard.Begin(ctx, sc, rec)
+	done, err := g.Begin(ctx, sc, est)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	audio, err := s.Next.Speak(ctx, text)
+	out, err := call()
 	if err != nil {
 		done(ctx, nil)
-		return nil, err
+		return out, err
 	}
-	done(ctx, &rec)
-	return audio, nil
+	done(ctx, &est)
+	return out, nil
 }

@@ -18,15 +18,7 @@ func BenchmarkTurn(b *testing.B) {
 	e.vars = map[string]string{"OPENAI_BASE_URL": e.llm.URL(), "KAIROS_DATA_DIR": dir, "KAIROS_POLICY": dir + "/none.yaml",
 		"KAIROS_SEARCH_URL": "http://127.0.0.1:1", "KAIROS_LOG_LEVEL": "error"}
 	e.llm.SetHandler(func(testkit.ChatRequest) testkit.Reply { return testkit.TextReply("ok") })
-	m := e.main()
-	if err := m.ParseFlags(context.Background(), []string{"chat"}); err != nil {
-		b.Fatal(err)
-	}
-	c, err := m.openCore(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
+	c := e.openCore(b)
 	out := &terminal{w: e.out}
 	at := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	b.ReportAllocs()

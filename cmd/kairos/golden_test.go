@@ -43,15 +43,7 @@ func TestGoldenPromptAndTools(t *testing.T) {
 	e := newEnv(t)
 	delete(e.vars, "TELEGRAM_BOT_TOKEN")
 	e.llm.Enqueue(testkit.TextReply("ok"))
-	m := e.main()
-	if err := m.ParseFlags(context.Background(), []string{"chat"}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := m.openCore(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	c := e.openCore(t)
 	in := cliMessage("hello", time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))
 	if err := c.agent.HandleMessage(context.Background(), in, &terminal{w: e.out}); err != nil {
 		t.Fatal(err)

@@ -24,15 +24,7 @@ import (
 func TestEveryModelUserGoesThroughTheGuard(t *testing.T) {
 	e := newEnv(t)
 	e.vars["KAIROS_EMBEDDING_MODEL"] = "text-embedding-3-small"
-	m := e.main()
-	if err := m.ParseFlags(context.Background(), []string{"chat"}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := m.openCore(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	c := e.openCore(t)
 	allowed := map[string]string{
 		"core.model": "readiness only (GET /models)",
 		// media admits each transcription through its Spend (the guard),
@@ -69,6 +61,22 @@ func TestEveryModelUserGoesThroughTheGuard(t *testing.T) {
 	if w.n < 200 {
 		t.Fatalf("the walk saw %d values: too few to trust", w.n)
 	}
+}
+
+// openCore builds the core as `kairos chat` does (no bot), closed when
+// the test ends.
+func (e *env) openCore(tb testing.TB) *core {
+	tb.Helper()
+	m := e.main()
+	if err := m.ParseFlags(context.Background(), []string{"chat"}); err != nil {
+		tb.Fatal(err)
+	}
+	c, err := m.openCore(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { m.Close() })
+	return c
 }
 
 // walker visits what a value reaches through fields, pointers, slices,
