@@ -154,3 +154,15 @@ func (c *countingSource) Read(p []byte) (int, error) {
 	c.read += n
 	return n, nil
 }
+
+// BenchmarkAudioDuration reads the length of a 30-minute voice note
+// (90,000 Opus packets, about 600 KB): every page is read.
+func BenchmarkAudioDuration(b *testing.B) {
+	data := oggOpus(90000, 960, 0)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, _, err := AudioDuration(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
