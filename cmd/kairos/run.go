@@ -188,7 +188,7 @@ func (m *Main) commands(c *core) *desk.Table {
 	m.addMediaCommands(c, t)
 	m.addMCPCommands(c, t)
 	t.Add(consoleCommand(m.webSrv.Load))
-	m.addUsageCommands(c, t)
+	t.Add(c.usageDesk().Command())
 	t.Add(c.sched.reminders.Command(), c.skills.panel.Command())
 	return t
 }
@@ -196,7 +196,7 @@ func (m *Main) commands(c *core) *desk.Table {
 func (m *Main) baseCommands(c *core) []desk.Command {
 	b := &desk.Basics{EndSession: c.jobs.Sessions().End, Code: c.code, Skills: c.skills.panel, Memories: c.memories,
 		Clock: c.clock.ClockCommand, Mode: c.agent.ModeCommand, Now: c.now,
-		CodeChart: func(ctx context.Context, st *kairos.CodeStats) { codeStatsChart(ctx, c, st) },
+		CodeChart: c.usageDesk().CodeChart,
 		PolicyText: func() string {
 			text := policy.Summary(c.policy())
 			if c.watcher != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/kairos-agent/kairos/bot"
 	"github.com/kairos-agent/kairos/clockstate"
 	"github.com/kairos-agent/kairos/desk"
-	"github.com/kairos-agent/kairos/internal/chart"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/usage"
 	"github.com/kairos-agent/kairos/web"
@@ -101,103 +100,12 @@ func (c *core) attachUsageTerminal(w io.Writer) {
 	c.usage.Attach(func(_ context.Context, _ string, text string) { say(text) }, func(_ context.Context, text string) { say(text) })
 }
 
-// addUsageCommands adds /usage.
-func (m *Main) addUsageCommands(c *core, t *desk.Table) {
-	t.Add(desk.Command{Name: "usage", Description: "Your tokens and cost today and this month, with a chart (operators: everyone, in a private chat; /usage lift ID)",
-		Run: func(ctx context.Context, in *kairos.Inbound, args string) (string, error) {
-			return m.usageCommand(ctx, c, in, strings.Fields(args))
-		}})
-}
-
-// usageCommand is /usage, /usage lift ID and /usage lift bot.
-func (m *Main) usageCommand(ctx context.Context, c *core, in *kairos.Inbound, args []string) (string, error) {
-	operator := c.policy().IsOperator(in.UserID)
-	private := kairos.SurfaceOf(in).Private()
-	if len(args) > 0 && !private {
-		return desk.PrivateOnlyNote, nil // lifting a cap names another user
-	}
-	if len(args) > 0 {
-		if args[0] != "lift" || len(args) != 2 {
-			return "", kairos.Errorf(kairos.EINVALID, "Usage: /usage, or (operators) /usage lift ID or /usage lift bot.")
-		}
-		if !operator {
-			return "", kairos.Errorf(kairos.EFORBIDDEN, "Only an operator can lift a cap.")
-		}
-		who := usage.BotKey
-		if args[1] != "bot" {
-			id, err := strconv.ParseInt(args[1], 10, 64)
-			if err != nil || id <= 0 {
-				return "", kairos.Errorf(kairos.EINVALID, "%q is not a Telegram user id. Usage: /usage lift ID or /usage lift bot.", args[1])
-			}
-			who = kairos.UserKey(kairos.ChannelTelegram, id)
-		}
-		return c.usage.Lift(ctx, who, in.UserKey())
-	}
-	st := store.NewUsageStore(c.db)
-	now := c.now()
-	zone := userZone(store.NewClockStore(c.db), c.now)(ctx, in.UserKey())
-	if zone == nil {
-		zone = time.UTC
-	}
-	own, err := usage.BuildReport(ctx, st, zone, in.UserKey(), now)
-	if err != nil {
-		return "", err
-	}
-	text := own.Text("Your usage")
-	if s, err := c.usage.Status(ctx, in.UserKey()); err == nil && s != "" {
-		text += s + "\n"
-	}
-	pic, title := own, "Your tokens per day, last 30 days ("+zone.String()+")"
-	if operator && !private {
-		text += "\n(Everyone's spending: ask me in a private chat.)\n"
-	}
-	if operator && private {
-		all, err := usage.BuildReport(ctx, st, time.UTC, "", now)
-		if err != nil {
-			return "", err
-		}
-		text += "\n" + all.Text("Everyone (the bot's total)") + usersText(ctx, c, st, now)
-		pic, title = all, "Everyone's tokens per day, last 30 days (UTC)"
-	}
-	png, err := chart.Bars(title, "", pic.Labels, pic.Tokens)
-	if err != nil {
-		return "", err
-	}
-	sent, err := bot.SendPhoto(ctx, png, title)
-	if err != nil {
-		c.log.Warn("send usage chart", "err", err)
-	} else if !sent {
-		text += "\n(On Telegram this comes with a chart of the last 30 days.)"
-	}
-	return text, nil
-}
-
-// usersText lists this month's users (UTC month), most tokens first.
-func usersText(ctx context.Context, c *core, st kairos.UsageStore, now time.Time) string {
-	since := now.UTC().Format("2006-01") + "-01"
-	days, err := usage.Days(ctx, st, nil, "", since, now)
-	if err != nil || len(days) == 0 {
-		return ""
-	}
-	per := map[string]*kairos.UsageTotals{}
-	var order []string
-	for _, d := range days {
-		if per[d.UserKey] == nil {
-			per[d.UserKey] = &kairos.UsageTotals{}
-			order = append(order, d.UserKey)
-		}
-		per[d.UserKey].Add(d.UsageTotals)
-	}
-	var b strings.Builder
-	b.WriteString("By user this month (UTC):\n")
-	for i, u := range order {
-		if i == 20 {
-			fmt.Fprintf(&b, "… and %d more (kairos usage lists all)\n", len(order)-20)
-			break
-		}
-		fmt.Fprintf(&b, "- %s: %s\n", u, usage.Line(*per[u]))
-	}
-	return b.String()
+// usageDesk is /usage and /codestats' picture at the desk; pictures go
+// through the bot where the door is Telegram's (bot.SendPhoto says false
+// elsewhere).
+func (c *core) usageDesk() *desk.Usage {
+	return &desk.Usage{Store: store.NewUsageStore(c.db), Guard: c.usage, Zone: userZone(store.NewClockStore(c.db), c.now),
+		Picture: bot.SendPhoto, Policy: c.policy, Now: c.now, Logger: c.log}
 }
 
 // runUsage is `kairos usage`.
@@ -242,25 +150,4 @@ func usageReport(ctx context.Context, db *store.DB, user int64, since string, no
 		return nil, err
 	}
 	return web.UsageRows(days), nil
-}
-
-// codeStatsChart sends /codestats' picture: the runs that succeeded and
-// the failures by category, one bar each (a chart reads better than the
-// list once there are a few categories). Nothing when nothing ran.
-func codeStatsChart(ctx context.Context, c *core, st *kairos.CodeStats) {
-	if st == nil || st.Total == 0 {
-		return
-	}
-	labels, values := []string{"succeeded"}, []float64{float64(st.Successes)}
-	for _, cat := range st.Categories {
-		labels = append(labels, cat.Category)
-		values = append(values, float64(cat.Count))
-	}
-	png, err := chart.Bars("Code runs, last 7 days: succeeded, and failures by category", "", labels, values)
-	if err == nil {
-		_, err = bot.SendPhoto(ctx, png, "Code runs, last 7 days")
-	}
-	if err != nil {
-		c.log.Warn("send code stats chart", "err", err)
-	}
 }
