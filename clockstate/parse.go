@@ -20,7 +20,7 @@ const (
 
 // ParseResult is parse_anchored_time's result (§4.4). Its JSON form is
 // exactly what `kairos clock parse` prints:
-// {"kind", "start"?, "end"?, "repeat"?, "needs_clarification", "clarification_question"?}
+// {"kind", "start"?, "end"?, "repeat"?, "needs_clarification", "clarification_question"?, "assumptions"?}
 // with RFC 3339 instants carrying the anchor's offset.
 type ParseResult struct {
 	Kind  string     `json:"kind"`
@@ -31,6 +31,9 @@ type ParseResult struct {
 	Repeat                string `json:"repeat,omitempty"`
 	NeedsClarification    bool   `json:"needs_clarification"`
 	ClarificationQuestion string `json:"clarification_question,omitempty"`
+	// Assumptions are what was read into the text ("read 'wedensday' as
+	// Wednesday"): shown with the result, so an approval states them.
+	Assumptions []string `json:"assumptions,omitempty"`
 
 	// Phrase is the time expression found in the text.
 	Phrase string `json:"-"`
