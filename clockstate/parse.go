@@ -225,7 +225,12 @@ func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) 
 		text = text[:maxParseInput]
 	}
 	text = blankInvalidUTF8(text)
-	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole}
+	var words normalized
+	if whole {
+		words = normalizeWords(text)
+		text = words.text
+	}
+	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole, words: words}
 	if tz != "" {
 		loc, err := LoadTZ(tz)
 		if err != nil {
@@ -292,6 +297,7 @@ type parser struct {
 	iso        *isoParts
 	tzQuestion string
 	zones      []byteSpan // the zone found and its repeats
+	words      normalized // whole text: its assumptions, typo question and unknown words
 }
 
 func (p *parser) mask(a, b int) {

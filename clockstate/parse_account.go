@@ -297,6 +297,12 @@ func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
 	case len(words) > 0:
 		q = "I could not read " + quoteWords(words)
 	}
+	if q != "" {
+		q += ": which date and time do you mean? Please say it again in one phrase, for example \"Friday 21 March at 4pm\"."
+	} else if !silent || len(cluster) > 0 {
+		q = p.wordQuestion(res, lo, hi)
+	}
+	res.Assumptions = p.words.assumptions
 	if q == "" {
 		res.used = p.used
 		return res
@@ -305,8 +311,79 @@ func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
 	if res.Kind == KindFloating {
 		kind = KindFloating
 	}
-	return ParseResult{Kind: kind, NeedsClarification: true, Phrase: res.Phrase, TZ: res.TZ,
-		ClarificationQuestion: q + ": which date and time do you mean? Please say it again in one phrase, for example \"Friday 21 March at 4pm\"."}
+	return ParseResult{Kind: kind, NeedsClarification: true, Phrase: res.Phrase, TZ: res.TZ, ClarificationQuestion: q,
+		Assumptions: p.words.assumptions}
+}
+
+// wordQuestion is the question the words of a whole text raise (issue
+// 32): a typo with two readings, or an unknown word inside the expression
+// [lo, hi) or right beside it ("quux 5pm", "5pm in Zorbania"); "" when
+// none.
+func (p *parser) wordQuestion(res ParseResult, lo, hi int) string {
+	if !p.whole {
+		return ""
+	}
+	if p.words.question != "" {
+		return p.words.question
+	}
+	w, place := p.besideUnknown(lo, hi)
+	switch {
+	case w == "":
+		return ""
+	case place:
+		return "I do not know the place " + strconv.Quote(w) + ": which time zone is it in? Please give a city or an IANA name such as Europe/Lisbon."
+	case res.Phrase != "":
+		return "I read " + strconv.Quote(res.Phrase) + " but not " + strconv.Quote(w) + ": what do you mean by it? Please say the time again without it, or tell me what it means."
+	}
+	return "I could not read " + strconv.Quote(w) + ": which date and time do you mean?"
+}
+
+// besideUnknown is the first unknown word inside [lo, hi) or right beside
+// it: nothing but punctuation (no sentence end) or words already read
+// between, or, after it, "in" ("5pm in Zorbania": place says so, as does
+// "time" right after the word).
+func (p *parser) besideUnknown(lo, hi int) (string, bool) {
+	if len(p.words.unknown) == 0 {
+		return "", false
+	}
+	for _, r := range unreadRuns(p.text, p.used) {
+		if !p.words.unknown[asciiLower(strings.Trim(r.text, "'"))] {
+			continue
+		}
+		switch {
+		case r.start >= lo && r.end <= hi, r.end <= lo && p.gapRead(r.end, lo):
+			return p.wordAt(r), p.timeWordAfter(r.end)
+		case r.start >= hi && p.gapRead(hi, r.start):
+			return p.wordAt(r), p.timeWordAfter(r.end)
+		case r.start >= hi && p.gapIn(hi, r.start):
+			return p.wordAt(r), true
+		}
+	}
+	return "", false
+}
+
+// gapRead says whether text[a:b] holds only white space, punctuation that
+// ends no sentence, and bytes a step read.
+func (p *parser) gapRead(a, b int) bool {
+	cov := func(i int) bool { return inSpans(i, p.used) }
+	for i := a; i < b; i++ {
+		c := p.text[i]
+		if strings.IndexByte(".!?;\n", c) >= 0 && !cov(i) || isRunByte(c) && !cov(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// gapIn says whether text[a:b] is the word "in" between spaces.
+func (p *parser) gapIn(a, b int) bool {
+	return strings.EqualFold(strings.TrimSpace(p.text[a:b]), "in")
+}
+
+// timeWordAfter says whether the word after i is "time" ("Zorbania time").
+func (p *parser) timeWordAfter(i int) bool {
+	rest := strings.TrimLeft(p.text[i:], " ")
+	return len(rest) >= 4 && strings.EqualFold(rest[:4], "time") && (len(rest) == 4 || !isRunByte(rest[4]))
 }
 
 // readTimeText is what an invalid result read but could not make a time
