@@ -84,7 +84,7 @@ func metaVariants(text string, rng *rand.Rand) []variant {
 		add(vUnknown, strings.Join(slices.Insert(slices.Clone(words), first, u), " "))
 		add(vUnknown, strings.Join(slices.Insert(slices.Clone(words), last+1, u), " "))
 	}
-	add(vTxtSpeak, txtSpeak(words))
+	add(vTxtSpeak, metaTxtSpeak(words))
 	return out
 }
 
@@ -173,7 +173,7 @@ func timeTokens(words []string) (int, int) {
 	return first, last
 }
 
-func txtSpeak(words []string) string {
+func metaTxtSpeak(words []string) string {
 	out := slices.Clone(words)
 	changed := false
 	for i, w := range words {

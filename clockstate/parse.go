@@ -42,8 +42,11 @@ type ParseResult struct {
 	// Local says whether Start fell in a DST gap or fold (compatible rule).
 	Local LocalKind `json:"-"`
 	// used are the byte spans of the text the parse read (the accounting
-	// rule; tests check no time word lies outside them).
+	// rule; tests check no time word lies outside them), in read.
 	used []byteSpan
+	// read is the text the parse read: the whole text with its fillers
+	// dropped, its txt-speak and typos written as their words.
+	read string
 }
 
 // maxParseInput bounds the text examined (the expression is expected near
@@ -247,7 +250,9 @@ func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) 
 	p.masked = []byte(text)
 	p.readGreetings()
 	res, cluster := p.read(append([]string{tz}, extraKnown...))
-	return p.account(inYearRange(res), cluster)
+	res = p.account(inYearRange(res), cluster)
+	res.read = p.text
+	return res
 }
 
 // inYearRange turns a result outside years 1 to 9999 into an invalid one.

@@ -87,7 +87,7 @@ var (
 	reHourPartAfter     = regexp.MustCompile(`(?i)^\s*(?:tonight|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
 	reInBefore          = regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`)
 	reAmPmAfter         = regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`)
-	reDayWordAfter      = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw|yesterday|next|on|` + reWeekdayWord + `)\b`)
+	reDayWordAfter      = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw?|2moro|yesterday|today|next|on|` + reWeekdayWord + `)\b`)
 	reInBareEnd         = regexp.MustCompile(`(?i)^\s*(?:$|[.!?,;)]|(?:pls|please|thanks|thx|ta|cheers|mate|ok|okay|then)\b|to\s+[a-z])`)
 	reCurrency          = regexp.MustCompile(`[$£€¥₹]\s*$`)
 	reMinutesOf         = regexp.MustCompile(`(?i)^\s+(?:past|after|to|of|till|before)\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)`)

@@ -24,7 +24,7 @@ every each other alternate once twice thrice times time same now ago later earli
 eventually shortly whenever later today tomorrow tonight yesterday tmr tmrw tomoz tonite morning mornings afternoon
 afternoons evening evenings night nights eve noon midday midnight lunch lunchtime arvo breakfast dinner
 monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays
-sundays mon tue tues wed weds thu thur thurs fri sat sun weekday weekdays weekend weekends wknd working business
+sundays mon tue tues wed weds thu thur thurs fri sat sun weekday weekdays weekend weekends working business
 january february march april may june july august september october november december jan feb mar apr jun jul aug
 sep sept oct nov dec second seconds sec secs minute minutes min mins hour hours hr hrs day days week weeks wk wks
 fortnight fortnights month months year years yr yrs decade decades h m s d w o'clock oclock clock sharp dot
@@ -59,7 +59,9 @@ remind reminder reminders ping nudge tell text message msg email mail call ring 
 leave get pick drop take bring buy pay send check book cancel move reschedule schedule set stop finish submit file
 water feed walk clean wash cook make need want wake sleep study read write review prepare renew return collect
 charge order fix start join watch listen practice practise run drive fly post put turn open shut lock plan note
-save sign print update ask answer reply follow talk chat catch grab eat drink work working do
+save sign print update ask answer reply follow talk chat catch grab eat drink work working do deploy release ship
+publish launch backup restart reboot upgrade install test run push merge build commit invite host attend arrive
+have hand give show share play stream record edit draft finalise finalize confirm remember forget try
 meeting appointment dentist doctor vet gym school office home house party class lesson exam test interview
 flight train bus plane taxi bins bin trash rubbish garbage recycling laundry rent bill bills invoice taxes report
 deadline mum mom dad mother father wife husband kids kid son daughter baby friend friends boss team client
@@ -71,12 +73,18 @@ and or but so if than as because with without into onto up down out over off abo
 please pls plz thanks thank thx ok okay hey hi hello yes no not just also too only still really maybe probably
 definitely again back away later soon quickly asap right now urgent important
 some any all both each few many much more most less other another such own same new old good great big small
-match marsh moon mouth moth yours tours pours weeds seeks peeks weak seek peek near dear tear bear wear hear gear
-yeah text nest neat lost list lust vast fast cast lash pass pest paste pasta part pact hall halt calf will tell
-tall fill hill kill mill pill beach reach teach peach form prom fire fine dive hive give live line wine pine nice
-none noun neon threw tree thee sever even weight sight fight light might right tight height thirsty forth fort
-fist flour cup bank cheers people stretch plenty cardio plumber needful version released discuss water latter layer lager laser cater hater alter rafter ever very dairy daisy weakly mourning sundae jane
-tune dune jury duly judy lily true thus seat salt weed sung sunk our tour pour sour four ways says pays lays`)
+yours tours pours yeah text fast pass part will tell fine give live nice even right cup bank cheers people stretch plenty cardio plumber needful version released discuss water ever very true our tour four ways says pays lays`)
+
+// nearMisses are real words one edit from a time word ("moth", "fist",
+// "his"): read as themselves, but right beside the expression they are
+// asked about ("Do you mean this by his?").
+var nearMisses = setOf(`match marsh moon mouth moth weeds seeks peeks weak seek peek near dear tear bear wear
+hear gear nest neat lost list lust vast cast lash pest paste pasta pact hall halt
+calf tall fill hill kill mill pill beach reach teach peach form prom fire dive hive
+line wine pine none noun neon threw tree thee sever weight sight fight light might tight
+height thirsty forth fort fist flour latter layer lager laser cater hater alter rafter dairy daisy
+weakly mourning sundae jane tune dune jury duly judy lily thus seat salt weed sung sunk
+pour sour his very`)
 
 // fillerDrop are dropped from a whole-text expression wherever they
 // stand ("1:02:03 um pm", "the 3rd please of May").
@@ -104,7 +112,7 @@ var typoTargets = func() []typoTarget {
 		{"until", "till"}, {"between"}, {"before"}, {"after"}, {"later"}, {"earlier"}, {"next"}, {"last"}, {"past"},
 		{"o'clock"}, {"quarter"}, {"half"}, {"three"}, {"four"}, {"five"}, {"seven"}, {"eight"}, {"nine"}, {"eleven"},
 		{"twelve"}, {"twenty"}, {"thirty"}, {"forty"}, {"fifty"}, {"fifteen"}, {"first"}, {"third"}, {"fourth"},
-		{"sometime"}, {"from"}}
+		{"sometime"}, {"from"}, {"this"}}
 	var out []typoTarget
 	for g, ws := range groups {
 		for _, w := range ws {
@@ -132,20 +140,24 @@ func letterMask(w string) uint32 {
 	return m
 }
 
-// readTypo is the vocabulary word w (lower case, four letters or more) is
-// a typo of: within one edit (two from seven letters on; a swap of two
-// neighbouring letters is one), the nearest. ok is false when no word is
+// readTypo is the vocabulary word w (lower case, three letters or more)
+// is a typo of: within one edit (two from seven letters on; a swap of two
+// neighbouring letters is one; a word of three letters only into one of
+// four: "wek", "trw"), the nearest. ok is false when no word is
 // that near; two words of different meaning at the same distance are
 // both returned (a question), nearer ones first.
 func readTypo(w string) (words []string, ok bool) {
-	maxd := 1
+	maxd, minLen := 1, 4
 	if len(w) >= 7 {
 		maxd = 2
+	}
+	if len(w) == 3 {
+		minLen = 4 // "wek", "trw": only into a word of four letters ("week", "tmrw")
 	}
 	mask := letterMask(w)
 	best, bestGroup := maxd+1, -1
 	for _, t := range typoTargets {
-		if d := len(t.word) - len(w); d > maxd || -d > maxd || popcount(mask^t.mask) > 2*maxd {
+		if d := len(t.word) - len(w); d > maxd || -d > maxd || len(t.word) < minLen || len(w) == 3 && len(t.word) != 4 || popcount(mask^t.mask) > 2*maxd {
 			continue
 		}
 		d := osaDistance(w, t.word, maxd+1)
@@ -229,10 +241,10 @@ const (
 func classifyWord(w string) (wordClass, []string) {
 	lo := asciiLower(strings.Trim(w, "'"))
 	switch {
-	case lo == "" || vocabulary[lo] || sentenceWords[lo] || strings.HasSuffix(lo, "'s") && (vocabulary[lo[:len(lo)-2]] || sentenceWords[lo[:len(lo)-2]]):
-		return wordKnown, nil
 	case fillerDrop[lo]:
 		return wordFiller, nil
+	case lo == "" || vocabulary[lo] || sentenceWords[lo] || nearMisses[lo] || strings.HasSuffix(lo, "'s") && (vocabulary[lo[:len(lo)-2]] || sentenceWords[lo[:len(lo)-2]]):
+		return wordKnown, nil
 	}
 	if t, ok := txtSpeak[lo]; ok {
 		return wordRewrite, []string{t}
@@ -240,7 +252,7 @@ func classifyWord(w string) (wordClass, []string) {
 	if !isLetters(lo) {
 		return wordKnown, nil // a number, a stamp, a mixed token: the rules' business
 	}
-	if len(lo) < 4 {
+	if len(lo) < 3 {
 		return wordUnknown, nil
 	}
 	if ws, ok := readTypo(lo); ok {
@@ -267,6 +279,7 @@ type normalized struct {
 	assumptions []string
 	question    string // a typo with two readings
 	unknown     map[string]bool
+	near        bool // a near miss ("moth", "his") is in the text
 }
 
 // normalizeWords rewrites text word by word (see the top of this file):
@@ -306,6 +319,7 @@ func (n *normalized) token(tok string) string {
 		return tok // "9:30", "a.m.", "25/12": the rules' business
 	}
 	class, words := classifyWord(w)
+	n.near = n.near || class == wordKnown && nearMisses[asciiLower(w)]
 	switch class {
 	case wordFiller:
 		return tok[:a] + tok[c:]
