@@ -395,6 +395,9 @@ func (p *parser) readZone(knownIn []string) {
 	if !found && q == "" {
 		hit, found = findZoneAfterTime(string(p.masked))
 	}
+	if !found && p.whole {
+		hit, found, q = p.zoneWords(hit, q)
+	}
 	if found && hit.Abbrev != "" {
 		q = abbrevSeasonQuestion(hit, p.ref)
 	}

@@ -115,7 +115,7 @@ func strongRun(r string) bool {
 	if lowerAbbrevs[lo] {
 		return true
 	}
-	_, place := lookupPlace(lo)
+	_, place := lookupZonePlace(lo)
 	return place
 }
 

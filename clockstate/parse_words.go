@@ -40,9 +40,11 @@ wait hold until noonish et ct mt pt`)
 	for w := range numberWords {
 		m[w] = true
 	}
-	for k := range placeIndex {
-		for _, w := range strings.Fields(k) {
-			m[w] = true
+	for _, places := range []map[string]string{placeIndex, zoneCities} {
+		for k := range places {
+			for _, w := range strings.Fields(k) {
+				m[w] = true
+			}
 		}
 	}
 	return m

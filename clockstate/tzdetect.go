@@ -218,7 +218,11 @@ func placeAt(words []word, i int, titled bool) (tz string, n int) {
 		if !ok {
 			continue
 		}
-		if tz, found := lookupPlace(strings.Join(parts, " ")); found {
+		lookup := lookupZonePlace
+		if titled {
+			lookup = lookupPlace // a mentioned place: the alias table's unambiguous names only
+		}
+		if tz, found := lookup(strings.Join(parts, " ")); found {
 			return tz, n
 		}
 	}

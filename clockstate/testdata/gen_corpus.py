@@ -230,7 +230,8 @@ absT("abbrev", "9am CET", "Europe/Berlin", jan, nextT("Europe/Berlin", jan, 9), 
 add("abbrev", "9am CET", "Europe/Berlin", jul, "floating", ask="CET", src="CLOCK.md")
 absT("abbrev", "9am CEST", "Europe/Berlin", jul, nextT("Europe/Berlin", jul, 9), 9, src="CLOCK.md")
 add("abbrev", "5pm EST", "", jan, "floating", ask="EST", src="CLOCK.md")
-add("abbrev", "9am JST", "", jan, "floating", ask="Asia/Tokyo", src="CLOCK.md")
+# An abbreviation of one zone only is read as it, the assumption stated (issue 32).
+add("abbrev", "9am JST", "", jan, "absolute", iso(local("Asia/Tokyo", 2026, 1, 16, 9)), src="issue32")
 
 # ---- slash dates ----
 for tz in ["Europe/Berlin", "Europe/London", "Australia/Sydney", "Asia/Kolkata", "Pacific/Auckland"]:
