@@ -44,8 +44,8 @@ var ruleNeeds = map[ruleID][]string{
 	rAfterNext: {"next", "&", "mon", "tue", "wed", "thu", "fri", "sat", "sun"},
 	// "tuesday week".
 	rDayWeek: {"mon", "tue", "wed", "thu", "fri", "sat", "sun"},
-	// A year: "March 3, 2027", "June 2027", "3.3.2027", "2027/3/3", "3-3-2027", "3/3/2027".
-	rDateYear: {"####"}, rMonthYear: {"####"}, rDotDate: {"####"}, rYMDSlash: {"####"}, rDashDate: {"####"}, rSlashYear: {"####"},
+	// A year, or a four-digit time ("at 0645"): "March 3, 2027", "June 2027", "3.3.2027", "2027/3/3", "3-3-2027", "3/3/2027".
+	rDateYear: {"####"}, rMonthYear: {"####"}, rMilitary: {"####"}, rDotDate: {"####"}, rYMDSlash: {"####"}, rDashDate: {"####"}, rSlashYear: {"####"},
 	// "tmrw", "tomoz", "2moro(w)", "2morrow", "tomorow", "tommorow", "tommorrow".
 	rTmrw: {"tmrw", "tomoz", "2mor", "tomorow", "tommor"},
 }

@@ -293,10 +293,10 @@ absT("assorted", "The deadline is Friday at noon.", B, R, bd(2026, 7, 17), 12, s
 UNREAD = [("the first Monday of March", "question", "first"),   # ordinal weekday of a month
           ("last day of February", "question", "last"),          # 'last day of'
           ("mid-March", "question", "mid"),                      # 'mid-'
-          ("Thanksgiving", "invalid", "-"),                      # holidays (locale-dependent)
-          ("at 1530", "invalid", "-")]                           # four-digit military times
+          ("Thanksgiving", "invalid", "-")]                      # holidays (locale-dependent)
 for (text, kind, ask) in UNREAD:
     add("unread", text, B, R, kind, ask=ask, src="chrono/duckling")
+absT("time", "at 1530", B, R, nextT(B, R, 15, 30), 15, 30, src="issue32")  # a four-digit 24-hour time
 
 # ---- not times ----
 for text in ["hello there", "the sun is up", "I may go", "good morning", "2 a day", "10-20 people", "1/2 cup of flour",
