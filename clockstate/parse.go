@@ -174,15 +174,17 @@ type timeSpec struct {
 	// weekdayNamed is a weekday the text named (time.Weekday+1; 0 none),
 	// checked against a date given too ("Friday 14 March").
 	weekdayNamed int
-	sameTime     bool       // "same time", "this time": the reference's time of day
-	firstThing   bool       // "first thing": the start of the part of day (the morning)
-	twoTimes     bool       // two different times of day were given
-	days         []int      // the days named, counted from today (nameDay)
-	twoDays      bool       // two different days were named
-	clockBare    bool       // "7:30" with no am/pm: a part of day may move it past noon
-	repeat       string     // an RRULE ("every weekday")
-	nth          int        // the ordinal of "every second tuesday" (2), 0 when none
-	byDay        []int      // the repeat's weekdays (time.Weekday), for the first occurrence
+	sameTime     bool   // "same time", "this time": the reference's time of day
+	firstThing   bool   // "first thing": the start of the part of day (the morning)
+	twoTimes     bool   // two different times of day were given
+	days         []int  // the days named, counted from today (nameDay)
+	twoDays      bool   // two different days were named
+	clockBare    bool   // "7:30" with no am/pm: a part of day may move it past noon
+	repeat       string // an RRULE ("every weekday")
+	nth          int    // the ordinal of "every second tuesday" (2), 0 when none
+	byDay        []int  // the repeat's weekdays (time.Weekday), for the first occurrence
+	nthDay       int    // "the second wednesday of every month": 2 (-1 last), 0 when none
+	nthWd        time.Weekday
 	used         []byteSpan // text an apply function read outside its match (a year after a date)
 }
 

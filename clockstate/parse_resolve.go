@@ -290,6 +290,11 @@ func (r *resolver) clock() ParseResult {
 		r.y, r.mo, r.d = nextMonthWith(r.y, r.mo, sp.dom)
 		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
 	}
+	for i := 0; sp.nthDay != 0 && start.Before(r.refL) && i < 2; i++ {
+		// "the last thursday of every month at 6pm" said that evening: next month's.
+		r.y, r.mo, r.d = nextNthWeekday(r.y, r.mo+1, 1, sp.nthDay, sp.nthWd)
+		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	}
 	for i := 0; sp.dateSet && !sp.yearSet && !sp.monthOnly && sp.dom == 0 && sp.weekdayNamed == 0 && start.Before(r.refL) && i < 8; i++ {
 		// "14/02 at 8pm" said that evening at nine: next year's, as a past date is.
 		r.res.Local = LocalExact

@@ -94,7 +94,7 @@ const (
 
 // allRules is the rule table. The olebedev/when rules find the common
 // English forms; the span rules cover what it lacks.
-var allRules = append(append(append(chatRules, typedRules...), formRules...), []ruleRow{
+var allRules = append(append(append(append(monthlyRules, chatRules...), typedRules...), formRules...), []ruleRow{
 	{rTimeSec, span(`(\d{1,2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:\s*(AMPM))?`), applyTimeSec, []string{":"}},
 	{rQuarter, span(`((?:a\s+)?quarter|half|(?:five|ten|twenty|twenty[\s-]five)(?:\s+minutes?)?|(?:(?:twenty[\s-])?(?:one|two|three|four|six|seven|eight|nine)|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\s+minutes?|\d{1,2}(?:\s+minutes?)?)\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*(AMPM))?`), applyQuarter, []string{"past", "after", " to ", "before", "till", " of "}},
 	{rRelDay2, span(`(?:the\s+)?day\s+(after|before)\s+(tomorrow|tmrw|tmr|yesterday)`), applyRelDay2, []string{"day"}},
