@@ -185,6 +185,7 @@ type timeSpec struct {
 	byDay        []int  // the repeat's weekdays (time.Weekday), for the first occurrence
 	nthDay       int    // "the second wednesday of every month": 2 (-1 last), 0 when none
 	nthWd        time.Weekday
+	vague        string     // "soonish", "later today", "sometime": asked unless a day says enough
 	used         []byteSpan // text an apply function read outside its match (a year after a date)
 }
 
@@ -448,6 +449,9 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 	sp, phrase, refL := p.readCluster(cluster)
 	if sp.invalid {
 		return ParseResult{Kind: KindInvalid, Phrase: phrase}
+	}
+	if q := vagueQuestion(&sp); q != "" {
+		return ParseResult{Kind: KindInvalid, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase, TZ: p.anchorName}
 	}
 	// Relative: an amount from ref, needing no zone.
 	if (sp.rel || sp.now) && !sp.timeSet && sp.part == "" && !sp.dateSet && !sp.dayOffsetSet && sp.window == "" && sp.bareHour < 0 {

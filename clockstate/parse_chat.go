@@ -116,7 +116,8 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 			return false
 		}
 	case rSlashAny:
-		return capt(2) != "" || reSlashCtx.MatchString(before) || reTimeAfter.MatchString(after) || reDayWordBefore.MatchString(before)
+		alone := strings.TrimSpace(before) == "" && strings.TrimSpace(after) == "" // "05/06": the whole text
+		return alone || capt(2) != "" || reSlashCtx.MatchString(before) || reTimeAfter.MatchString(after) || reDayWordBefore.MatchString(before)
 	case rDayOfMonth:
 		return !reMonthAfter.MatchString(after) && !reMonthBefore.MatchString(before) && !reOrdinalNoun.MatchString(after)
 	case rHalfHour:

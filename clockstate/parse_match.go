@@ -81,6 +81,9 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 	case rQuarter:
 		return !reUnitAfter.MatchString(text[m.Right:]) // "ten to five people"
 	default:
+		if id >= rVague {
+			return validVague(id, capt, text, m.Left)
+		}
 		if id >= rNthWeekday {
 			return validMonthly(id, capt, text, m.Left)
 		}

@@ -190,7 +190,7 @@ func (r *resolver) settleHours() string {
 	if sp.clockBare && !sp.endSet && sp.part == "" && !sp.yearSet && !sp.sameTime && dayFirstZone(r.loc.String()) == -1 {
 		// "4:15 on wed" from a 12-hour clock country: am or pm is not said.
 		hm := strconv.Itoa(sp.hour) + ":" + twoDigits(sp.min)
-		return "Do you mean " + hm + "am or " + hm + "pm?"
+		return "Do you mean " + hm + "am or " + hm + "pm" + r.whichHalf(sp.hour%12, sp.min, hm) + "?"
 	}
 	if sp.firstThing && sp.bareHour < 0 && !sp.timeSet {
 		// "first thing monday": the start of the part of day named.
@@ -205,10 +205,50 @@ func (r *resolver) settleHours() string {
 		if sp.min > 0 {
 			hm += ":" + twoDigits(sp.min) // "ten to five": 4:50am or 4:50pm
 		}
-		return "Do you mean " + hm + "am or " + hm + "pm?"
+		return "Do you mean " + hm + "am or " + hm + "pm" + r.whichHalf(sp.bareHour%12, sp.min, hm) + "?"
 	}
 	sp.hour, sp.timeSet, sp.part = h, true, ""
 	return ""
+}
+
+// whichHalf names, for a time without a date, when each reading comes
+// next (": 7 this evening or 7 tomorrow morning"), the sooner first; ""
+// when the date is given.
+func (r *resolver) whichHalf(h, mi int, hm string) string {
+	if r.dateGiven {
+		return ""
+	}
+	next := func(hour int) time.Time {
+		ty, tmo, td := r.refL.Date()
+		t, _ := ResolveLocal(r.loc, ty, tmo, td, hour, mi, 0)
+		if t.Before(r.refL) {
+			t, _ = ResolveLocal(r.loc, ty, tmo, td+1, hour, mi, 0)
+		}
+		return t
+	}
+	a, b := next(h), next(h+12)
+	if b.Before(a) {
+		a, b = b, a
+	}
+	return ": " + hm + " " + dayPartLabel(a, r.refL) + " or " + hm + " " + dayPartLabel(b, r.refL)
+}
+
+// dayPartLabel is "this morning", "tomorrow evening", … for t seen from refL.
+func dayPartLabel(t, refL time.Time) string {
+	t = t.In(refL.Location())
+	day := "this"
+	if y, m, d := t.Date(); y != refL.Year() || m != refL.Month() || d != refL.Day() {
+		day = "tomorrow"
+	}
+	switch h := t.Hour(); {
+	case h < 12:
+		return day + " morning"
+	case h < 18:
+		return day + " afternoon"
+	case day == "this" && h >= 21:
+		return "tonight"
+	}
+	return day + " evening"
 }
 
 // partHour is bare hour h (1-12) in part of day part.
