@@ -513,10 +513,20 @@ func (p *parser) gapConnectors(runs []run, a, b int) bool {
 
 func isUpperASCII(c byte) bool { return c >= 'A' && c <= 'Z' }
 
+// inByteSpans says whether byte i lies in one of spans.
+func inByteSpans(i int, spans []byteSpan) bool {
+	for _, s := range spans {
+		if i >= s.a && i < s.b {
+			return true
+		}
+	}
+	return false
+}
+
 // gapRead says whether text[a:b] holds only white space, punctuation that
 // ends no sentence, and bytes a step read.
 func (p *parser) gapRead(a, b int) bool {
-	cov := func(i int) bool { return inSpans(i, p.used) }
+	cov := func(i int) bool { return inByteSpans(i, p.used) }
 	for i := a; i < b; i++ {
 		c := p.text[i]
 		if strings.IndexByte(".!?;\n", c) >= 0 && !cov(i) || isRunByte(c) && !cov(i) {
