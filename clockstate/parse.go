@@ -41,6 +41,10 @@ type ParseResult struct {
 	TZ string `json:"-"`
 	// Local says whether Start fell in a DST gap or fold (compatible rule).
 	Local LocalKind `json:"-"`
+	// DayOnly says the result is a day or days with no time of day
+	// ("friday", "on the 3rd", "next week"): Start is the first day's
+	// midnight, a bound, never a time to act at (issue 32).
+	DayOnly bool `json:"-"`
 	// used are the byte spans of the text the parse read (the accounting
 	// rule; tests check no time word lies outside them), in read.
 	used []byteSpan
@@ -628,6 +632,6 @@ func windowRange(sp *timeSpec, refL time.Time, loc *time.Location, res *ParseRes
 	default:
 		return ParseResult{Kind: KindInvalid}
 	}
-	res.Start, res.End = &s, &e
+	res.Start, res.End, res.DayOnly = &s, &e, true
 	return *res
 }

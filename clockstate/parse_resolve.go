@@ -377,6 +377,7 @@ func (r *resolver) part() ParseResult {
 // wholeDays is a date as a whole-day window (a month, a range of days).
 func (r *resolver) wholeDays() ParseResult {
 	sp := r.sp
+	r.res.DayOnly = true
 	y, mo, d := r.y, r.mo, r.d
 	switch {
 	case sp.monthOnly:
@@ -400,6 +401,7 @@ func (r *resolver) endOf() ParseResult {
 	}
 	y, mo, d := endOfDay(r.sp, r.refL)
 	e := r.at(y, mo, d+1, 0, 0)
+	r.res.DayOnly = true
 	return r.set(r.at(y, mo, d, 0, 0), &e)
 }
 
