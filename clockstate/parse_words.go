@@ -83,7 +83,7 @@ yours tours pours yeah text fast pass part will tell fine give live nice even ri
 var nearMisses = setOf(`match marsh moon mouth moth weeds seeks peeks weak seek peek near dear tear bear wear
 hear gear nest neat lost list lust vast cast lash pest paste pasta pact hall halt
 calf tall fill hill kill mill pill beach reach teach peach form prom fire dive hive
-line wine pine none noun neon threw tree thee sever weight sight fight light might tight
+line wine pine none noun neon threw tree thee sever weight sight fight light tight
 height thirsty forth fort fist flour latter layer lager laser cater hater alter rafter dairy daisy
 weakly mourning sundae jane tune dune jury duly judy lily thus seat salt weed sung sunk
 pour sour his very`)
