@@ -13,12 +13,18 @@ const (
 	rMilitary ruleID = iota + 400
 	rHourOnly
 	rClockH
+	rHourAmPm
+	rThreeDigit
 )
 
 var formRules = []ruleRow{
 	{rMilitary, span(`(?:(at|@|around|about|from|till|until|before|after)\s*)?([01]\d|2[0-3])([0-5]\d)(?:\s*(h|hrs?|hours))?`), applyMilitary, []string{"#"}},
 	{rHourOnly, span(`(?:at|@|around|from|till|until)\s*(\d{1,2})\s?h`), applyHourOnly, []string{"#h", "# h"}},
 	{rClockH, span(`(\d{1,2})[:.](\d{2})\s?(?:h|hrs|hours|uhr)`), applyClockH, []string{"#h", "# h", "hrs", "hours", "uhr"}},
+	// "three am", "3 oclock am", "3 o'clock pm".
+	{rHourAmPm, span(`(` + reHourWord + `)\s*(?:o'?\s*clock\s*)?(AMPM)`), applyHourAmPm, []string{"am", "pm", "a.", "p."}},
+	// "330 p.m.", "1030pm", "at 730 in the evening" (a part of day or the suffix says which half).
+	{rThreeDigit, span(`(?:(at|@|around|about)\s*)?(1[0-2]|[1-9])([0-5]\d)(?:\s*(AMPM))?`), applyThreeDigit, []string{"#"}},
 }
 
 // validForm rejects the eager matches of the clock forms: four digits
@@ -30,8 +36,28 @@ func validForm(id ruleID, capt func(int) string, text string, left int) bool {
 		return capt(0) != "" || capt(3) != "" || strings.HasPrefix(capt(1), "0")
 	case rClockH:
 		return !reInBefore.MatchString(text[:left])
+	case rHourAmPm:
+		// Digits and a suffix are olebedev's ("3 am"); here a word or "o'clock".
+		return !isDigits(capt(0)) || strings.Contains(strings.ToLower(text[left:]), "clock")
+	case rThreeDigit:
+		digits := len(capt(1)) + len(capt(2))
+		return capt(3) != "" || capt(0) != "" && digits == 3
 	}
 	return true
+}
+
+// applyHourAmPm: "three am", "3 oclock pm".
+func applyHourAmPm(sp *timeSpec, x ruleCtx) { setTime12(sp, wordHour(x.capt(0)), x.capt(1), 0, 0) }
+
+// applyThreeDigit: "330 p.m." is 15:30; "at 730" a bare 7:30, settled by a
+// part of day or asked.
+func applyThreeDigit(sp *timeSpec, x ruleCtx) {
+	h, m := x.atoi(1), x.atoi(2)
+	if x.capt(3) != "" {
+		setTime12(sp, h, x.capt(3), m, 0)
+		return
+	}
+	setBare(sp, h, m)
 }
 
 func applyMilitary(sp *timeSpec, x ruleCtx) { setTime(sp, x.atoi(1), x.atoi(2), 0) }

@@ -18,6 +18,7 @@ const (
 	rEveryNth
 	rDayDash
 	rTimesA
+	rNthOfMonth
 )
 
 const reOrdWord = `(?:first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|final)`
@@ -29,6 +30,9 @@ var monthlyRules = []ruleRow{
 	{rDayDash, span(`(WEEKDAY)\s*(?:-|–|thru)\s*(WEEKDAY)`), applyDayDash, []string{"-", "–", "thru"}},
 	{rTimesA, span(`(twice|thrice|two\s+times|three\s+times|four\s+times|[2-7]\s*(?:x|times))\s+(?:a|per|each|every)\s+(day|week|month)(?:\s+on\s+(WEEKDAY(?:\s*(?:,|and|&)\s*WEEKDAY)*))?`),
 		applyTimesA, []string{"twice", "thrice", "times", "#x", "# x"}},
+	// "last Monday of March", "third tuesday of september 2014": one day.
+	{rNthOfMonth, span(`(?:the\s+)?(` + reOrdWord + `)\s+(WEEKDAY)\s+(?:of|in)\s+(MONTH)(?:,?\s+(\d{4}))?`), applyNthOfMonth,
+		[]string{"first", "1st", "second", "2nd", "third", "3rd", "fourth", "4th", "fifth", "5th", "last", "final"}},
 }
 
 // validMonthly: "every second tuesday of the month" keeps its question
@@ -153,4 +157,26 @@ func timesCount(s string) int {
 		return 4
 	}
 	return int(s[0] - '0')
+}
+
+// applyNthOfMonth: the nth (or last) weekday of a named month, that
+// year's when given, else the next one not past.
+func applyNthOfMonth(sp *timeSpec, x ruleCtx) {
+	n, wd, mo := ordinalN(x.capt(0)), weekdayIndex(x.capt(1)), monthOf(x.capt(2))
+	y, explicit := x.refL.Year(), x.capt(3) != ""
+	if explicit {
+		y = x.atoi(3)
+	}
+	d := nthWeekday(y, mo, n, wd)
+	today := time.Date(x.refL.Year(), x.refL.Month(), x.refL.Day(), 0, 0, 0, 0, time.UTC)
+	for i := 0; !explicit && (d == 0 || time.Date(y, mo, d, 0, 0, 0, 0, time.UTC).Before(today)) && i < 8; i++ {
+		y++
+		d = nthWeekday(y, mo, n, wd)
+	}
+	if mo == 0 || d == 0 {
+		sp.invalid = true // "the fifth monday of february 2027"
+		return
+	}
+	sp.dateSet, sp.yearSet = true, true
+	sp.y, sp.mo, sp.d = y, mo, d
 }

@@ -88,7 +88,7 @@ func span(expr string) spanRule {
 const (
 	reWeekdayWord = `(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)`
 	reMonthWord   = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
-	reNumWord     = `(?:(?:\d+(?:\.\d+)?\s*|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty(?:[\s-]five)?|thirty|forty(?:[\s-]five)?|fifty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|three\s+quarters\s+of\s+an?|a\s+few|a\s+couple(?:\s+of)?)\s+)(?:and\s+a\s+half\s+)?)`
+	reNumWord     = `(?:(?:\d+(?:\.\d+)?\s*|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty(?:[\s-]five)?|thirty|forty(?:[\s-]five)?|fifty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|three[\s-]+quarters\s+of\s+an?|a\s+few|a\s+couple(?:\s+of)?)\s+)(?:and\s+a\s+half\s+)?)`
 	reUnitWord    = `(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|years?|yrs?|h|m|s|d|w)`
 )
 
@@ -132,7 +132,7 @@ func amountF(s string) (float64, bool) {
 		s, half = t, 0.5
 	}
 	switch {
-	case strings.HasPrefix(s, "three quarters"):
+	case strings.HasPrefix(s, "three quarters"), strings.HasPrefix(s, "three-quarters"):
 		return 0.75, true
 	case strings.HasPrefix(s, "a quarter"):
 		return 0.25, true

@@ -291,13 +291,15 @@ absT("assorted", "let's meet at 7:30pm to discuss", B, R, bd(2026, 7, 15), 19, 3
 absT("assorted", "The deadline is Friday at noon.", B, R, bd(2026, 7, 17), 12, src="chrono")
 # Forms the parser does not resolve: by the accounting rule each is a
 # question naming the word it could not read, or invalid; never a guess.
-UNREAD = [("the first Monday of March", "question", "first"),   # ordinal weekday of a month
-          ("last day of February", "question", "last"),          # 'last day of'
+UNREAD = [("last day of February", "question", "last"),          # 'last day of'
           ("mid-March", "question", "mid"),                      # 'mid-'
           ("Thanksgiving", "invalid", "-")]                      # holidays (locale-dependent)
 for (text, kind, ask) in UNREAD:
     add("unread", text, B, R, kind, ask=ask, src="chrono/duckling")
 absT("time", "at 1530", B, R, nextT(B, R, 15, 30), 15, 30, src="issue32")  # a four-digit 24-hour time
+# The nth weekday of a named month (issue 32): March 2027's first Monday, the next March.
+first = dt.date(2027, 3, 1) + dt.timedelta(days=(0 - dt.date(2027, 3, 1).weekday()) % 7)
+absDay("date", "the first Monday of March", B, R, first, "chrono/duckling")
 
 # ---- not times ----
 for text in ["hello there", "the sun is up", "I may go", "good morning", "2 a day", "10-20 people", "1/2 cup of flour",
@@ -321,6 +323,9 @@ gen_chat.past_on_the_day(add)
 
 import gen_typed
 gen_typed.typed_forms(add)
+
+import gen_issue32
+gen_issue32.generate(add)
 
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
 print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")
