@@ -84,7 +84,7 @@ var (
 	reTimeAfter         = regexp.MustCompile(`(?i)^\s*(?:,|at|@|-|from|\|)?\s*(?:\d{1,2}(?::\d{2}|\s*[ap]\.?m|\b)|noon|midday|midnight|half\b|quarter\b)`)
 	reDayWordAfterRange = regexp.MustCompile(`(?i)^\s*(?:on\s+)?(?:tomorrow|tmrw|today|tonight|` + reWeekdayWord + `\b|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|this\s+(?:morning|afternoon|evening))`)
 	reOrdinalNoun       = regexp.MustCompile(`(?i)^\s*(?:floor|place|time|times|row|grade|century|anniversary|birthday|edition|round|attempt|person|in\s+line|gear|level|year|week|day|month|hour|minute|street|avenue)\b`)
-	reHourPartAfter     = regexp.MustCompile(`(?i)^\s*(?:tonight|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
+	reHourPartAfter     = regexp.MustCompile(`(?i)^\s*(?:tonight|at\s+night\b|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
 	reInBefore          = regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`)
 	reAmPmAfter         = regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`)
 	reDayWordAfter      = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw?|2moro|yesterday|today|next|on|` + reWeekdayWord + `)\b`)

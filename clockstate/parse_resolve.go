@@ -270,6 +270,9 @@ func partHour(part string, h int) (int, bool) {
 		if h == 12 {
 			return 24, true
 		}
+		if h >= 1 && h <= 4 {
+			return h, true // "2 at night": the small hours
+		}
 	}
 	return 0, false
 }

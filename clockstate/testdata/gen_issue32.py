@@ -140,6 +140,33 @@ def chrono(add):
     add("issue32", "2022-03-13 23:00 ET", "America/New_York", ref, "absolute", iso(at("America/New_York", 2022, 3, 13, 23)), src="chrono")
 
 
+def dateparser(add):
+    """dateparser's tests/test_parts_of_day.py: Monday 2026-09-28 15:00."""
+    ref = dt.datetime(2026, 9, 28, 14, 0, tzinfo=UTC)  # 15:00 in Lisbon (WEST)
+    tz = "Europe/Lisbon"
+
+    def A(text, *t):
+        add("issue32", text, tz, ref, "absolute", iso(at(tz, *t)), src="dateparser")
+
+    def W(text, a, b):
+        add("issue32", text, tz, ref, "absolute", iso(at(tz, *a)), iso(at(tz, *b)), src="dateparser")
+    W("tonight", (2026, 9, 28, 18), (2026, 9, 29, 0))
+    W("last night", (2026, 9, 27, 18), (2026, 9, 28, 0))
+    W("this morning", (2026, 9, 28, 6), (2026, 9, 28, 12))
+    W("tomorrow in the afternoon", (2026, 9, 29, 12), (2026, 9, 29, 18))
+    W("monday evening", (2026, 9, 28, 18), (2026, 9, 28, 22))  # a weekday naming today, its part still ahead
+    A("tonight at 11pm", 2026, 9, 28, 23)
+    A("8 in the evening", 2026, 9, 28, 20)
+    A("tomorrow at 7:30 in the morning", 2026, 9, 29, 7, 30)
+    A("12 at night", 2026, 9, 29, 0)  # midnight ahead
+    A("2 at night", 2026, 9, 29, 2)  # the small hours ahead
+    W("January 8 in the evening", (2027, 1, 8, 18), (2027, 1, 8, 22))
+    A("January 8 at 9 in the evening", 2027, 1, 8, 21)
+    W("2026-01-05 at night", (2026, 1, 5, 18), (2026, 1, 6, 0))
+    W("Sunday, January 4, 2026 at night", (2026, 1, 4, 18), (2026, 1, 5, 0))
+
+
 def generate(add):
     duckling(add)
     chrono(add)
+    dateparser(add)
