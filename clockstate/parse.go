@@ -240,7 +240,8 @@ func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) 
 		words = normalizeWords(text)
 		text = words.text
 	}
-	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole, words: words}
+	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole, words: words,
+		used: make([]byteSpan, 0, 8), matches: make([]tmatch, 0, 8)}
 	if tz != "" {
 		loc, err := LoadTZ(tz)
 		if err != nil {
@@ -282,7 +283,7 @@ func mayHaveTime(text string) bool {
 			return true
 		}
 	}
-	b := hints.scan(" "+strings.ToLower(text)+" ", false)
+	b := hints.scan(hintText(text), false)
 	for i := range allRules {
 		if hints.gate(i, &b, true) {
 			return true
@@ -392,7 +393,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // readZone finds a zone stated in the text (§4.2 step 1) and blanks it.
 func (p *parser) readZone(knownIn []string) {
 	known := knownZones(knownIn...)
-	norm, regions := upperAbbrevAfterTime(string(p.masked))
+	masked := string(p.masked)
+	norm, regions := upperAbbrevAfterTime(masked)
 	hit, found, q := findExplicitTZ(norm, known, p.ref)
 	for _, r := range regions {
 		if hit.Start == r.a {
@@ -400,7 +402,7 @@ func (p *parser) readZone(knownIn []string) {
 		}
 	}
 	if !found && q == "" {
-		hit, found = findZoneAfterTime(string(p.masked))
+		hit, found = findZoneAfterTime(masked)
 	}
 	if !found && p.whole {
 		hit, found, q = p.zoneWords(hit, q)
@@ -425,7 +427,7 @@ func (p *parser) readZone(knownIn []string) {
 // first valid match.
 func (p *parser) findMatches() {
 	ms := string(p.masked)
-	lo := " " + strings.ToLower(ms) + " " // hints may ask for whole words (" at ")
+	lo := hintText(ms) // hints may ask for whole words (" at ")
 	b := hints.scan(lo, strings.ContainsAny(ms, "0123456789"))
 	noNeeds := strings.Contains(lo, "ſ")
 	for i, pr := range allRules {

@@ -67,7 +67,7 @@ func hintTexts(tb testing.TB) []string {
 }
 
 func checkGate(t *testing.T, text string) {
-	lo := " " + strings.ToLower(text) + " "
+	lo := hintText(text)
 	for _, hasDigit := range []bool{false, true} {
 		b := hints.scan(lo, hasDigit)
 		for i, r := range allRules {
@@ -80,7 +80,7 @@ func checkGate(t *testing.T, text string) {
 
 // checkNeeds: a rule whose regexp matches the text passes its needs.
 func checkNeeds(t *testing.T, text string) {
-	lo := " " + strings.ToLower(text) + " "
+	lo := hintText(text)
 	b := hints.scan(lo, strings.ContainsAny(text, "0123456789"))
 	if strings.Contains(lo, "ſ") {
 		return // needs are not applied

@@ -2,7 +2,7 @@ package clockstate
 
 import (
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -133,11 +133,11 @@ func endsAlone(before, after string) bool {
 // firstCluster keeps the first run of non-overlapping matches joined only
 // by connector words ("at", "on", "in the", ",").
 func firstCluster(ms []tmatch, text string) []tmatch {
-	sort.SliceStable(ms, func(i, j int) bool {
-		if ms[i].left != ms[j].left {
-			return ms[i].left < ms[j].left
+	slices.SortStableFunc(ms, func(a, b tmatch) int {
+		if a.left != b.left {
+			return a.left - b.left
 		}
-		return ms[i].right-ms[i].left > ms[j].right-ms[j].left
+		return (b.right - b.left) - (a.right - a.left)
 	})
 	kept := ms[:0:0]
 	for _, m := range ms {
@@ -152,7 +152,7 @@ func firstCluster(ms []tmatch, text string) []tmatch {
 			kept = append(kept, m)
 		}
 	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].left < kept[j].left })
+	slices.SortStableFunc(kept, func(a, b tmatch) int { return a.left - b.left })
 	out := kept[:1]
 	for _, m := range kept[1:] {
 		if !onlyConnectors(text[out[len(out)-1].right:m.left]) {
@@ -182,7 +182,7 @@ var reGreeting = regexp.MustCompile(`(?i)\bgood\s+(?:morning|afternoon|evening|n
 // consumed for the accounting step, so "good morning" is neither a time
 // nor a time word left unread.
 func (p *parser) readGreetings() {
-	if !strings.Contains(strings.ToLower(p.text), "good") {
+	if !mayHoldFold(p.text, "good") {
 		return
 	}
 	for _, m := range reGreeting.FindAllStringIndex(p.text, 4) {

@@ -239,31 +239,49 @@ const (
 	wordUnknown
 )
 
-// classifyWord says what w (as typed) is and, for a rewrite, its word.
-func classifyWord(w string) (wordClass, []string) {
-	lo := asciiLower(strings.Trim(w, "'"))
-	switch {
-	case fillerDrop[lo]:
-		return wordFiller, nil
-	case lo == "" || vocabulary[lo] || sentenceWords[lo] || nearMisses[lo] || strings.HasSuffix(lo, "'s") && (vocabulary[lo[:len(lo)-2]] || sentenceWords[lo[:len(lo)-2]]):
-		return wordKnown, nil
+// classifyWord says what w (as typed) is and, for a rewrite, its word;
+// near says it is a near miss. The known words are looked up without an
+// allocation (most words are known).
+func classifyWord(w string) (class wordClass, words []string, near bool) {
+	var buf [48]byte
+	t := strings.Trim(w, "'")
+	if len(t) > len(buf) {
+		return wordKnown, nil, false // no word of ours is that long: the rules' business
 	}
-	if t, ok := txtSpeak[lo]; ok {
-		return wordRewrite, []string{t}
+	lo := buf[:len(t)]
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lo[i] = c
 	}
-	if !isLetters(lo) {
-		return wordKnown, nil // a number, a stamp, a mixed token: the rules' business
+	if fillerDrop[string(lo)] {
+		return wordFiller, nil, false
+	}
+	if len(lo) == 0 || vocabulary[string(lo)] || sentenceWords[string(lo)] || len(lo) > 2 && string(lo[len(lo)-2:]) == "'s" &&
+		(vocabulary[string(lo[:len(lo)-2])] || sentenceWords[string(lo[:len(lo)-2])]) {
+		return wordKnown, nil, nearMisses[string(lo)]
+	}
+	if nearMisses[string(lo)] {
+		return wordKnown, nil, true
+	}
+	if t, ok := txtSpeak[string(lo)]; ok {
+		return wordRewrite, []string{t}, false
+	}
+	if !isLetters(string(lo)) {
+		return wordKnown, nil, false // a number, a stamp, a mixed token: the rules' business
 	}
 	if len(lo) < 3 {
-		return wordUnknown, nil
+		return wordUnknown, nil, false
 	}
-	if ws, ok := readTypo(lo); ok {
+	if ws, ok := readTypo(string(lo)); ok {
 		if len(ws) > 1 {
-			return wordTwo, ws
+			return wordTwo, ws, false
 		}
-		return wordRewrite, ws
+		return wordRewrite, ws, false
 	}
-	return wordUnknown, nil
+	return wordUnknown, nil, false
 }
 
 func isLetters(s string) bool {
@@ -286,24 +304,38 @@ type normalized struct {
 
 // normalizeWords rewrites text word by word (see the top of this file):
 // fillers dropped, txt-speak and typos written as their words, white
-// space runs made one space. Unknown words are kept and listed.
+// space runs made one space. Unknown words are kept and listed. A text
+// with nothing to rewrite is returned as it is, with no allocation but
+// its lists.
 func normalizeWords(text string) normalized {
 	var n normalized
-	fields := strings.Fields(text)
-	changed := strings.ContainsAny(text, "\t\n\r\f\v")
-	size := len(fields) - 1
-	for i, f := range fields {
-		size += len(f)
-		if t := n.token(f); t != f {
-			fields[i], changed = t, true
+	changed := false
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && !isSpace(text[j]) {
+			j++
 		}
+		if j == i { // white space: one space between words is as it is
+			changed = changed || text[i] != ' ' || i == 0 || i+1 == len(text) || isSpace(text[i+1])
+			i++
+			continue
+		}
+		if tok := n.token(text[i:j]); tok != text[i:j] {
+			changed = true
+		}
+		i = j
 	}
-	if !changed && size == len(text) {
+	if !changed {
 		n.text = text
 		return n
 	}
-	n.text = strings.Join(strings.Fields(strings.Join(fields, " ")), " ")
-	return n
+	fields := strings.Fields(text)
+	m := normalized{}
+	for k, f := range fields {
+		fields[k] = m.token(f)
+	}
+	m.text = strings.Join(strings.Fields(strings.Join(fields, " ")), " ")
+	return m
 }
 
 // token normalizes one space-separated token: its word (the letters,
@@ -320,8 +352,8 @@ func (n *normalized) token(tok string) string {
 	if w == "" || strings.IndexFunc(w, func(r rune) bool { return !isRunByte(byte(r)) || r >= 0x80 }) >= 0 {
 		return tok // "9:30", "a.m.", "25/12": the rules' business
 	}
-	class, words := classifyWord(w)
-	n.near = n.near || class == wordKnown && nearMisses[asciiLower(w)]
+	class, words, near := classifyWord(w)
+	n.near = n.near || near
 	switch class {
 	case wordFiller:
 		return tok[:a] + tok[c:]

@@ -42,10 +42,10 @@ func (p *parser) zoneWords(hit tzHit, q string) (tzHit, bool, string) {
 	if q != "" {
 		return hit, false, q
 	}
-	text := string(p.masked)
-	if !mayHoldFold(text, "coast", "time") {
+	if !mayHoldFold(p.text, "coast", "time") { // masking only blanks: what the text lacks, masked lacks
 		return hit, false, ""
 	}
+	text := string(p.masked)
 	if m := reCoast.FindStringSubmatchIndex(text); m != nil {
 		return p.coast(m, text)
 	}
