@@ -116,3 +116,13 @@ func TestNearMissBesideAsks(t *testing.T) {
 		t.Errorf("light: %q", r.ClarificationQuestion)
 	}
 }
+
+// Places of the zone database are read however they are written: with
+// hyphens or spaces, in any case; a mentioned place is the alias table's.
+func TestZoneCityForms(t *testing.T) {
+	for _, text := range []string{"9am in Port-au-Prince", "9am in port au prince", "9am Porto-Novo time", "noon in São Paulo", "5pm in St. Louis"} {
+		if r := ParseAnchoredTime(text, "Europe/London", utc(classRef)); r.Start == nil || r.NeedsClarification || r.TZ == "Europe/London" {
+			t.Errorf("%q: %s %q tz %q", text, startOf(r), r.ClarificationQuestion, r.TZ)
+		}
+	}
+}
