@@ -9,8 +9,9 @@ import (
 // confident instant, an unknown word put right before or right after the
 // expression makes the result a question naming it.
 func TestUnknownWordBesideAlwaysAsks(t *testing.T) {
-	checked := 0
-	for i, c := range loadCorpus(t) {
+	checked, cases := 0, loadCorpus(t)
+	for i := 0; i < len(cases); i += sampleStep() {
+		c := cases[i]
 		r := ParseAnchoredTime(c.text, c.tz, c.ref)
 		at := strings.Index(r.read, r.Phrase)
 		if r.Start == nil || r.NeedsClarification || r.Phrase == "" || at < 0 {
