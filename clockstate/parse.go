@@ -70,7 +70,12 @@ const maxParseInput = 2048
 //     §4.3) and absolute once anchored — to tz, or to a zone stated in the
 //     text itself ("9am Tokyo time", "UTC+9", "Asia/Tokyo");
 //   - an abbreviation (EST, CST, IST…) is resolved only from tz (the
-//     user's known zone); otherwise it is asked about;
+//     user's known zone); otherwise it is asked about, unless one zone's
+//     rules explain it (CEST, JST): then it is read as that zone with an
+//     assumption (Assumptions);
+//   - the whole text's words are read first (parse_words.go): typos and
+//     txt-speak as their words (a typo with an assumption), fillers
+//     dropped, an unknown word inside or beside the expression asked about;
 //   - local times in DST gaps and folds follow ResolveLocal's compatible
 //     rule; dates without a time are whole-day windows (start, end), parts
 //     of the day are windows (morning 06–12, lunch 12–14, after lunch

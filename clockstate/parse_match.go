@@ -81,21 +81,24 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 	case rQuarter:
 		return !reUnitAfter.MatchString(text[m.Right:]) // "ten to five people"
 	default:
-		if id >= rVague {
-			return validVague(id, capt, text, m.Left)
-		}
-		if id >= rNthWeekday {
-			return validMonthly(id, capt, text, m.Left)
-		}
-		if id >= rMilitary {
-			return validForm(id, capt, text, m.Left)
-		}
-		if id >= rIsh {
-			return validTyped(id, capt, text, m.Left)
-		}
-		if id >= rDayOfMonth {
-			return validChat(id, capt, text, m.Left, m.Right)
-		}
+		return validOwn(id, capt, text, m.Left, m.Right)
+	}
+	return true
+}
+
+// validOwn is validMatch for our own rule tables, by their ID ranges.
+func validOwn(id ruleID, capt func(int) string, text string, left, right int) bool {
+	switch {
+	case id >= rVague:
+		return validVague(id, capt, text, left)
+	case id >= rNthWeekday:
+		return validMonthly(id, capt, text, left)
+	case id >= rMilitary:
+		return validForm(id, capt, text, left)
+	case id >= rIsh:
+		return validTyped(id, capt, text, left)
+	case id >= rDayOfMonth:
+		return validChat(id, capt, text, left, right)
 	}
 	return true
 }
