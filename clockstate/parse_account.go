@@ -329,8 +329,15 @@ func (p *parser) wordQuestion(res ParseResult, lo, hi int) string {
 	if !p.whole {
 		return ""
 	}
-	if p.words.question != "" {
-		return p.words.question
+	read := "" // what was read, named first so the question quotes the time words it holds
+	if res.Phrase != "" {
+		read = "I read " + strconv.Quote(res.Phrase) + ", but "
+	}
+	if q := p.words.question; q != "" {
+		if read != "" {
+			q = strings.ToLower(q[:1]) + q[1:] // "I read "3pm", but do you mean …"
+		}
+		return read + q
 	}
 	w, how := p.besideWord(lo, hi)
 	switch {
@@ -338,11 +345,11 @@ func (p *parser) wordQuestion(res ParseResult, lo, hi int) string {
 		return ""
 	case how == "near":
 		if ws, _ := readTypo(asciiLower(w)); len(ws) > 0 {
-			return "Do you mean " + strings.Join(quoteAll(ws), " or ") + " by " + strconv.Quote(w) + "?"
+			return read + "do you mean " + strings.Join(quoteAll(ws), " or ") + " by " + strconv.Quote(w) + "?"
 		}
 		return ""
 	case how == "place":
-		return "I do not know the place " + strconv.Quote(w) + ": which time zone is it in? Please give a city or an IANA name such as Europe/Lisbon."
+		return read + "I do not know the place " + strconv.Quote(w) + ": which time zone is it in? Please give a city or an IANA name such as Europe/Lisbon."
 	case res.Phrase != "":
 		return "I read " + strconv.Quote(res.Phrase) + " but not " + strconv.Quote(w) + ": what do you mean by it? Please say the time again without it, or tell me what it means."
 	}
