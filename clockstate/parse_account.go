@@ -303,9 +303,11 @@ func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
 	} else if !silent || len(cluster) > 0 {
 		q = p.wordQuestion(res, lo, hi)
 	}
-	if w, how := p.besideWord(lo, hi); q != "" && len(words) > 0 && how == "unknown" && p.whole && p.words.question == "" {
-		// An unknown word and an unread time word: both are named.
-		q = strings.Replace(q, quoteWords(words), quoteWords(append([]string{w}, words...)), 1)
+	if q != "" && len(words) > 0 && p.whole && p.words.question == "" && len(p.words.unknown) > 0 {
+		if w, how := p.besideWord(lo, hi); how == "unknown" {
+			// An unknown word and an unread time word: both are named.
+			q = strings.Replace(q, quoteWords(words), quoteWords(append([]string{w}, words...)), 1)
+		}
 	}
 	res.Assumptions = p.words.assumptions
 	if q == "" {
@@ -328,6 +330,9 @@ func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
 func (p *parser) wordQuestion(res ParseResult, lo, hi int) string {
 	if !p.whole {
 		return ""
+	}
+	if p.words.question == "" && len(p.words.unknown) == 0 && !p.words.near {
+		return "" // nothing to ask: most texts
 	}
 	read := "" // what was read, named first so the question quotes the time words it holds
 	if res.Phrase != "" {
