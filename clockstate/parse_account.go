@@ -2,6 +2,7 @@ package clockstate
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,22 +68,17 @@ type run struct {
 	start, end int
 }
 
-// unreadRuns lists the runs of text outside every used span.
+// unreadRuns lists the runs of text outside every used span (a few
+// spans: each byte is tested against them, with no table allocated).
 func unreadRuns(text string, used []byteSpan) []run {
-	cov := make([]bool, len(text))
-	for _, s := range used {
-		for i := max(s.a, 0); i < s.b && i < len(text); i++ {
-			cov[i] = true
-		}
-	}
-	var out []run
+	out := make([]run, 0, 8)
 	for i := 0; i < len(text); {
-		if cov[i] || !isRunByte(text[i]) {
+		if !isRunByte(text[i]) || inByteSpans(i, used) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(text) && !cov[j] && isRunByte(text[j]) {
+		for j < len(text) && isRunByte(text[j]) && !inByteSpans(j, used) {
 			j++
 		}
 		out = append(out, run{text: strings.Trim(text[i:j], "'"), start: i, end: j})
@@ -193,6 +189,9 @@ func skipFillers(runs []run, i, dir int) int {
 
 // placeInRuns finds an unread place name of one to three runs.
 func placeInRuns(runs []run) (string, string) {
+	if !slices.ContainsFunc(runs, func(r run) bool { return placeFirstWord(r.text) }) {
+		return "", "" // no word starts a place: most texts
+	}
 	ws := make([]word, len(runs))
 	for i, r := range runs {
 		ws[i] = word{text: asciiLower(r.text), start: r.start, end: r.end}
