@@ -68,17 +68,22 @@ type run struct {
 	start, end int
 }
 
-// unreadRuns lists the runs of text outside every used span (a few
-// spans: each byte is tested against them, with no table allocated).
+// unreadRuns lists the runs of text outside every used span.
 func unreadRuns(text string, used []byteSpan) []run {
-	out := make([]run, 0, 8)
+	cov := make([]bool, len(text))
+	for _, s := range used {
+		for i := max(s.a, 0); i < s.b && i < len(text); i++ {
+			cov[i] = true
+		}
+	}
+	var out []run
 	for i := 0; i < len(text); {
-		if !isRunByte(text[i]) || inByteSpans(i, used) {
+		if cov[i] || !isRunByte(text[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(text) && isRunByte(text[j]) && !inByteSpans(j, used) {
+		for j < len(text) && !cov[j] && isRunByte(text[j]) {
 			j++
 		}
 		out = append(out, run{text: strings.Trim(text[i:j], "'"), start: i, end: j})
