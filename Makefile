@@ -9,6 +9,7 @@ build:
 
 test:
 	$(GO) test -tags $(TAGS) -race -count=1 -parallel 8 -timeout 30m ./...
+	$(GO) test -tags $(TAGS) -count=1 -run '^(TestMetamorphic|TestUnknownWordBesideAlwaysAsks)$$' ./clockstate
 
 lint:
 	$(GO) vet -tags $(TAGS) ./...

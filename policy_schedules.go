@@ -1,5 +1,7 @@
 package kairos
 
+import "time"
+
 // Travel settings of the schedules section: what a recurring schedule
 // does when its user's zone changes after it was created.
 const (
@@ -38,6 +40,21 @@ type SchedulesPolicy struct {
 	TasksMayUseTools bool `yaml:"tasks_may_use_tools" json:"tasks_may_use_tools"`
 	// Travel is TravelKeepZone or TravelFollowUser.
 	Travel string `yaml:"travel" json:"travel"`
+	// DefaultTime ("HH:MM") is the time of day a schedule given a day
+	// but no time gets ("friday"), stated in its approval; empty: the
+	// schedule tool asks for the time. A day alone never fires at
+	// midnight.
+	DefaultTime string `yaml:"default_time" json:"default_time"`
+}
+
+// DefaultTimeOfDay is DefaultTime's hour and minute; ok is false when it
+// is empty or not HH:MM.
+func (s SchedulesPolicy) DefaultTimeOfDay() (hour, minute int, ok bool) {
+	t, err := time.Parse("15:04", s.DefaultTime)
+	if err != nil || len(s.DefaultTime) != 5 {
+		return 0, 0, false
+	}
+	return t.Hour(), t.Minute(), true
 }
 
 // Schedules defaults.

@@ -98,9 +98,21 @@ var placeIndex = func() map[string]string {
 	return m
 }()
 
-// lookupPlace returns the zone of an exact (case-insensitive) place name.
+// lookupPlace returns the zone of an exact (case-insensitive) place name
+// of the alias table.
 func lookupPlace(name string) (string, bool) {
 	tz, ok := placeIndex[strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), ".", "")]
+	return tz, ok
+}
+
+// lookupZonePlace is lookupPlace, then the city names of the zone
+// database (zoneCities): for a place stated with a time ("3pm Tbilisi
+// time", "1pm in Windhoek"), not for a place merely mentioned.
+func lookupZonePlace(name string) (string, bool) {
+	if tz, ok := lookupPlace(name); ok {
+		return tz, ok
+	}
+	tz, ok := zoneCities[strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", " ")]
 	return tz, ok
 }
 

@@ -20,7 +20,7 @@ const (
 
 // ParseResult is parse_anchored_time's result (§4.4). Its JSON form is
 // exactly what `kairos clock parse` prints:
-// {"kind", "start"?, "end"?, "repeat"?, "needs_clarification", "clarification_question"?}
+// {"kind", "start"?, "end"?, "repeat"?, "needs_clarification", "clarification_question"?, "assumptions"?}
 // with RFC 3339 instants carrying the anchor's offset.
 type ParseResult struct {
 	Kind  string     `json:"kind"`
@@ -31,6 +31,9 @@ type ParseResult struct {
 	Repeat                string `json:"repeat,omitempty"`
 	NeedsClarification    bool   `json:"needs_clarification"`
 	ClarificationQuestion string `json:"clarification_question,omitempty"`
+	// Assumptions are what was read into the text ("read 'wedensday' as
+	// Wednesday"): shown with the result, so an approval states them.
+	Assumptions []string `json:"assumptions,omitempty"`
 
 	// Phrase is the time expression found in the text.
 	Phrase string `json:"-"`
@@ -38,9 +41,16 @@ type ParseResult struct {
 	TZ string `json:"-"`
 	// Local says whether Start fell in a DST gap or fold (compatible rule).
 	Local LocalKind `json:"-"`
+	// DayOnly says the result is a day or days with no time of day
+	// ("friday", "on the 3rd", "next week"): Start is the first day's
+	// midnight, a bound, never a time to act at (issue 32).
+	DayOnly bool `json:"-"`
 	// used are the byte spans of the text the parse read (the accounting
-	// rule; tests check no time word lies outside them).
+	// rule; tests check no time word lies outside them), in read.
 	used []byteSpan
+	// read is the text the parse read: the whole text with its fillers
+	// dropped, its txt-speak and typos written as their words.
+	read string
 }
 
 // maxParseInput bounds the text examined (the expression is expected near
@@ -60,7 +70,12 @@ const maxParseInput = 2048
 //     §4.3) and absolute once anchored — to tz, or to a zone stated in the
 //     text itself ("9am Tokyo time", "UTC+9", "Asia/Tokyo");
 //   - an abbreviation (EST, CST, IST…) is resolved only from tz (the
-//     user's known zone); otherwise it is asked about;
+//     user's known zone); otherwise it is asked about, unless one zone's
+//     rules explain it (CEST, JST): then it is read as that zone with an
+//     assumption (Assumptions);
+//   - the whole text's words are read first (parse_words.go): typos and
+//     txt-speak as their words (a typo with an assumption), fillers
+//     dropped, an unknown word inside or beside the expression asked about;
 //   - local times in DST gaps and folds follow ResolveLocal's compatible
 //     rule; dates without a time are whole-day windows (start, end), parts
 //     of the day are windows (morning 06–12, lunch 12–14, after lunch
@@ -168,15 +183,18 @@ type timeSpec struct {
 	// weekdayNamed is a weekday the text named (time.Weekday+1; 0 none),
 	// checked against a date given too ("Friday 14 March").
 	weekdayNamed int
-	sameTime     bool       // "same time", "this time": the reference's time of day
-	firstThing   bool       // "first thing": the start of the part of day (the morning)
-	twoTimes     bool       // two different times of day were given
-	days         []int      // the days named, counted from today (nameDay)
-	twoDays      bool       // two different days were named
-	clockBare    bool       // "7:30" with no am/pm: a part of day may move it past noon
-	repeat       string     // an RRULE ("every weekday")
-	nth          int        // the ordinal of "every second tuesday" (2), 0 when none
-	byDay        []int      // the repeat's weekdays (time.Weekday), for the first occurrence
+	sameTime     bool   // "same time", "this time": the reference's time of day
+	firstThing   bool   // "first thing": the start of the part of day (the morning)
+	twoTimes     bool   // two different times of day were given
+	days         []int  // the days named, counted from today (nameDay)
+	twoDays      bool   // two different days were named
+	clockBare    bool   // "7:30" with no am/pm: a part of day may move it past noon
+	repeat       string // an RRULE ("every weekday")
+	nth          int    // the ordinal of "every second tuesday" (2), 0 when none
+	byDay        []int  // the repeat's weekdays (time.Weekday), for the first occurrence
+	nthDay       int    // "the second wednesday of every month": 2 (-1 last), 0 when none
+	nthWd        time.Weekday
+	vague        string     // "soonish", "later today", "sometime": asked unless a day says enough
 	used         []byteSpan // text an apply function read outside its match (a year after a date)
 }
 
@@ -222,7 +240,13 @@ func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) 
 		text = text[:maxParseInput]
 	}
 	text = blankInvalidUTF8(text)
-	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole}
+	var words normalized
+	if whole {
+		words = normalizeWords(text)
+		text = words.text
+	}
+	p := &parser{text: text, ref: ref.Truncate(time.Second), whole: whole, words: words,
+		used: make([]byteSpan, 0, 8), matches: make([]tmatch, 0, 8)}
 	if tz != "" {
 		loc, err := LoadTZ(tz)
 		if err != nil {
@@ -239,7 +263,9 @@ func parseWith(text, tz string, extraKnown []string, ref time.Time, whole bool) 
 	p.masked = []byte(text)
 	p.readGreetings()
 	res, cluster := p.read(append([]string{tz}, extraKnown...))
-	return p.account(inYearRange(res), cluster)
+	res = p.account(inYearRange(res), cluster)
+	res.read = p.text
+	return res
 }
 
 // inYearRange turns a result outside years 1 to 9999 into an invalid one.
@@ -262,7 +288,7 @@ func mayHaveTime(text string) bool {
 			return true
 		}
 	}
-	b := hints.scan(" "+strings.ToLower(text)+" ", false)
+	b := hints.scan(hintText(text), false)
 	for i := range allRules {
 		if hints.gate(i, &b, true) {
 			return true
@@ -289,6 +315,7 @@ type parser struct {
 	iso        *isoParts
 	tzQuestion string
 	zones      []byteSpan // the zone found and its repeats
+	words      normalized // whole text: its assumptions, typo question and unknown words
 }
 
 func (p *parser) mask(a, b int) {
@@ -371,7 +398,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // readZone finds a zone stated in the text (§4.2 step 1) and blanks it.
 func (p *parser) readZone(knownIn []string) {
 	known := knownZones(knownIn...)
-	norm, regions := upperAbbrevAfterTime(string(p.masked))
+	masked := string(p.masked)
+	norm, regions := upperAbbrevAfterTime(masked)
 	hit, found, q := findExplicitTZ(norm, known, p.ref)
 	for _, r := range regions {
 		if hit.Start == r.a {
@@ -379,7 +407,10 @@ func (p *parser) readZone(knownIn []string) {
 		}
 	}
 	if !found && q == "" {
-		hit, found = findZoneAfterTime(string(p.masked))
+		hit, found = findZoneAfterTime(masked)
+	}
+	if !found && p.whole {
+		hit, found, q = p.zoneWords(hit, q)
 	}
 	if found && hit.Abbrev != "" {
 		q = abbrevSeasonQuestion(hit, p.ref)
@@ -401,7 +432,7 @@ func (p *parser) readZone(knownIn []string) {
 // first valid match.
 func (p *parser) findMatches() {
 	ms := string(p.masked)
-	lo := " " + strings.ToLower(ms) + " " // hints may ask for whole words (" at ")
+	lo := hintText(ms) // hints may ask for whole words (" at ")
 	b := hints.scan(lo, strings.ContainsAny(ms, "0123456789"))
 	noNeeds := strings.Contains(lo, "ſ")
 	for i, pr := range allRules {
@@ -429,6 +460,9 @@ func (p *parser) resolveCluster(cluster []tmatch) ParseResult {
 	sp, phrase, refL := p.readCluster(cluster)
 	if sp.invalid {
 		return ParseResult{Kind: KindInvalid, Phrase: phrase}
+	}
+	if q := vagueQuestion(&sp); q != "" {
+		return ParseResult{Kind: KindInvalid, NeedsClarification: true, ClarificationQuestion: q, Phrase: phrase, TZ: p.anchorName}
 	}
 	// Relative: an amount from ref, needing no zone.
 	if (sp.rel || sp.now) && !sp.timeSet && sp.part == "" && !sp.dateSet && !sp.dayOffsetSet && sp.window == "" && sp.bareHour < 0 {
@@ -605,6 +639,6 @@ func windowRange(sp *timeSpec, refL time.Time, loc *time.Location, res *ParseRes
 	default:
 		return ParseResult{Kind: KindInvalid}
 	}
-	res.Start, res.End = &s, &e
+	res.Start, res.End, res.DayOnly = &s, &e, true
 	return *res
 }

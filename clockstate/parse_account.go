@@ -1,6 +1,8 @@
 package clockstate
 
 import (
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,12 +42,12 @@ var wholeWords = setOf(`holiday holidays`)
 // ("from 10", "next friday", "the end of the month"), or right before the
 // phrase found ("from 10am" when "from" was not read).
 var weakWords = setOf(`may march mar sat sun wed second next last this from after before since to and end start
-beginning mid early late am pm a.m p.m h m s d w`)
+beginning mid early late am pm a.m p.m h m s d w time same past other thing`)
 
 // leadWords are the weak words that count right before the phrase
 // ("from [10am]", "next [at 5pm]"); others there are prepositions
 // ("move it to [5pm]").
-var leadWords = setOf(`from after before since next last end start beginning mid early late may march mar sat sun wed`)
+var leadWords = setOf(`from after before since next last end start beginning mid early late may march mar sat sun wed other second thing`)
 
 // lowerAbbrevWords are the zone abbreviations read in lower case.
 const lowerAbbrevWords = `est edt cst cdt mst mdt pst pdt akst akdt hst cet cest eet eest bst ist jst kst aest aedt acst acdt awst nzst nzdt sgt hkt`
@@ -114,7 +116,7 @@ func strongRun(r string) bool {
 	if lowerAbbrevs[lo] {
 		return true
 	}
-	_, place := lookupPlace(lo)
+	_, place := lookupZonePlace(lo)
 	return place
 }
 
@@ -192,6 +194,9 @@ func skipFillers(runs []run, i, dir int) int {
 
 // placeInRuns finds an unread place name of one to three runs.
 func placeInRuns(runs []run) (string, string) {
+	if !slices.ContainsFunc(runs, func(r run) bool { return placeFirstWord(r.text) }) {
+		return "", "" // no word starts a place: most texts
+	}
 	ws := make([]word, len(runs))
 	for i, r := range runs {
 		ws[i] = word{text: asciiLower(r.text), start: r.start, end: r.end}
@@ -297,6 +302,18 @@ func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
 	case len(words) > 0:
 		q = "I could not read " + quoteWords(words)
 	}
+	if q != "" {
+		q += ": which date and time do you mean? Please say it again in one phrase, for example \"Friday 21 March at 4pm\"."
+	} else if !silent || len(cluster) > 0 {
+		q = p.wordQuestion(res, lo, hi)
+	}
+	if q != "" && len(words) > 0 && p.whole && p.words.question == "" && len(p.words.unknown) > 0 {
+		if w, how := p.besideWord(lo, hi); how == "unknown" {
+			// An unknown word and an unread time word: both are named.
+			q = strings.Replace(q, quoteWords(words), quoteWords(append([]string{w}, words...)), 1)
+		}
+	}
+	res.Assumptions = p.words.assumptions
 	if q == "" {
 		res.used = p.used
 		return res
@@ -305,8 +322,240 @@ func (p *parser) account(res ParseResult, cluster []tmatch) ParseResult {
 	if res.Kind == KindFloating {
 		kind = KindFloating
 	}
-	return ParseResult{Kind: kind, NeedsClarification: true, Phrase: res.Phrase, TZ: res.TZ,
-		ClarificationQuestion: q + ": which date and time do you mean? Please say it again in one phrase, for example \"Friday 21 March at 4pm\"."}
+	return ParseResult{Kind: kind, NeedsClarification: true, Phrase: res.Phrase, TZ: res.TZ, ClarificationQuestion: q,
+		Assumptions: p.words.assumptions}
+}
+
+// wordQuestion is the question the words of a whole text raise (issue
+// 32): a typo with two readings, an unknown word inside the expression
+// [lo, hi) or beside it ("quux 5pm", "5pm in Zorbania"), or a real word
+// one edit from a time word right beside it ("his morning"); "" when
+// none.
+func (p *parser) wordQuestion(res ParseResult, lo, hi int) string {
+	if !p.whole {
+		return ""
+	}
+	if p.words.question == "" && len(p.words.unknown) == 0 && !p.words.near {
+		return "" // nothing to ask: most texts
+	}
+	read := "" // what was read, named first so the question quotes the time words it holds
+	if res.Phrase != "" {
+		read = "I read " + strconv.Quote(res.Phrase) + ", but "
+	}
+	if q := p.words.question; q != "" {
+		if read != "" {
+			q = strings.ToLower(q[:1]) + q[1:] // "I read "3pm", but do you mean …"
+		}
+		return read + q
+	}
+	w, how := p.besideWord(lo, hi)
+	switch {
+	case w == "":
+		return ""
+	case how == "near":
+		if ws, _ := readTypo(asciiLower(w)); len(ws) > 0 {
+			return read + "do you mean " + strings.Join(quoteAll(ws), " or ") + " by " + strconv.Quote(w) + "?"
+		}
+		return ""
+	case how == "place":
+		return read + "I do not know the place " + strconv.Quote(w) + ": which time zone is it in? Please give a city or an IANA name such as Europe/Lisbon."
+	case res.Phrase != "":
+		return "I read " + strconv.Quote(res.Phrase) + " but not " + strconv.Quote(w) + ": what do you mean by it? Please say the time again without it, or tell me what it means."
+	}
+	return "I could not read " + strconv.Quote(w) + ": which date and time do you mean?"
+}
+
+func quoteAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strconv.Quote(displayWord(w))
+	}
+	return out
+}
+
+// besideWord is the first word to ask about around the expression [lo,
+// hi), widened over the unread time words next to it ("haf [past 3pm]",
+// "[thursday of next] wek"), and how it stands: "unknown", "place" ("5pm
+// in Zorbania", "Zorbania time") or "near" (a near miss). An unknown word
+// is asked about inside the expression, right beside it (nothing but
+// punctuation that ends no sentence, or text already read, between), or
+// across connectors when it starts or ends the text or stands against
+// another time word ("next wek at 5pm", "Dec 25th at oon"). A capitalised
+// word right before the expression, not the first of the text, is a name
+// ("call Alice tomorrow").
+func (p *parser) besideWord(lo, hi int) (string, string) {
+	if len(p.words.unknown) == 0 && !p.words.near {
+		return "", ""
+	}
+	runs := unreadRuns(p.text, p.used)
+	lo, hi = p.reach(runs, lo, hi)
+	for i, r := range runs {
+		lw := asciiLower(strings.Trim(r.text, "'"))
+		unknown, near := p.words.unknown[lw], nearMisses[lw]
+		if !unknown && !near {
+			continue
+		}
+		inside := r.start >= lo && r.end <= hi
+		before := r.end <= lo && p.gapRead(r.end, lo)
+		after := r.start >= hi && p.gapRead(hi, r.start)
+		if near {
+			if inside || before || after || p.nearAcross(runs, i, lo, hi) {
+				return p.wordAt(r), "near"
+			}
+			continue
+		}
+		afterIn := i > 0 && strings.EqualFold(runs[i-1].text, "in")
+		how := "unknown"
+		if afterIn || p.timeWordAfter(r.end) {
+			how = "place"
+		}
+		name := before && isUpperASCII(r.text[0]) && p.anyRunBefore(r.start)
+		switch {
+		case inside || after || before && !name:
+			return p.wordAt(r), how
+		case r.end <= lo && p.gapConnectors(runs, r.end, lo) && (afterIn || !p.anyRunBefore(r.start) || i > 0 && p.timeRun(runs[i-1])):
+			return p.wordAt(r), how
+		case r.start >= hi && p.gapConnectors(runs, hi, r.start) && (afterIn || !p.anyRunAfter(r.end) || i+1 < len(runs) && p.timeRun(runs[i+1])):
+			return p.wordAt(r), how
+		}
+	}
+	return "", ""
+}
+
+// nearAcross says whether the near miss runs[i] stands across connectors
+// from the expression and against another time word ("end of the moth
+// at 9am"), or after "of" ("tuesday of the moth"); "very" counts before
+// a day or unit ("very other friday").
+func (p *parser) nearAcross(runs []run, i, lo, hi int) bool {
+	r := runs[i]
+	if strings.EqualFold(r.text, "very") {
+		return reVeryDay.MatchString(p.text[r.end:])
+	}
+	k := i - 1
+	for k >= 0 && connectors[asciiLower(runs[k].text)] {
+		k--
+	}
+	if r.end <= lo && p.gapConnectors(runs, r.end, lo) {
+		return k >= 0 && p.timeRun(runs[k]) && p.gapConnectors(runs, runs[k].end, r.start)
+	}
+	if r.start >= hi && p.gapConnectors(runs, hi, r.start) {
+		return strings.Contains(" "+asciiLower(p.text[hi:r.start])+" ", " of ")
+	}
+	return false
+}
+
+// reVeryDay: "very" before a day or unit reads as "every".
+var reVeryDay = regexp.MustCompile(`(?i)^\s+(?:other|second|` + reWeekdayWord + `|day|week|month|year|morning|evening|night)\b`)
+
+// timeRun says whether r is a time word (of the vocabulary, no connector
+// or sentence word).
+func (p *parser) timeRun(r run) bool {
+	w := asciiLower(r.text)
+	return vocabulary[w] && !connectors[w] && !sentenceWords[w]
+}
+
+func (p *parser) anyRunBefore(i int) bool {
+	for k := 0; k < i; k++ {
+		if isRunByte(p.text[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) anyRunAfter(i int) bool {
+	for k := i; k < len(p.text); k++ {
+		if isRunByte(p.text[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// reach widens [lo, hi) over the unread time words next to it (a word of
+// the vocabulary that is no sentence word, and the connectors leading to
+// one).
+func (p *parser) reach(runs []run, lo, hi int) (int, int) {
+	timeWord := func(k int) bool {
+		w := asciiLower(runs[k].text)
+		return vocabulary[w] && !connectors[w]
+	}
+	for {
+		i := len(runs) - 1
+		for i >= 0 && runs[i].end > lo {
+			i--
+		}
+		edge := lo
+		for i >= 0 && p.gapRead(runs[i].end, edge) && connectors[asciiLower(runs[i].text)] {
+			edge, i = runs[i].start, i-1
+		}
+		if i < 0 || !p.gapRead(runs[i].end, edge) || !timeWord(i) {
+			break
+		}
+		lo = runs[i].start
+	}
+	for {
+		i := 0
+		for i < len(runs) && runs[i].start < hi {
+			i++
+		}
+		edge := hi
+		for i < len(runs) && p.gapRead(edge, runs[i].start) && connectors[asciiLower(runs[i].text)] {
+			edge, i = runs[i].end, i+1
+		}
+		if i >= len(runs) || !p.gapRead(edge, runs[i].start) || !timeWord(i) {
+			break
+		}
+		hi = runs[i].end
+	}
+	return lo, hi
+}
+
+// gapConnectors says whether text[a:b] holds only connector words
+// ("at", "on") besides what gapRead allows.
+func (p *parser) gapConnectors(runs []run, a, b int) bool {
+	for _, r := range runs {
+		if r.start >= a && r.end <= b && !connectors[asciiLower(r.text)] {
+			return false
+		}
+	}
+	for i := a; i < b; i++ {
+		if strings.IndexByte(".!?;\n", p.text[i]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func isUpperASCII(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// inByteSpans says whether byte i lies in one of spans.
+func inByteSpans(i int, spans []byteSpan) bool {
+	for _, s := range spans {
+		if i >= s.a && i < s.b {
+			return true
+		}
+	}
+	return false
+}
+
+// gapRead says whether text[a:b] holds only white space, punctuation that
+// ends no sentence, and bytes a step read.
+func (p *parser) gapRead(a, b int) bool {
+	cov := func(i int) bool { return inByteSpans(i, p.used) }
+	for i := a; i < b; i++ {
+		c := p.text[i]
+		if strings.IndexByte(".!?;\n", c) >= 0 && !cov(i) || isRunByte(c) && !cov(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// timeWordAfter says whether the word after i is "time" ("Zorbania time").
+func (p *parser) timeWordAfter(i int) bool {
+	rest := strings.TrimLeft(p.text[i:], " ")
+	return len(rest) >= 4 && strings.EqualFold(rest[:4], "time") && (len(rest) == 4 || !isRunByte(rest[4]))
 }
 
 // readTimeText is what an invalid result read but could not make a time

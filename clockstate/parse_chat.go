@@ -84,10 +84,10 @@ var (
 	reTimeAfter         = regexp.MustCompile(`(?i)^\s*(?:,|at|@|-|from|\|)?\s*(?:\d{1,2}(?::\d{2}|\s*[ap]\.?m|\b)|noon|midday|midnight|half\b|quarter\b)`)
 	reDayWordAfterRange = regexp.MustCompile(`(?i)^\s*(?:on\s+)?(?:tomorrow|tmrw|today|tonight|` + reWeekdayWord + `\b|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|this\s+(?:morning|afternoon|evening))`)
 	reOrdinalNoun       = regexp.MustCompile(`(?i)^\s*(?:floor|place|time|times|row|grade|century|anniversary|birthday|edition|round|attempt|person|in\s+line|gear|level|year|week|day|month|hour|minute|street|avenue)\b`)
-	reHourPartAfter     = regexp.MustCompile(`(?i)^\s*(?:tonight|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
+	reHourPartAfter     = regexp.MustCompile(`(?i)^\s*(?:tonight|at\s+night\b|(?:this|tomorrow|tmrw?|on\s+\w+day|\w+day)\s+(?:morning|afternoon|evening|night|arvo)|(?:in|on)\s+the\s+(?:morning|afternoon|evening)|(?:morning|afternoon|evening|night|arvo)\b)`)
 	reInBefore          = regexp.MustCompile(`(?i)\b(?:in|within|after)\s*$`)
 	reAmPmAfter         = regexp.MustCompile(`(?i)^\s*(?:am|pm|a\.m|p\.m)\b`)
-	reDayWordAfter      = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw|yesterday|next|on|` + reWeekdayWord + `)\b`)
+	reDayWordAfter      = regexp.MustCompile(`(?i)^\s*(?:tomorrow|tmrw?|2moro|yesterday|today|next|on|` + reWeekdayWord + `)\b`)
 	reInBareEnd         = regexp.MustCompile(`(?i)^\s*(?:$|[.!?,;)]|(?:pls|please|thanks|thx|ta|cheers|mate|ok|okay|then)\b|to\s+[a-z])`)
 	reCurrency          = regexp.MustCompile(`[$£€¥₹]\s*$`)
 	reMinutesOf         = regexp.MustCompile(`(?i)^\s+(?:past|after|to|of|till|before)\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)`)
@@ -116,7 +116,8 @@ func validChat(id ruleID, capt func(int) string, text string, left, right int) b
 			return false
 		}
 	case rSlashAny:
-		return capt(2) != "" || reSlashCtx.MatchString(before) || reTimeAfter.MatchString(after) || reDayWordBefore.MatchString(before)
+		alone := strings.TrimSpace(before) == "" && strings.TrimSpace(after) == "" // "05/06": the whole text
+		return alone || capt(2) != "" || reSlashCtx.MatchString(before) || reTimeAfter.MatchString(after) || reDayWordBefore.MatchString(before)
 	case rDayOfMonth:
 		return !reMonthAfter.MatchString(after) && !reMonthBefore.MatchString(before) && !reOrdinalNoun.MatchString(after)
 	case rHalfHour:

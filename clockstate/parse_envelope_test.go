@@ -25,7 +25,7 @@ func TestEnvelope_TimesInMessagesUseTheParser(t *testing.T) {
 		{"ambiguous abbreviation", "call me at 5pm IST", "Europe/Berlin",
 			[]string{`is ambiguous; ask:`, `"IST"`}},
 		{"ambiguous slash date", "due on 03/04/2027", "Asia/Tokyo",
-			[]string{`is ambiguous; ask: Do you mean 3 April or March 4?`}},
+			[]string{`is ambiguous; ask: Do you mean 3 April or 4 March?`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil)

@@ -2,7 +2,7 @@ package clockstate
 
 import (
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -81,12 +81,24 @@ func validMatch(id ruleID, m *rules.Match, text string) bool {
 	case rQuarter:
 		return !reUnitAfter.MatchString(text[m.Right:]) // "ten to five people"
 	default:
-		if id >= rIsh {
-			return validTyped(id, capt, text, m.Left)
-		}
-		if id >= rDayOfMonth {
-			return validChat(id, capt, text, m.Left, m.Right)
-		}
+		return validOwn(id, capt, text, m.Left, m.Right)
+	}
+	return true
+}
+
+// validOwn is validMatch for our own rule tables, by their ID ranges.
+func validOwn(id ruleID, capt func(int) string, text string, left, right int) bool {
+	switch {
+	case id >= rVague:
+		return validVague(id, capt, text, left)
+	case id >= rNthWeekday:
+		return validMonthly(id, capt, text, left)
+	case id >= rMilitary:
+		return validForm(id, capt, text, left)
+	case id >= rIsh:
+		return validTyped(id, capt, text, left)
+	case id >= rDayOfMonth:
+		return validChat(id, capt, text, left, right)
 	}
 	return true
 }
@@ -124,11 +136,11 @@ func endsAlone(before, after string) bool {
 // firstCluster keeps the first run of non-overlapping matches joined only
 // by connector words ("at", "on", "in the", ",").
 func firstCluster(ms []tmatch, text string) []tmatch {
-	sort.SliceStable(ms, func(i, j int) bool {
-		if ms[i].left != ms[j].left {
-			return ms[i].left < ms[j].left
+	slices.SortStableFunc(ms, func(a, b tmatch) int {
+		if a.left != b.left {
+			return a.left - b.left
 		}
-		return ms[i].right-ms[i].left > ms[j].right-ms[j].left
+		return (b.right - b.left) - (a.right - a.left)
 	})
 	kept := ms[:0:0]
 	for _, m := range ms {
@@ -143,7 +155,7 @@ func firstCluster(ms []tmatch, text string) []tmatch {
 			kept = append(kept, m)
 		}
 	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].left < kept[j].left })
+	slices.SortStableFunc(kept, func(a, b tmatch) int { return a.left - b.left })
 	out := kept[:1]
 	for _, m := range kept[1:] {
 		if !onlyConnectors(text[out[len(out)-1].right:m.left]) {
@@ -173,7 +185,7 @@ var reGreeting = regexp.MustCompile(`(?i)\bgood\s+(?:morning|afternoon|evening|n
 // consumed for the accounting step, so "good morning" is neither a time
 // nor a time word left unread.
 func (p *parser) readGreetings() {
-	if !strings.Contains(strings.ToLower(p.text), "good") {
+	if !mayHoldFold(p.text, "good") {
 		return
 	}
 	for _, m := range reGreeting.FindAllStringIndex(p.text, 4) {

@@ -190,7 +190,7 @@ func (r *resolver) settleHours() string {
 	if sp.clockBare && !sp.endSet && sp.part == "" && !sp.yearSet && !sp.sameTime && dayFirstZone(r.loc.String()) == -1 {
 		// "4:15 on wed" from a 12-hour clock country: am or pm is not said.
 		hm := strconv.Itoa(sp.hour) + ":" + twoDigits(sp.min)
-		return "Do you mean " + hm + "am or " + hm + "pm?"
+		return "Do you mean " + hm + "am or " + hm + "pm" + r.whichHalf(sp.hour%12, sp.min, hm) + "?"
 	}
 	if sp.firstThing && sp.bareHour < 0 && !sp.timeSet {
 		// "first thing monday": the start of the part of day named.
@@ -205,10 +205,50 @@ func (r *resolver) settleHours() string {
 		if sp.min > 0 {
 			hm += ":" + twoDigits(sp.min) // "ten to five": 4:50am or 4:50pm
 		}
-		return "Do you mean " + hm + "am or " + hm + "pm?"
+		return "Do you mean " + hm + "am or " + hm + "pm" + r.whichHalf(sp.bareHour%12, sp.min, hm) + "?"
 	}
 	sp.hour, sp.timeSet, sp.part = h, true, ""
 	return ""
+}
+
+// whichHalf names, for a time without a date, when each reading comes
+// next (": 7 this evening or 7 tomorrow morning"), the sooner first; ""
+// when the date is given.
+func (r *resolver) whichHalf(h, mi int, hm string) string {
+	if r.dateGiven {
+		return ""
+	}
+	next := func(hour int) time.Time {
+		ty, tmo, td := r.refL.Date()
+		t, _ := ResolveLocal(r.loc, ty, tmo, td, hour, mi, 0)
+		if t.Before(r.refL) {
+			t, _ = ResolveLocal(r.loc, ty, tmo, td+1, hour, mi, 0)
+		}
+		return t
+	}
+	a, b := next(h), next(h+12)
+	if b.Before(a) {
+		a, b = b, a
+	}
+	return ": " + hm + " " + dayPartLabel(a, r.refL) + " or " + hm + " " + dayPartLabel(b, r.refL)
+}
+
+// dayPartLabel is "this morning", "tomorrow evening", … for t seen from refL.
+func dayPartLabel(t, refL time.Time) string {
+	t = t.In(refL.Location())
+	day := "this"
+	if y, m, d := t.Date(); y != refL.Year() || m != refL.Month() || d != refL.Day() {
+		day = "tomorrow"
+	}
+	switch h := t.Hour(); {
+	case h < 12:
+		return day + " morning"
+	case h < 18:
+		return day + " afternoon"
+	case day == "this" && h >= 21:
+		return "tonight"
+	}
+	return day + " evening"
 }
 
 // partHour is bare hour h (1-12) in part of day part.
@@ -229,6 +269,9 @@ func partHour(part string, h int) (int, bool) {
 		}
 		if h == 12 {
 			return 24, true
+		}
+		if h >= 1 && h <= 4 {
+			return h, true // "2 at night": the small hours
 		}
 	}
 	return 0, false
@@ -290,6 +333,11 @@ func (r *resolver) clock() ParseResult {
 		r.y, r.mo, r.d = nextMonthWith(r.y, r.mo, sp.dom)
 		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
 	}
+	for i := 0; sp.nthDay != 0 && start.Before(r.refL) && i < 2; i++ {
+		// "the last thursday of every month at 6pm" said that evening: next month's.
+		r.y, r.mo, r.d = nextNthWeekday(r.y, r.mo+1, 1, sp.nthDay, sp.nthWd)
+		start = r.at(r.y, r.mo, r.d, sp.hour, sp.min)
+	}
 	for i := 0; sp.dateSet && !sp.yearSet && !sp.monthOnly && sp.dom == 0 && sp.weekdayNamed == 0 && start.Before(r.refL) && i < 8; i++ {
 		// "14/02 at 8pm" said that evening at nine: next year's, as a past date is.
 		r.res.Local = LocalExact
@@ -332,6 +380,7 @@ func (r *resolver) part() ParseResult {
 // wholeDays is a date as a whole-day window (a month, a range of days).
 func (r *resolver) wholeDays() ParseResult {
 	sp := r.sp
+	r.res.DayOnly = true
 	y, mo, d := r.y, r.mo, r.d
 	switch {
 	case sp.monthOnly:
@@ -355,6 +404,7 @@ func (r *resolver) endOf() ParseResult {
 	}
 	y, mo, d := endOfDay(r.sp, r.refL)
 	e := r.at(y, mo, d+1, 0, 0)
+	r.res.DayOnly = true
 	return r.set(r.at(y, mo, d, 0, 0), &e)
 }
 

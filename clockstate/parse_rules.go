@@ -88,13 +88,13 @@ func span(expr string) spanRule {
 const (
 	reWeekdayWord = `(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)`
 	reMonthWord   = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
-	reNumWord     = `(?:(?:\d+(?:\.\d+)?\s*|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty(?:[\s-]five)?|thirty|forty(?:[\s-]five)?|fifty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|three\s+quarters\s+of\s+an?|a\s+few|a\s+couple(?:\s+of)?)\s+)(?:and\s+a\s+half\s+)?)`
+	reNumWord     = `(?:(?:\d+(?:\.\d+)?\s*|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty(?:[\s-]five)?|thirty|forty(?:[\s-]five)?|fifty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|three[\s-]+quarters\s+of\s+an?|a\s+few|a\s+couple(?:\s+of)?)\s+)(?:and\s+a\s+half\s+)?)`
 	reUnitWord    = `(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|years?|yrs?|h|m|s|d|w)`
 )
 
 // allRules is the rule table. The olebedev/when rules find the common
 // English forms; the span rules cover what it lacks.
-var allRules = append(append(chatRules, typedRules...), []ruleRow{
+var allRules = append(append(append(append(append(vagueRules, monthlyRules...), chatRules...), typedRules...), formRules...), []ruleRow{
 	{rTimeSec, span(`(\d{1,2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:\s*(AMPM))?`), applyTimeSec, []string{":"}},
 	{rQuarter, span(`((?:a\s+)?quarter|half|(?:five|ten|twenty|twenty[\s-]five)(?:\s+minutes?)?|(?:(?:twenty[\s-])?(?:one|two|three|four|six|seven|eight|nine)|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\s+minutes?|\d{1,2}(?:\s+minutes?)?)\s+(past|after|to|before|till|of)\s+(\d{1,2}|noon|midnight|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*(AMPM))?`), applyQuarter, []string{"past", "after", " to ", "before", "till", " of "}},
 	{rRelDay2, span(`(?:the\s+)?day\s+(after|before)\s+(tomorrow|tmrw|tmr|yesterday)`), applyRelDay2, []string{"day"}},
@@ -132,7 +132,7 @@ func amountF(s string) (float64, bool) {
 		s, half = t, 0.5
 	}
 	switch {
-	case strings.HasPrefix(s, "three quarters"):
+	case strings.HasPrefix(s, "three quarters"), strings.HasPrefix(s, "three-quarters"):
 		return 0.75, true
 	case strings.HasPrefix(s, "a quarter"):
 		return 0.25, true
@@ -212,6 +212,7 @@ func applyDuration(sp *timeSpec, x ruleCtx) {
 			sp.invalid = true
 			return
 		}
+		vagueAmount(sp, p[1], p[2], x.refL)
 	}
 }
 
@@ -229,6 +230,7 @@ func applyAmount(sp *timeSpec, x ruleCtx) {
 	if !ok || !addRelF(sp, amt, unit, sign) {
 		sp.invalid = true
 	}
+	vagueAmount(sp, num, unit, x.refL)
 }
 
 func applyCompactIn(sp *timeSpec, x ruleCtx) {
@@ -236,6 +238,7 @@ func applyCompactIn(sp *timeSpec, x ruleCtx) {
 	if !ok || !addRelF(sp, amt, x.capt(2), 1) {
 		sp.invalid = true
 	}
+	vagueAmount(sp, x.capt(1), x.capt(2), x.refL)
 }
 
 // applyShiftFrom: "a week from Monday", "2 days after tomorrow".
@@ -476,7 +479,7 @@ func applySlashDate(sp *timeSpec, x ruleCtx) {
 		default:
 			sp.d, sp.mo = a, time.Month(b)
 			sp.question = "Do you mean " + strconv.Itoa(a) + " " + time.Month(b).String() + " or " +
-				time.Month(a).String() + " " + strconv.Itoa(b) + "?"
+				strconv.Itoa(b) + " " + time.Month(a).String() + "?"
 		}
 	}
 	if sp.mo < 1 || sp.mo > 12 {

@@ -190,7 +190,7 @@ func TestSection4_2_ExplicitZonesAndAbbreviations(t *testing.T) {
 		{"utc", "9am UTC", "", KindAbsolute, "2026-02-10T09:00:00Z", ""},
 		{"iana in text", "noon Asia/Kathmandu", "", KindAbsolute, "2026-02-10T12:00:00+05:45", ""},
 		{"EST unknown user", "9am EST", "", KindFloating, "", "EST"},
-		{"JST never silent", "9am JST", "", KindFloating, "", "Asia/Tokyo"},
+		{"JST read with its assumption", "9am JST", "", KindAbsolute, "2026-02-11T09:00:00+09:00", ""},
 		{"CST chicago user", "9am CST", "America/Chicago", KindAbsolute, "2026-02-10T09:00:00-06:00", ""},
 		{"CST china user", "9am CST", "Asia/Shanghai", KindAbsolute, "2026-02-11T09:00:00+08:00", ""},
 		{"CST berlin user asks", "9am CST", "Europe/Berlin", KindFloating, "", "CST"},

@@ -23,7 +23,7 @@ const reAmountWord = `(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|te
 var typedRules = []ruleRow{
 	// "3ish", "5-ish", "7:30ish", "3pm-ish", "noonish": the time itself
 	// (ParseResult has no notion of approximate).
-	{rIsh, span(`(?:(\d{1,2})(?:[:.](\d{2}))?\s*(AMPM)?|(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midday|midnight))\s*-?\s*ish`), applyIsh, []string{"ish"}},
+	{rIsh, span(`(?:(\d{1,2})(?:[:.](\d{2}))?\s*(AMPM)?|(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midday|midnight))\s*-?\s*ish(?:\s*(AMPM))?`), applyIsh, []string{"ish"}},
 	// "in 20 or 30 mins", "20-30 minutes", "in a day or two": a question
 	// offering the two amounts, never one of them.
 	{rAmountOr, span(`(?:(in|within|after)\s+)?(?:(` + reAmountWord + `)\s*(or|to|-|–)\s*(` + reAmountWord + `)\s*(` + reUnitWord + `)|(an?|one)\s+(` + reUnitWord + `)\s+or\s+(two|three|2|3))(?:\s+(ago|from\s+now|later))?`), applyAmountOr, []string{" or ", "-", "–", " to "}},
@@ -66,13 +66,21 @@ func applyIsh(sp *timeSpec, x ruleCtx) {
 		setTime(sp, 24, 0, 0)
 		return
 	default:
+		if x.capt(4) != "" {
+			setTime12(sp, wordHour(w), x.capt(4), 0, 0) // "three-ish pm"
+			return
+		}
 		setBare(sp, wordHour(w), 0)
 		return
 	}
 	h, m := x.atoi(0), x.atoi(1)
+	suffix := x.capt(2)
+	if suffix == "" {
+		suffix = x.capt(4) // "3ish pm"
+	}
 	switch {
-	case x.capt(2) != "":
-		setTime12(sp, h, x.capt(2), m, 0)
+	case suffix != "":
+		setTime12(sp, h, suffix, m, 0)
 	case h > 23 || m > 59:
 		sp.invalid = true
 	case x.capt(1) != "":

@@ -13,10 +13,10 @@ import (
 func TestTyped_IssuePhrases(t *testing.T) {
 	at := utc("2026-11-25T10:00:00Z")
 	for _, tc := range []struct{ text, want string }{
-		{"ten to five", `{"kind":"absolute","needs_clarification":true,"clarification_question":"Do you mean 4:50am or 4:50pm?"}`},
+		{"ten to five", `{"kind":"absolute","needs_clarification":true,"clarification_question":"Do you mean 4:50am or 4:50pm: 4:50 this afternoon or 4:50 tomorrow morning?"}`},
 		{"ten to five pm", `{"kind":"absolute","start":"2026-11-25T16:50:00Z","needs_clarification":false}`},
 		{"five to midnight", `{"kind":"absolute","start":"2026-11-25T23:55:00Z","needs_clarification":false}`},
-		{"3ish", `{"kind":"absolute","needs_clarification":true,"clarification_question":"Do you mean 3am or 3pm?"}`},
+		{"3ish", `{"kind":"absolute","needs_clarification":true,"clarification_question":"Do you mean 3am or 3pm: 3 this afternoon or 3 tomorrow morning?"}`},
 		{"3ish tomorrow afternoon", `{"kind":"absolute","start":"2026-11-26T15:00:00Z","needs_clarification":false}`},
 		{"next wk", `{"kind":"absolute","start":"2026-11-30T00:00:00Z","end":"2026-12-07T00:00:00Z","needs_clarification":false}`},
 		{"in 20 or 30 mins", `{"kind":"relative","needs_clarification":true,"clarification_question":"Do you mean in 20 minutes or in 30 minutes?"}`},

@@ -198,7 +198,7 @@ func splitWords(text string) []word {
 // placeAt tries the longest place name starting at words[i]; titled
 // requires each significant word to start with an upper-case letter.
 func placeAt(words []word, i int, titled bool) (tz string, n int) {
-	if titled && !isTitled(words[i].text, false) {
+	if titled && !isTitled(words[i].text, false) || !placeFirstWord(words[i].text) {
 		return "", 0
 	}
 	for n = maxPlaceWords; n >= 1; n-- {
@@ -218,11 +218,50 @@ func placeAt(words []word, i int, titled bool) (tz string, n int) {
 		if !ok {
 			continue
 		}
-		if tz, found := lookupPlace(strings.Join(parts, " ")); found {
+		lookup := lookupZonePlace
+		if titled {
+			lookup = lookupPlace // a mentioned place: the alias table's unambiguous names only
+		}
+		if tz, found := lookup(strings.Join(parts, " ")); found {
 			return tz, n
 		}
 	}
 	return "", 0
+}
+
+// placeFirst are the first words of the place names (alias table and
+// zone database), lower case without dots: a word that starts none is no
+// place, and placeAt looks no further.
+var placeFirst = func() map[string]bool {
+	m := map[string]bool{}
+	for _, places := range []map[string]string{placeIndex, zoneCities} {
+		for k := range places {
+			m[strings.Fields(k)[0]] = true
+		}
+	}
+	return m
+}()
+
+// placeFirstWord says whether w (any case, dots ignored) starts a place
+// name, without allocating for a short word.
+func placeFirstWord(w string) bool {
+	var buf [32]byte
+	n := 0
+	for i := 0; i < len(w) && w[i] != '-'; i++ { // "Port-au-Prince": its first word
+		c := w[i]
+		switch {
+		case c == '.':
+			continue
+		case n == len(buf), c >= utf8.RuneSelf:
+			first, _, _ := strings.Cut(w, "-")
+			return placeFirst[strings.ReplaceAll(strings.ToLower(first), ".", "")]
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return placeFirst[string(buf[:n])]
 }
 
 func isTitled(w string, inner bool) bool {

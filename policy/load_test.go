@@ -56,6 +56,8 @@ var parseErrorCases = []parseErrorCase{
 		[]string{`policy.yaml:2:16: sessions.auto_divide: "hourly" is not one of daily, weekly, none`}},
 	{"auto_divide_time", "sessions:\n  auto_divide_time: \"25:00\"\n",
 		[]string{`policy.yaml:2:21: sessions.auto_divide_time: "25:00" is not a time of day HH:MM (00:00 to 23:59)`}},
+	{"schedules default_time", "schedules:\n  default_time: 9am\n",
+		[]string{`policy.yaml:2:17: schedules.default_time: "9am" is not a time of day HH:MM (00:00 to 23:59); empty asks for the time`}},
 	{"ui_automation has no surface", "features:\n  ui_automation: true\n",
 		[]string{`policy.yaml:2:18: features.ui_automation: Kairos has no UI automation; this flag can only be false`}},
 	{"peer_sync has no surface", "features:\n  network: true\n  peer_sync: true\n",

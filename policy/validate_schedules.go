@@ -18,4 +18,7 @@ func validateSchedules(c *checker, s *kairos.SchedulesPolicy) {
 	c.dur("schedules.cell_min_interval", s.CellMinInterval, false)
 	c.dur("schedules.late_threshold", s.LateThreshold, true)
 	c.enum("schedules.travel", s.Travel, TravelSettings)
+	if s.DefaultTime != "" && !hhmm.MatchString(s.DefaultTime) {
+		c.add("schedules.default_time", "%q is not a time of day HH:MM (00:00 to 23:59); empty asks for the time", s.DefaultTime)
+	}
 }

@@ -32,7 +32,7 @@ var webTuning = []string{
 	"media.enabled", "media.vision", "media.max_image_side", "media.max_document_bytes", "media.show_transcript",
 	"media.voice_replies", "media.store_images", "media.max_parallel_files",
 	"schedules.max_per_user", "schedules.min_interval", "schedules.reminder_min_interval", "schedules.task_min_interval",
-	"schedules.cell_min_interval", "schedules.late_threshold", "schedules.travel",
+	"schedules.cell_min_interval", "schedules.late_threshold", "schedules.travel", "schedules.default_time",
 	"mcp.max_tools", "mcp.call_timeout", "mcp.servers.*.call_timeout",
 	"models.*.context_window", "models.*.tool_calling", "models.*.vision", "models.*.max_output_tokens", "models.*.thinking",
 	"skills.versions_kept", "skills.max_failures", "skills.max_offered", "skills.max_per_user", "skills.max_tests",

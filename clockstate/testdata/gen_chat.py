@@ -615,7 +615,7 @@ def night_and_this(add):
             D("this saturday", this(5))
             add("chat", "15.08 at 10 am", tz, ref, "question", ask="two times")
             add("chat", "at 9am and 11am", tz, ref, "question", ask="and")
-            add("chat", "1930 hrs", tz, ref, "invalid")
+            A("1930 hrs", next_at(tz, ref, 19, 30))  # a four-digit 24-hour time (issue 32)
     for tz, want in [("Asia/Kolkata", dt.date(2027, 8, 15)), ("Europe/Berlin", dt.date(2027, 8, 15))]:
         ref = dt.datetime(2026, 7, 15, 10, 0, tzinfo=UTC)
         add("chat", "15-08-2027", tz, ref, "absolute", iso(local(tz, want)), iso(local(tz, want + dt.timedelta(days=1))))

@@ -230,7 +230,8 @@ absT("abbrev", "9am CET", "Europe/Berlin", jan, nextT("Europe/Berlin", jan, 9), 
 add("abbrev", "9am CET", "Europe/Berlin", jul, "floating", ask="CET", src="CLOCK.md")
 absT("abbrev", "9am CEST", "Europe/Berlin", jul, nextT("Europe/Berlin", jul, 9), 9, src="CLOCK.md")
 add("abbrev", "5pm EST", "", jan, "floating", ask="EST", src="CLOCK.md")
-add("abbrev", "9am JST", "", jan, "floating", ask="Asia/Tokyo", src="CLOCK.md")
+# An abbreviation of one zone only is read as it, the assumption stated (issue 32).
+add("abbrev", "9am JST", "", jan, "absolute", iso(local("Asia/Tokyo", 2026, 1, 16, 9)), src="issue32")
 
 # ---- slash dates ----
 for tz in ["Europe/Berlin", "Europe/London", "Australia/Sydney", "Asia/Kolkata", "Pacific/Auckland"]:
@@ -255,7 +256,8 @@ absT("assorted", "Sat at 10am", B, R, bd(2026, 7, 18), 10, src="kairos")
 absT("assorted", "tonight at 8", B, R, bd(2026, 7, 15), 20, src="duckling")
 absT("assorted", "8pm tonight", B, R, bd(2026, 7, 15), 20, src="duckling")
 add("assorted", "3 weeks from now", B, R, "relative", iso(local(B, 2026, 8, 5, 12)), src="duckling")
-add("assorted", "in a couple of days", B, R, "relative", iso(local(B, 2026, 7, 17, 12)), src="dateparser")
+# "a couple of days" offers 2 days and asks the time of day (issue 32: a vague amount gives no instant).
+add("assorted", "in a couple of days", B, R, "question", ask="2 days", src="dateparser")
 absT("assorted", "Dec 25th at noon", B, R, bd(2026, 12, 25), 12, src="chrono")
 absDay("assorted", "25th December 2027", B, R, bd(2027, 12, 25), "dateparser")
 absT("assorted", "next Tuesday at 3:30pm", B, R, bd(2026, 7, 21), 15, 30, src="chrono")
@@ -289,13 +291,15 @@ absT("assorted", "let's meet at 7:30pm to discuss", B, R, bd(2026, 7, 15), 19, 3
 absT("assorted", "The deadline is Friday at noon.", B, R, bd(2026, 7, 17), 12, src="chrono")
 # Forms the parser does not resolve: by the accounting rule each is a
 # question naming the word it could not read, or invalid; never a guess.
-UNREAD = [("the first Monday of March", "question", "first"),   # ordinal weekday of a month
-          ("last day of February", "question", "last"),          # 'last day of'
+UNREAD = [("last day of February", "question", "last"),          # 'last day of'
           ("mid-March", "question", "mid"),                      # 'mid-'
-          ("Thanksgiving", "invalid", "-"),                      # holidays (locale-dependent)
-          ("at 1530", "invalid", "-")]                           # four-digit military times
+          ("Thanksgiving", "invalid", "-")]                      # holidays (locale-dependent)
 for (text, kind, ask) in UNREAD:
     add("unread", text, B, R, kind, ask=ask, src="chrono/duckling")
+absT("time", "at 1530", B, R, nextT(B, R, 15, 30), 15, 30, src="issue32")  # a four-digit 24-hour time
+# The nth weekday of a named month (issue 32): March 2027's first Monday, the next March.
+first = dt.date(2027, 3, 1) + dt.timedelta(days=(0 - dt.date(2027, 3, 1).weekday()) % 7)
+absDay("date", "the first Monday of March", B, R, first, "chrono/duckling")
 
 # ---- not times ----
 for text in ["hello there", "the sun is up", "I may go", "good morning", "2 a day", "10-20 people", "1/2 cup of flour",
@@ -319,6 +323,9 @@ gen_chat.past_on_the_day(add)
 
 import gen_typed
 gen_typed.typed_forms(add)
+
+import gen_issue32
+gen_issue32.generate(add)
 
 print("# corpus of the clockstate time parser: written by gen_corpus.py (see its header); one case a line.")
 print("# category\tinput\ttz\tref\tkind\tstart\tend\task\tsource\tout_of_scope\trepeat")

@@ -35,3 +35,23 @@ func TestClockParseCommand_RepeatAndUnreadWords(t *testing.T) {
 		}
 	}
 }
+
+// `kairos clock parse` prints what it read into the text (issue 32): a
+// typo taken for a word is an assumption in the JSON.
+func TestClockParseCommand_Assumptions(t *testing.T) {
+	e := newEnv(t)
+	code := e.main().Main(context.Background(), []string{"clock", "parse", "thrusday at 3pm", "--tz", "Europe/London", "--at", "2026-07-15T10:00:00Z"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e.logs.String())
+	}
+	var res struct {
+		Start       string   `json:"start"`
+		Assumptions []string `json:"assumptions"`
+	}
+	if err := json.Unmarshal([]byte(e.out.String()), &res); err != nil {
+		t.Fatalf("output %q: %v", e.out.String(), err)
+	}
+	if res.Start != "2026-07-16T15:00:00+01:00" || len(res.Assumptions) != 1 || res.Assumptions[0] != `read "thrusday" as Thursday` {
+		t.Errorf("%s", e.out.String())
+	}
+}

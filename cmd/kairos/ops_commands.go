@@ -33,7 +33,8 @@ Reads the database read-only.`,
 	register(Command{Name: "clock parse", Usage: "TEXT [--tz IANA] [--at RFC3339]",
 		Short: "parse a time expression as parse_anchored_time does",
 		Long: `Prints the ParseResult as JSON: {"kind": "absolute"|"relative"|"floating"|"invalid",
-"start", "end", "repeat", "needs_clarification", "clarification_question"}.
+"start", "end", "repeat", "needs_clarification", "clarification_question", "assumptions"}
+(assumptions: what was read into the text, e.g. a typo taken for a word).
 Without --tz nothing anchors floating times; --at defaults to now.`,
 		Flags: func(fs *flag.FlagSet) {
 			fs.String("tz", "", "IANA time zone that anchors floating times")

@@ -64,7 +64,8 @@ func newSchedules(c *core, provider *clockstate.Provider) *scheduleParts {
 		},
 		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
 			r := clockstate.ParseAnchoredTime(text, tz, ref)
-			return schedtool.Parsed{Start: r.Start, Floating: r.Kind == clockstate.KindFloating, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat}
+			return schedtool.Parsed{Start: r.Start, End: r.End, DayOnly: r.DayOnly, Floating: r.Kind == clockstate.KindFloating, NeedsClarification: r.NeedsClarification,
+				ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat, Assumptions: r.Assumptions}
 		},
 		ParseRepeat: func(s string) (schedtool.Repeat, error) {
 			r, err := schedules.ParseRepeat(s)

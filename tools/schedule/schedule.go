@@ -24,6 +24,14 @@ type Parsed struct {
 	// Repeat is the RRULE the expression itself states ("every weekday
 	// at 8am"); used when the call gives no repeat.
 	Repeat string
+	// DayOnly says the expression named a day or days but no time of day
+	// ("friday", "next week"): Start is that day's midnight, never a time
+	// to fire at; End closes the stretch.
+	DayOnly bool
+	End     *time.Time
+	// Assumptions are what the reading took for granted ("read
+	// 'thrusday' as Thursday"); the approval states them.
+	Assumptions []string
 }
 
 // Repeat is a parsed recurrence: a normalized RRULE and, when the words
@@ -112,12 +120,13 @@ func specFor(cells bool) kairos.ToolSpec {
 	}
 	return kairos.ToolSpec{
 		Name: "schedule",
-		Description: "Reminders and scheduled work. create: " + kinds + ", at `when` (what the user wrote, e.g. \"tomorrow at 9\", \"in 20 minutes\", or RFC 3339; " +
-			"anchored to the user's time zone), optionally repeating (`repeat`: an RFC 5545 RRULE or words like \"every weekday at 8am\"). " +
+		Description: "Reminders and scheduled work. create: " + kinds + ", at `when` (the user's words, e.g. \"tomorrow at 9\", or RFC 3339, in the user's zone; " +
+			"`when_iso`: your own reading), optionally repeating (`repeat`: an RFC 5545 RRULE or words like \"every weekday at 8am\"). " +
 			"The user approves before it exists. list: the user's schedules. cancel: schedule_id.",
 		Parameters: toolutil.Schema(`{"type":"object","properties":{
 		"action":{"type":"string","enum":["create","list","cancel"]},
 		"when":{"type":"string","description":"natural language or RFC 3339"},
+		"when_iso":{"type":"string","description":"RFC 3339"},
 		"repeat":{"type":"string","description":"RRULE or plain words: every weekday at 8am, every 2 weeks on Monday, on the last day of every month"},
 		"text":{"type":"string","description":"` + text + `"},
 		"task":{"type":"string","description":"a prompt run at that time"},` + code + `
@@ -139,6 +148,7 @@ func (t *Tool) Spec() kairos.ToolSpec {
 type args struct {
 	Action     string `json:"action"`
 	When       string `json:"when"`
+	WhenISO    string `json:"when_iso"`
 	Repeat     string `json:"repeat"`
 	Text       string `json:"text"`
 	Task       string `json:"task"`
@@ -216,12 +226,13 @@ func firstLine(s string) string {
 }
 
 type result struct {
-	Success               bool   `json:"success"`
-	Schedule              *View  `json:"schedule,omitempty"`
-	Schedules             []View `json:"schedules,omitempty"`
-	NeedsClarification    bool   `json:"needs_clarification,omitempty"`
-	ClarificationQuestion string `json:"clarification_question,omitempty"`
-	Error                 string `json:"error,omitempty"`
+	Success               bool     `json:"success"`
+	Assumptions           []string `json:"assumptions,omitempty"`
+	Schedule              *View    `json:"schedule,omitempty"`
+	Schedules             []View   `json:"schedules,omitempty"`
+	NeedsClarification    bool     `json:"needs_clarification,omitempty"`
+	ClarificationQuestion string   `json:"clarification_question,omitempty"`
+	Error                 string   `json:"error,omitempty"`
 }
 
 func decode(inv *kairos.ToolInvocation) (args, error) {
@@ -259,7 +270,7 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 	// An untrusted turn's rule is expanded only after the approval: what
 	// a web page asks for costs nothing until the user agrees.
 	expand := !inv.Tainted
-	s, clar, err := t.plan(ctx, inv, a, expand)
+	s, notes, clar, err := t.plan(ctx, inv, a, expand)
 	switch {
 	case err != nil || clar != "":
 		// Nothing would be created: the call answers with the error or
@@ -273,6 +284,9 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 			if !expand {
 				act.Reason = fmt.Sprintf("creates %s %q repeating %s from %s (its occurrences are checked after approval)", what, ViewOf(s).Text, s.Repeat, Label(s.NextRun, s.TZ))
 			}
+		}
+		if len(notes) > 0 {
+			act.Reason += " (" + strings.Join(notes, "; ") + ")"
 		}
 		if s.Kind == kairos.ScheduleCell {
 			t.cellAction(&act, s, inv)
@@ -316,7 +330,7 @@ func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.To
 		t.cfg.Wake()
 		return toolutil.Result(result{Success: true}, false)
 	}
-	s, clar, err := t.plan(ctx, inv, a, true)
+	s, notes, clar, err := t.plan(ctx, inv, a, true)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +344,7 @@ func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.To
 	v := ViewOf(s)
 	v.UserID, v.ThreadKey = 0, ""
 	v.Label = Label(s.NextRun, s.TZ)
-	return toolutil.Result(result{Success: true, Schedule: &v}, false)
+	return toolutil.Result(result{Success: true, Schedule: &v, Assumptions: notes}, false)
 }
 
 // own finds the call's schedule_id among the caller's schedules of this
@@ -379,27 +393,28 @@ func ChatOf(threadKey string) (chatID, topicID int64, ok bool) {
 	return chat, topicID, true
 }
 
-// plan resolves a create call into the schedule it would store, or a
-// clarification question, or an EINVALID error. It stores nothing.
+// plan resolves a create call into the schedule it would store with the
+// assumptions its time took (stated in the approval), or a clarification
+// question, or an EINVALID error. It stores nothing.
 // Without expand a repeat rule is parsed but not expanded: NextRun is its
 // start.
-func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, expand bool) (*kairos.Schedule, string, error) {
+func (t *Tool) plan(ctx context.Context, inv *kairos.ToolInvocation, a args, expand bool) (*kairos.Schedule, []string, string, error) {
 	s, err := t.draft(inv, a)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	loc, q, err := t.location(ctx, inv, a, s)
 	if err != nil || q != "" {
-		return nil, q, err
+		return nil, nil, q, err
 	}
-	start, q, err := t.when(a, s, loc, inv.Now)
+	start, notes, q, err := t.when(a, s, loc, inv.Now)
 	if err != nil || q != "" {
-		return nil, q, err
+		return nil, nil, q, err
 	}
 	if err := t.timing(ctx, s, start, loc, inv.Now, expand); err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	return s, "", nil
+	return s, notes, "", nil
 }
 
 // draft is plan's first step: whose schedule it is, where it is
@@ -449,7 +464,7 @@ func (t *Tool) draft(inv *kairos.ToolInvocation, a args) (*kairos.Schedule, erro
 	if s.Kind == kairos.ScheduleCell && s.Text == "" {
 		return nil, kairos.Errorf(kairos.EINVALID, "a watching cell needs text: what it watches, in the user's words (e.g. \"tell me when the BTC price drops below 90k\"); the user sees it, never the code")
 	}
-	if strings.TrimSpace(a.When) == "" && s.Repeat == "" {
+	if strings.TrimSpace(a.When) == "" && strings.TrimSpace(a.WhenISO) == "" && s.Repeat == "" {
 		return nil, kairos.Errorf(kairos.EINVALID, "create needs when (e.g. \"tomorrow at 9\") or repeat (e.g. \"every weekday at 8am\")")
 	}
 	return s, nil
@@ -478,31 +493,6 @@ func (t *Tool) location(ctx context.Context, inv *kairos.ToolInvocation, a args,
 	}
 	s.TZ = tz
 	return loc, "", nil
-}
-
-// when reads the call's when in loc: its start (zero without a when), or
-// a clarification question. A repeat the reading carries ("every day at
-// 9") becomes s's repeat when the call gave none.
-func (t *Tool) when(a args, s *kairos.Schedule, loc *time.Location, now time.Time) (time.Time, string, error) {
-	w := strings.TrimSpace(a.When)
-	if w == "" {
-		return time.Time{}, "", nil
-	}
-	p := t.cfg.Parse(w, s.TZ, now)
-	if p.NeedsClarification {
-		q := p.ClarificationQuestion
-		if q == "" {
-			q = fmt.Sprintf("When exactly do you mean by %q?", w)
-		}
-		return time.Time{}, q, nil
-	}
-	if p.Start == nil {
-		return time.Time{}, "", kairos.Errorf(kairos.EINVALID, "I cannot read a time in %q; say e.g. \"tomorrow at 9\", \"in 20 minutes\" or give RFC 3339", w)
-	}
-	if s.Repeat == "" {
-		s.Repeat = p.Repeat // the same reading as `kairos clock parse`
-	}
-	return p.Start.In(loc), "", nil
 }
 
 // timing sets s's start and next run: a one-off at start (which must be in

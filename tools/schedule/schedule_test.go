@@ -27,7 +27,8 @@ func testConfig(t testing.TB, zone string) schedtool.Config {
 		Zone: func(context.Context, *kairos.ToolInvocation) (string, error) { return zone, nil },
 		Parse: func(text, tz string, ref time.Time) schedtool.Parsed {
 			r := clockstate.ParseAnchoredTime(text, tz, ref)
-			return schedtool.Parsed{Start: r.Start, Floating: r.Kind == clockstate.KindFloating, NeedsClarification: r.NeedsClarification, ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat}
+			return schedtool.Parsed{Start: r.Start, End: r.End, DayOnly: r.DayOnly, Floating: r.Kind == clockstate.KindFloating, NeedsClarification: r.NeedsClarification,
+				ClarificationQuestion: r.ClarificationQuestion, Repeat: r.Repeat, Assumptions: r.Assumptions}
 		},
 		ParseRepeat: func(s string) (schedtool.Repeat, error) {
 			r, err := schedules.ParseRepeat(s)
