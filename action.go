@@ -26,6 +26,7 @@ const (
 	ActionSkillUpdate      = "skill.update"    // UPDATE: a new version (impactful, always asks)
 	ActionSkillRollback    = "skill.rollback"  // back to a kept version (impactful, always asks)
 	ActionSkillRun         = "skill.run"       // a skill__<name> call
+	ActionResearch         = "research"        // seed 004's tiered research (reads only)
 )
 
 // Capabilities a tool action needs (ToolAction.Capability).
@@ -38,6 +39,7 @@ const (
 	CapSchedule    = "schedule"
 	CapMCP         = "mcp"
 	CapSkill       = "skill"
+	CapResearch    = "research"
 )
 
 // Actions lists every built-in action name, in a stable order.
@@ -47,6 +49,7 @@ var Actions = []string{
 	ActionScheduleCreate, ActionScheduleList, ActionScheduleCancel,
 	ActionMCPRead, ActionMCPWrite,
 	ActionSkillList, ActionSkillTest, ActionSkillCreate, ActionSkillUpdate, ActionSkillRollback, ActionSkillRun,
+	ActionResearch,
 }
 
 // WriteActions are the actions that change something: the user's memory,

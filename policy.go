@@ -20,8 +20,9 @@ type Policy struct {
 	MCP       MCPPolicy       `yaml:"mcp" json:"mcp"`
 	// Models describes models by name (models_policy.go); what is not
 	// said comes from the built-in table of well-known models.
-	Models map[string]ModelSpec `yaml:"models" json:"models,omitempty"`
-	Skills SkillsPolicy         `yaml:"skills" json:"skills"`
+	Models   map[string]ModelSpec `yaml:"models" json:"models,omitempty"`
+	Skills   SkillsPolicy         `yaml:"skills" json:"skills"`
+	Research ResearchPolicy       `yaml:"research" json:"research"`
 }
 
 // ClockPolicy is exactly the `clock:` block of CLOCK.md §0.
@@ -267,6 +268,7 @@ func DefaultPolicy() *Policy {
 		Schedules: DefaultSchedulesPolicy(),
 		MCP:       DefaultMCPPolicy(),
 		Skills:    DefaultSkillsPolicy(),
+		Research:  DefaultResearchPolicy(),
 	}
 }
 

@@ -147,7 +147,7 @@ func envelopeDef(id EnvelopeID) (Envelope, bool) {
 			ID: EnvExplore,
 			Actions: setOf(ActionSearch, ActionMemoryRecall, ActionMemoryList, ActionCodeExecute, ActionCodeStatus,
 				kairos.ActionScheduleList, kairos.ActionScheduleCreate, kairos.ActionScheduleCancel, kairos.ActionMCPRead,
-				kairos.ActionSkillList, kairos.ActionSkillTest, kairos.ActionSkillRun),
+				kairos.ActionSkillList, kairos.ActionSkillTest, kairos.ActionSkillRun, kairos.ActionResearch),
 			Entry: setOf("default", "from-reflect"),
 			Exit:  setOf("found-target", "ready-to-edit", "user-request", "hop-reflect"),
 			Scope: "read-only: web search, memory look-ups, code cells without network writes",

@@ -97,7 +97,7 @@ var parseErrorCases = []parseErrorCase{
 	{"operator id", "access:\n  operators: [12, -5]\n",
 		[]string{`policy.yaml:2:19: access.operators[1]: a Telegram user id is a positive number, got -5`}},
 	{"approval action", "approvals:\n  required: [memory.forgot]\n",
-		[]string{`policy.yaml:2:14: approvals.required[0]: "memory.forgot" is not a known action (search, memory.store, memory.recall, memory.list, memory.forget, code.execute, code.generate, code.status, code.network_write, code.secrets, schedule.create, schedule.list, schedule.cancel, mcp.read, mcp.write, skill.list, skill.test, skill.create, skill.update, skill.rollback, skill.run), did you mean "memory.forget"?`}},
+		[]string{`policy.yaml:2:14: approvals.required[0]: "memory.forgot" is not a known action (search, memory.store, memory.recall, memory.list, memory.forget, code.execute, code.generate, code.status, code.network_write, code.secrets, schedule.create, schedule.list, schedule.cancel, mcp.read, mcp.write, skill.list, skill.test, skill.create, skill.update, skill.rollback, skill.run, research), did you mean "memory.forget"?`}},
 	{"cron", "sessions:\n  backup_schedule: every day\n",
 		[]string{`policy.yaml:2:20: sessions.backup_schedule: "every day" is not a cron schedule (5 fields or @daily): expected exactly 5 fields, found 2: [every day]`}},
 	{"syntax error", "clock:\n  mode: [light\n",

@@ -104,6 +104,7 @@ func validate(p *kairos.Policy) []fieldErr {
 	validateMedia(c, &p.Media)
 	validateSchedules(c, &p.Schedules)
 	validateSkills(c, &p.Skills)
+	validateResearch(c, &p.Research)
 	validateMCP(c, &p.MCP)
 	validateModels(c, p.Models)
 	validateSpend(c, &p.Budgets.Spend)
