@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/jsonfix"
 )
 
 // parsePromptedCalls reads the tool calls out of a prompted answer. It
@@ -40,7 +41,7 @@ func parsePromptedCalls(text string, known func(string) bool) (string, []kairos.
 	}
 	if len(calls) == 0 {
 		if start := embeddedCall(visible); start >= 0 {
-			if end := matchingBrace(visible, start); end > start {
+			if end := jsonfix.End(visible, start); end > start {
 				if found := onlyKnown(decodeCalls(visible[start:end]), known); len(found) > 0 {
 					calls = found
 					visible = visible[:start] + visible[end:]
@@ -78,35 +79,6 @@ func embeddedCall(s string) int {
 	return -1
 }
 
-// matchingBrace returns the index after the brace that closes the one at
-// start, minding strings, or -1.
-func matchingBrace(s string, start int) int {
-	depth, quote, esc := 0, byte(0), false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case esc:
-			esc = false
-		case quote != 0 && c == '\\':
-			esc = true
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return -1
-}
-
 func onlyKnown(calls []kairos.ToolCall, known func(string) bool) []kairos.ToolCall {
 	out := calls[:0]
 	for _, c := range calls {
@@ -119,7 +91,7 @@ func onlyKnown(calls []kairos.ToolCall, known func(string) bool) []kairos.ToolCa
 
 // decodeCalls repairs a JSON text and reads every call in it.
 func decodeCalls(block string) []kairos.ToolCall {
-	fixed := repairJSON(block)
+	fixed := jsonfix.Repair(block)
 	dec := json.NewDecoder(strings.NewReader(fixed))
 	dec.UseNumber()
 	var out []kairos.ToolCall
@@ -174,7 +146,7 @@ func argumentsText(a any) string {
 	case nil:
 		return "{}"
 	case string:
-		if fixed := repairJSON(x); json.Valid([]byte(fixed)) {
+		if fixed := jsonfix.Repair(x); json.Valid([]byte(fixed)) {
 			var buf bytes.Buffer
 			if json.Compact(&buf, []byte(fixed)) == nil {
 				return buf.String()
@@ -186,89 +158,4 @@ func argumentsText(a any) string {
 		b, _ := json.Marshal(x)
 		return string(b)
 	}
-}
-
-// repairJSON fixes what models commonly get wrong in JSON: single-quoted
-// strings and keys, trailing commas, Python's True/False/None, and
-// literal newlines inside strings. Text inside double-quoted strings is
-// left alone.
-func repairJSON(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"', '\'':
-			i = copyString(&b, s, i)
-		case ',':
-			j := i + 1
-			for j < len(s) && strings.IndexByte(" \t\r\n", s[j]) >= 0 {
-				j++
-			}
-			if j < len(s) && (s[j] == '}' || s[j] == ']') {
-				continue // trailing comma
-			}
-			b.WriteByte(c)
-		default:
-			if w, lit := pythonLiteral(s, i); w > 0 {
-				b.WriteString(lit)
-				i += w - 1
-				continue
-			}
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// copyString writes the string starting at s[i] (quoted with s[i]) as a
-// double-quoted JSON string and returns the index of its closing quote.
-func copyString(b *strings.Builder, s string, i int) int {
-	q := s[i]
-	b.WriteByte('"')
-	for j := i + 1; j < len(s); j++ {
-		c := s[j]
-		switch {
-		case c == '\\' && j+1 < len(s):
-			if q == '\'' && s[j+1] == '\'' {
-				b.WriteByte('\'')
-			} else {
-				b.WriteByte(c)
-				b.WriteByte(s[j+1])
-			}
-			j++
-		case c == q:
-			b.WriteByte('"')
-			return j
-		case c == '"': // a double quote inside a single-quoted string
-			b.WriteString(`\"`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return len(s)
-}
-
-func pythonLiteral(s string, i int) (int, string) {
-	if i > 0 && isWordByte(s[i-1]) {
-		return 0, ""
-	}
-	for _, pl := range pyLiterals {
-		word, lit := pl[0], pl[1]
-		if strings.HasPrefix(s[i:], word) && (i+len(word) == len(s) || !isWordByte(s[i+len(word)])) {
-			return len(word), lit
-		}
-	}
-	return 0, ""
-}
-
-var pyLiterals = [][2]string{{"True", "true"}, {"False", "false"}, {"None", "null"}}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
