@@ -15,7 +15,7 @@ import (
 
 func TestEnvelopeActions(t *testing.T) {
 	want := map[EnvelopeID][]string{
-		EnvExplore: {"code.execute", "code.status", "mcp.read", "memory.list", "memory.recall", "schedule.cancel", "schedule.create", "schedule.list", "search",
+		EnvExplore: {"code.execute", "code.status", "mcp.read", "memory.list", "memory.recall", "research", "schedule.cancel", "schedule.create", "schedule.list", "search",
 			"skill.list", "skill.run", "skill.test"},
 		EnvEdit: {"mcp.read", "mcp.write", "memory.forget", "memory.list", "memory.recall", "memory.store", "schedule.cancel", "schedule.create", "schedule.list"},
 		EnvTest: {"code.execute", "code.generate", "code.secrets", "code.status",
@@ -132,7 +132,7 @@ func TestOfferedTools(t *testing.T) {
 		want map[string][]string
 	}{
 		{ModeDiscuss, EnvExplore, map[string][]string{"search": {}, "code": {"execute", "status"}, "memory": {"list", "recall"},
-			"schedule": {"cancel", "create", "list"}, "mcp": {"read"}, "skill": {"list", "run", "test"}}},
+			"schedule": {"cancel", "create", "list"}, "mcp": {"read"}, "skill": {"list", "run", "test"}, "research": {}}},
 		{ModeDiscuss, EnvReflect, map[string][]string{"memory": {"list", "recall", "store"}}},
 		{ModeDiagnose, EnvTest, map[string][]string{"code": {"execute", "generate", "secrets", "status"},
 			"skill": {"create", "list", "rollback", "run", "test", "update"}}},
