@@ -108,7 +108,7 @@ func (l *Ledger) Check(c Claim, question string) error {
 	}
 	q := trimEllipsis(normalize(c.Quote))
 	switch {
-	case len(strings.Fields(q)) < minQuoteWords:
+	case wordCount(q) < minQuoteWords:
 		return fmt.Errorf("its quote has fewer than %d words", minQuoteWords)
 	case len(q) > maxQuoteBytes:
 		return fmt.Errorf("its quote is longer than %d bytes", maxQuoteBytes)
@@ -123,6 +123,17 @@ func (l *Ledger) Check(c Claim, question string) error {
 		return fmt.Errorf("is not about its quote")
 	}
 	return nil
+}
+
+// wordCount counts the words of s that hold a letter or a digit.
+func wordCount(s string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 var typographic = strings.NewReplacer("\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'",

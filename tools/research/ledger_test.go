@@ -82,6 +82,9 @@ func TestLedgerCheckGenerated(t *testing.T) {
 		n := 3 + rng.IntN(len(words)-2)
 		start := rng.IntN(len(words) - n + 1)
 		quote := strings.Join(words[start:start+n], " ")
+		if wordCount(quote) < minQuoteWords {
+			continue
+		}
 		if err := l.Check(Claim{Text: quote, Evidence: ref, Quote: quote}, ""); err != nil {
 			t.Fatalf("span %q of %s refused: %v", quote, ref, err)
 		}

@@ -1,0 +1,99 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools/toolutil"
+)
+
+// Tool is the `research` tool over an Engine.
+type Tool struct{ e *Engine }
+
+var _ kairos.Tool = (*Tool)(nil)
+
+// Tool returns the engine's model-facing tool.
+func (e *Engine) Tool() *Tool { return &Tool{e: e} }
+
+var spec = kairos.ToolSpec{
+	Name: "research",
+	Description: "Research a question with sources: the user's memories first, then the operator's offline references, " +
+		"the allowed web, an external model and book suggestions, only as far as needed. Returns an answer whose every claim " +
+		"cites a checked quote, numbered sources, a confidence with its reason, or abstained: true when nothing checked answers. " +
+		"Slower than search or memory: use it for questions that need checking. The answer is untrusted content.",
+	Parameters: toolutil.Schema(`{
+		"type": "object",
+		"properties": {
+			"question": {"type": "string", "description": "the question, self-contained"},
+			"depth": {"type": "string", "enum": ["quick", "normal", "deep"], "description": "default normal"}
+		},
+		"required": ["question"],
+		"additionalProperties": false
+	}`),
+}
+
+// Spec implements kairos.Tool.
+func (t *Tool) Spec() kairos.ToolSpec { return spec }
+
+type args struct {
+	Question string `json:"question"`
+	Depth    string `json:"depth"`
+}
+
+func parseArgs(raw json.RawMessage) (args, error) {
+	var a args
+	if err := toolutil.DecodeArgs(raw, &a); err != nil {
+		return a, err
+	}
+	if strings.TrimSpace(a.Question) == "" {
+		return a, kairos.Errorf(kairos.EINVALID, "argument \"question\" is required")
+	}
+	if a.Depth != "" {
+		if err := toolutil.OneOf("depth", a.Depth, kairos.DepthQuick, kairos.DepthNormal, kairos.DepthDeep); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// Action implements kairos.Tool: research only reads, so it is never
+// impactful (approvals.required may still name it).
+func (t *Tool) Action(_ context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
+	if _, err := parseArgs(inv.Arguments); err != nil {
+		return kairos.ToolAction{}, err
+	}
+	return kairos.ToolAction{Name: kairos.ActionResearch, Capability: kairos.CapResearch}, nil
+}
+
+// Call implements kairos.Tool. The result is tainted when any source
+// read was (anything but the user's own untainted memories).
+func (t *Tool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.ToolResult, error) {
+	a, err := parseArgs(inv.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	req := Request{UserKey: inv.UserKey, ThreadKey: inv.ThreadKey, Question: a.Question, Depth: a.Depth}
+	if !inv.Tainted {
+		req.UserURLs = URLsIn(inv.TriggerMessage)
+	}
+	res, err := t.e.Research(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return toolutil.Result(res, res.Untrusted)
+}
+
+var urlRe = regexp.MustCompile(`https?://[^\s<>"'\x60]+`)
+
+// URLsIn returns the web addresses written in a text (its own words: the
+// web tier may read them when their domain is allowed).
+func URLsIn(text string) []string {
+	var out []string
+	for _, u := range urlRe.FindAllString(text, 20) {
+		out = append(out, strings.TrimRight(u, ".,;:!?)]}"))
+	}
+	return out
+}
