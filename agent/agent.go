@@ -518,6 +518,7 @@ func (a *Agent) admit(ctx context.Context, t *turn, asst kairos.ChatMessage, cal
 // parallel, each result is fenced (and taints the turn when the tool says
 // so), then every call is counted and journaled in the step's order.
 func (a *Agent) execute(ctx context.Context, t *turn, jobs []toolJob, out []toolOutcome) {
+	ctx = spendContext(ctx, t) // a tool's own model calls (code generate, research) are the turn's user's
 	var wg sync.WaitGroup
 	for _, j := range jobs {
 		wg.Add(1)

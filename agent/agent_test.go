@@ -29,6 +29,7 @@ type echoTool struct {
 	delay     time.Duration
 	inflight  atomic.Int32
 	maxInFl   atomic.Int32
+	spend     atomic.Pointer[kairos.SpendContext] // whom the last call's model use would be for
 }
 
 func (e *echoTool) Spec() kairos.ToolSpec {
@@ -43,6 +44,9 @@ func (e *echoTool) Action(_ context.Context, inv *kairos.ToolInvocation) (kairos
 }
 func (e *echoTool) Call(ctx context.Context, inv *kairos.ToolInvocation) (*kairos.ToolResult, error) {
 	e.calls.Add(1)
+	if sc, ok := kairos.SpendOf(ctx); ok {
+		e.spend.Store(&sc)
+	}
 	n := e.inflight.Add(1)
 	defer e.inflight.Add(-1)
 	for {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/internal/testkit"
 )
@@ -41,5 +42,20 @@ func TestSpendCapAnswersWithoutModelCall(t *testing.T) {
 	}
 	if got := out.Text(); !strings.Contains(got, "You cannot use the model: your daily token limit is 0") {
 		t.Fatalf("cap 0 answer = %q", got)
+	}
+}
+
+// A tool that calls the model itself (code generate, research) does so
+// for the turn's user: its calls count against that user's caps.
+func TestToolCallsSpendForTheTurnsUser(t *testing.T) {
+	tool := &echoTool{name: "echo"}
+	h := newHarness(t, []string{"m1"}, false, tool)
+	h.llm.Enqueue(testkit.ToolReply(testkit.ToolCall{Name: "echo", Arguments: `{"text":"x"}`}), testkit.TextReply("done"))
+	if err := h.agent.HandleMessage(context.Background(), dm("echo x"), &mock.Replier{}); err != nil {
+		t.Fatal(err)
+	}
+	sc := tool.spend.Load()
+	if sc == nil || sc.UserKey != "telegram:7" || sc.Kind != kairos.SpendChat || sc.SessionID == "" || sc.ThreadKey == "" {
+		t.Fatalf("the tool's spend context = %+v", sc)
 	}
 }

@@ -101,7 +101,7 @@ func Absent(p *kairos.Policy, name string) bool { return AbsentWhy(p, name) != "
 // when it exists: listed in agent.disabled_tools; `schedule` with
 // schedules.enabled false; `code` with features.cli_exec false; `skill`
 // and every `skill__*` (the approved skills) with features.self_update
-// false.
+// false; `research` with research.enabled false.
 func AbsentWhy(p *kairos.Policy, name string) string {
 	switch {
 	case slices.Contains(p.Agent.DisabledTools, name):
@@ -112,6 +112,8 @@ func AbsentWhy(p *kairos.Policy, name string) string {
 		return "features.cli_exec: false"
 	case kairos.IsSkillTool(name) && !p.Features.SelfUpdate:
 		return "features.self_update: false"
+	case name == "research" && !p.Research.Enabled:
+		return "research.enabled: false"
 	}
 	return ""
 }

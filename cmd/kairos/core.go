@@ -25,6 +25,7 @@ import (
 	"github.com/kairos-agent/kairos/tools"
 	codetool "github.com/kairos-agent/kairos/tools/code"
 	memorytool "github.com/kairos-agent/kairos/tools/memory"
+	"github.com/kairos-agent/kairos/tools/research"
 	searchtool "github.com/kairos-agent/kairos/tools/search"
 	"github.com/kairos-agent/kairos/usage"
 )
@@ -53,9 +54,10 @@ type core struct {
 	sched     *scheduleParts
 	mcp       *mcp.Manager // guarded by mu: policy reloads may come before it exists
 	skills    *skillParts
-	usage     *usage.Guard // spending caps and cost accounting (usage.go)
-	desk      *desk.Desk   // every door's way in: commands, who may run them, turns
-	spend     kairos.Model // c.model behind the caps: what every model user gets
+	research  *research.Engine // seed 004's research: the tool and /research (research.go)
+	usage     *usage.Guard     // spending caps and cost accounting (usage.go)
+	desk      *desk.Desk       // every door's way in: commands, who may run them, turns
+	spend     kairos.Model     // c.model behind the caps: what every model user gets
 	now       func() time.Time
 
 	// onPolicyError tells the operators about a bad policy edit (the bot
@@ -254,7 +256,8 @@ func (m *Main) openTools(c *core, provider *clockstate.Provider) error {
 	m.onClose(code.Close)
 	c.sched = newSchedules(c, provider)
 	c.skills = newSkills(m, c)
-	c.registry = tools.NewRegistry(search, code, m.memoryTool(c), c.sched.tool, c.skills.tools.Tool()).
+	c.research = m.newResearch(c)
+	c.registry = tools.NewRegistry(search, code, m.memoryTool(c), c.sched.tool, c.skills.tools.Tool(), c.research.Tool()).
 		WithSource(c.openMCP(m)).WithSource(c.skills.tools)
 	return nil
 }

@@ -56,8 +56,9 @@ func TestGoldenPromptAndTools(t *testing.T) {
 	compact, _ := json.Marshal(req.Tools)
 	sys, tl := agent.EstimateTokens(req.SystemPrompt()), agent.EstimateTokens(string(compact))
 	t.Logf("fixed overhead: system prompt %d + tool schemas %d = %d tokens (estimate)", sys, tl, sys+tl)
-	if sys+tl > 1500 {
-		t.Errorf("fixed overhead %d tokens, budget 1500", sys+tl)
+	// 1500 until the research tool (about 80 tokens) joined the list.
+	if sys+tl > 1600 {
+		t.Errorf("fixed overhead %d tokens, budget 1600", sys+tl)
 	}
 	if !strings.Contains(req.SystemPrompt(), "2026-11-21T09:00:00") {
 		t.Error("the system prompt lacks the clock envelope")

@@ -189,6 +189,7 @@ func (m *Main) commands(c *core) *desk.Table {
 	m.addMCPCommands(c, t)
 	t.Add(consoleCommand(m.webSrv.Load))
 	t.Add(c.usageDesk().Command())
+	m.addResearchCommands(c, t)
 	t.Add(c.sched.reminders.Command(), c.skills.panel.Command())
 	return t
 }

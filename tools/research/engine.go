@@ -52,8 +52,10 @@ type Config struct {
 	// of the offline folder are skipped.
 	PDFText func(data []byte, limit int) (string, error)
 	// Secrets are values never sent to the external model.
-	Secrets     []string
-	CountTokens func(string) int
+	Secrets []string
+	// CountTokens counts a text's tokens for a model (internal/tokens);
+	// nil: kairos.EstimateTokens.
+	CountTokens func(model, text string) int
 	Now         func() time.Time
 	Logger      *slog.Logger
 	// Variant selects a benchmark ablation; empty in production.
@@ -75,7 +77,7 @@ func New(cfg Config) *Engine {
 		cfg.Now = time.Now
 	}
 	if cfg.CountTokens == nil {
-		cfg.CountTokens = kairos.EstimateTokens
+		cfg.CountTokens = func(_, text string) int { return kairos.EstimateTokens(text) }
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

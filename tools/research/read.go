@@ -40,12 +40,12 @@ func (r *run) read(ctx context.Context, docs []*kairos.Evidence) (reading, error
 func (r *run) fit(docs []*kairos.Evidence) map[string]any {
 	words := r.needWords()
 	left := r.st.Spend.tokensLeft(r.budget, StageResearcher) - maxAnswerTokens[StageResearcher]
-	fixed := r.e.cfg.CountTokens(researcherPrompt) + 12
+	fixed := r.count(researcherPrompt) + 12
 	for _, size := range excerptSizes {
 		for n := len(docs); n > 0; n-- {
 			input := r.readingInput(docs[:n], words, size)
 			b, _ := json.Marshal(input)
-			if fixed+r.e.cfg.CountTokens(string(b)) <= left {
+			if fixed+r.count(string(b)) <= left {
 				return input
 			}
 		}

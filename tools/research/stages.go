@@ -25,7 +25,7 @@ func (r *run) ask(ctx context.Context, stage, system string, input any) (string,
 	if err != nil {
 		return "", fmt.Errorf("research %s input: %w", stage, err)
 	}
-	prompt := r.e.cfg.CountTokens(system) + r.e.cfg.CountTokens(string(user)) + 12
+	prompt := r.count(system) + r.count(string(user)) + 12
 	left := r.st.Spend.tokensLeft(r.budget, stage)
 	room := min(left-prompt, maxAnswerTokens[stage])
 	if room < minAnswerTokens {
@@ -44,7 +44,7 @@ func (r *run) ask(ctx context.Context, stage, system string, input any) (string,
 	}
 	used := resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	if used == 0 {
-		used = prompt + r.e.cfg.CountTokens(resp.Message.Content)
+		used = prompt + r.count(resp.Message.Content)
 	}
 	r.st.Spend.addTokens(stage, used)
 	if spec, _ := r.pol.Model(model); spec.Price != nil {

@@ -20,15 +20,13 @@ func (e *Engine) Tool() *Tool { return &Tool{e: e} }
 
 var spec = kairos.ToolSpec{
 	Name: "research",
-	Description: "Research a question with sources: the user's memories first, then the operator's offline references, " +
-		"the allowed web, an external model and book suggestions, only as far as needed. Returns an answer whose every claim " +
-		"cites a checked quote, numbered sources, a confidence with its reason, or abstained: true when nothing checked answers. " +
-		"Slower than search or memory: use it for questions that need checking. The answer is untrusted content.",
+	Description: "Research a question with checked, cited sources (memory, offline references, allowed web; only as far as needed). " +
+		"Slower than search. Untrusted result; abstained: true when nothing checked answers.",
 	Parameters: toolutil.Schema(`{
 		"type": "object",
 		"properties": {
-			"question": {"type": "string", "description": "the question, self-contained"},
-			"depth": {"type": "string", "enum": ["quick", "normal", "deep"], "description": "default normal"}
+			"question": {"type": "string"},
+			"depth": {"type": "string", "enum": ["quick", "normal", "deep"]}
 		},
 		"required": ["question"],
 		"additionalProperties": false

@@ -77,6 +77,9 @@ func (r *run) resume(ctx context.Context, tr *kairos.ResearchTrace) error {
 	return nil
 }
 
+// count counts a text's tokens for the roles' model.
+func (r *run) count(text string) int { return r.e.cfg.CountTokens(r.model, text) }
+
 func (r *run) note(s string) { r.st.Notes = append(r.st.Notes, s) }
 
 // save writes the trace's state (its status stays running until finish).
