@@ -122,7 +122,7 @@ func formatResearch(res *research.Result) string {
 
 func sourceLine(s research.Source) string {
 	where := s.URL
-	if where == "" {
+	if where == "" && s.Tier == kairos.TierOffline {
 		where = s.Path
 	}
 	line := desk.EscapeMD(s.Title) + " (" + s.Tier

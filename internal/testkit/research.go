@@ -112,7 +112,7 @@ func (s *ResearchScript) replan(in map[string]any) any {
 		}
 		var kw []string
 		for _, w := range keywords(str(n["need"])) {
-			if !known[firstRunes(strings.ToLower(w), 5)] {
+			if !known[stemOf(w)] {
 				kw = append(kw, w)
 			}
 		}
@@ -360,16 +360,25 @@ func keywords(s string) []string {
 	return out
 }
 
+// stems are the keywords cut to a rough stem: a plural or verb ending
+// dropped ("opens", "opened", "opening" are "open"), then five letters.
 func stems(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range keywords(s) {
-		r := []rune(strings.ToLower(w))
-		if len(r) > 5 {
-			r = r[:5]
-		}
-		out[string(r)] = true
+		out[stemOf(w)] = true
 	}
 	return out
+}
+
+func stemOf(w string) string {
+	w = strings.ToLower(w)
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 4 {
+			w = strings.TrimSuffix(w, suf)
+			break
+		}
+	}
+	return firstRunes(w, 5)
 }
 
 var numberWords = regexp.MustCompile(`(?i)\b(how (long|many|much|far|tall|old|high|deep|big)|when|what (year|time|date|day)|which year|population|cost|price|number|height|length|distance|founded|built|opened)\b`)

@@ -140,10 +140,10 @@ func (r *run) compose(res *Result, parts []settled) {
 
 func (r *run) source(n int, c Claim) Source {
 	e := r.led.Get(c.Evidence)
-	s := Source{ID: n, Ref: e.Ref, Tier: e.Tier, Title: e.Title, URL: e.URL, Quote: c.Quote, RetrievedAt: e.RetrievedAt}
-	if e.Tier == kairos.TierOffline {
-		s.Path = e.Path
+	if e == nil { // only an unchecked claim (the ablation without the Verifier) cites a ref not read
+		return Source{ID: n, Ref: c.Evidence, Title: "(not in the ledger)", Quote: c.Quote}
 	}
+	s := Source{ID: n, Ref: e.Ref, Tier: e.Tier, Title: e.Title, URL: e.URL, Path: e.Path, Quote: c.Quote, RetrievedAt: e.RetrievedAt}
 	if !e.PublishedAt.IsZero() {
 		s.PublishedAt = e.PublishedAt.Format("2006-01-02")
 	}

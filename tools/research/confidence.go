@@ -78,6 +78,9 @@ func settle(need int, claims []Claim, l *Ledger, now time.Time, staleAfter time.
 	stale := false
 	for _, c := range best {
 		e := l.Get(c.Evidence)
+		if e == nil { // only an unchecked claim (the ablation without the Verifier) cites a ref not read
+			e = &kairos.Evidence{Ref: c.Evidence, Tier: kairos.TierModel, Path: "unknown:" + c.Evidence}
+		}
 		o := origin(e)
 		if origins[o] {
 			continue
@@ -204,7 +207,9 @@ func pickGroup(groups [][]Claim, l *Ledger) ([]Claim, string) {
 	for i, g := range groups {
 		n := map[string]bool{}
 		for _, c := range g {
-			n[origin(l.Get(c.Evidence))] = true
+			if e := l.Get(c.Evidence); e != nil {
+				n[origin(e)] = true
+			}
 		}
 		if len(n) > most {
 			best, most = i, len(n)

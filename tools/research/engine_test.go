@@ -2,9 +2,12 @@ package research_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
@@ -138,5 +141,25 @@ func TestBadClaimsAreDropped(t *testing.T) {
 	}
 	if strings.Contains(res.Answer, "413") {
 		t.Fatalf("a slipped number reached the answer: %q", res.Answer)
+	}
+}
+
+// A part only a stale reference answers stays open for a fresher tier:
+// the newer page wins, and the answer says the sources disagree.
+func TestStaleReferenceLooksFurther(t *testing.T) {
+	r := newRig(t)
+	r.file("museums/harlow.md", "The Harlow Museum opens at 09:00 every day.")
+	old := time.Date(2015, 3, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(r.dir, "museums/harlow.md"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	r.web.page("facts.example/harlow", `<html><head><meta name="date" content="2026-05-01"></head><body><p>The Harlow Museum opens at 10:00 every day.</p></body></html>`)
+	r.search.results["harlow"] = []research.SearchResult{{Title: "Harlow Museum", URL: "http://facts.example/harlow"}}
+	res := r.ask("What time does the Harlow Museum open?")
+	if !strings.Contains(res.Answer, "10:00") || strings.Contains(res.Answer, "09:00") || !slices.Equal(res.TiersUsed, []string{kairos.TierOffline, kairos.TierWeb}) {
+		t.Fatalf("answer %q, tiers %v", res.Answer, res.TiersUsed)
+	}
+	if !strings.Contains(res.ConfidenceReason, "the newest (2026-05-01) is used") {
+		t.Fatalf("confidence %s: %s", res.Confidence, res.ConfidenceReason)
 	}
 }

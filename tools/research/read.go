@@ -99,7 +99,7 @@ func (r *run) needWords() map[string]bool {
 	}
 	add(r.req.Question)
 	for i, n := range r.st.Needs {
-		if !r.covered(i) {
+		if !r.done(i) {
 			add(n.Text)
 			for _, q := range n.Queries {
 				add(q)

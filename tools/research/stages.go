@@ -97,7 +97,7 @@ func (r *run) replan(ctx context.Context, tier string) {
 		return
 	}
 	for i, qs := range parseQueries(text, len(r.st.Needs)) {
-		if !r.covered(i) && len(qs) > 0 {
+		if !r.done(i) && len(qs) > 0 {
 			r.st.Needs[i].Queries = qs
 		}
 	}
@@ -108,7 +108,7 @@ func (r *run) replan(ctx context.Context, tier string) {
 func (r *run) needList(openOnly bool) []map[string]any {
 	var out []map[string]any
 	for i, n := range r.st.Needs {
-		if openOnly && r.covered(i) {
+		if openOnly && r.done(i) {
 			continue
 		}
 		m := map[string]any{"index": i, "need": n.Text}
@@ -116,7 +116,7 @@ func (r *run) needList(openOnly bool) []map[string]any {
 			m["queries"] = n.Queries
 		}
 		if !openOnly {
-			m["covered"] = r.covered(i)
+			m["covered"] = r.done(i)
 		}
 		out = append(out, m)
 	}
@@ -186,7 +186,7 @@ func (r *run) suggestBooks(ctx context.Context) {
 		return
 	}
 	for _, b := range parseBooks(text, len(r.st.Needs)) {
-		if !r.covered(b.Need) {
+		if !r.done(b.Need) {
 			r.st.Books = append(r.st.Books, b)
 		}
 	}

@@ -58,7 +58,7 @@ func (r *run) queries() []string {
 	}
 	var out []string
 	for i, n := range r.st.Needs {
-		if r.covered(i) {
+		if r.done(i) {
 			continue
 		}
 		qs := n.Queries

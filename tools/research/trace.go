@@ -139,18 +139,36 @@ func (r *run) advance() {
 	r.st.Pending, r.st.PendingFetch = nil, nil
 }
 
-// open counts the parts of the question not yet covered.
+// open counts the parts of the question not yet done.
 func (r *run) open() int {
 	n := 0
 	for i := range r.st.Needs {
-		if !r.covered(i) {
+		if !r.done(i) {
 			n++
 		}
 	}
 	return n
 }
 
+// covered: the Verifier accepted claims for the part.
 func (r *run) covered(i int) bool { return i < len(r.st.Covered) && len(r.st.Covered[i]) > 0 }
+
+// done: the part is covered, and not only by stale references: a part
+// that only sources older than research.stale_after answer (a memory is
+// never stale: it is the user's own record) stays open for a fresher
+// tier, and keeps its claims if none answers.
+func (r *run) done(i int) bool {
+	if !r.covered(i) {
+		return false
+	}
+	for _, k := range r.st.Covered[i] {
+		e := r.led.Get(r.st.Claims[k].Evidence)
+		if e == nil || e.Tier == kairos.TierMemory || e.PublishedAt.IsZero() || r.e.cfg.Now().Sub(e.PublishedAt) <= r.rp.StaleAfter.Approx() {
+			return true
+		}
+	}
+	return false
+}
 
 // round is one reading round of a tier: retrieve, read, check, verify. It
 // reports whether the tier has more to read (the Researcher asked for it).
