@@ -96,7 +96,13 @@ func (s *ResearchScript) replan(in map[string]any) any {
 	var names []string
 	known := map[string]bool{}
 	for _, qt := range list(in["quotes"]) {
-		for k := range stems(str(qt["quote"])) {
+		// Only a quote about the user's own world ("my sister…") that
+		// shares two keywords with the question resolves a name in it.
+		qs := stems(str(qt["quote"]))
+		if !strings.Contains(strings.ToLower(q), "my ") || overlap(stems(q), qs) < 2 {
+			continue
+		}
+		for k := range qs {
 			known[k] = true
 		}
 		for _, w := range capitalized(str(qt["quote"])) {
@@ -149,14 +155,17 @@ func (s *ResearchScript) research(in map[string]any) string {
 	var extra []string
 	for _, n := range list(in["needs"]) {
 		need := str(n["need"])
-		queries := strings.Join(strs(n["queries"]), " ")
+		queries := strs(n["queries"])
+		careful := in["rejected"] != nil // told what failed, it copies exactly
 		for di, d := range docs {
 			sent, ok := bestSentence(str(d["text"]), need, queries)
 			if !ok {
 				continue
 			}
 			c := map[string]any{"need": n["index"], "text": sent, "evidence": str(d["id"]), "quote": firstWords(sent, 40)}
-			s.slip(c, need, docs, di)
+			if !careful {
+				s.slip(c, need, docs, di)
+			}
 			claims = append(claims, c)
 		}
 	}
@@ -213,8 +222,8 @@ func bumpNumber(s string) string {
 
 // verify covers a need with the claims that answer it alone (its
 // keywords, one in three may be missing; every name it mentions; the kind
-// of answer it asks for, a number or a name), else with the claims that
-// touch it when together they do.
+// of answer it asks for, a number or a name), else, for a need about the
+// user's own world, with the claims that touch it when together they do.
 func (s *ResearchScript) verify(in map[string]any) any {
 	var covered []map[string]any
 	var uncovered []any
@@ -242,7 +251,9 @@ func (s *ResearchScript) verify(in map[string]any) any {
 		switch {
 		case len(alone) > 0:
 			covered = append(covered, map[string]any{"need": n["index"], "claims": alone})
-		case len(touching) > 0 && answers(need, union, text):
+		case len(touching) > 0 && strings.Contains(strings.ToLower(need), "my ") && answers(need, union, text):
+			// Only a need about the user's own world ("the town where my
+			// sister lives") is answered by claims together.
 			covered = append(covered, map[string]any{"need": n["index"], "claims": touching})
 		default:
 			uncovered = append(uncovered, n["index"])
@@ -291,19 +302,24 @@ func (s *ResearchScript) know(in map[string]any) string {
 
 // bestSentence returns the sentence of text that best matches need: the
 // most of its keywords, at least two in five of them (or three in five of
-// the queries' keywords), and a number when the need asks for one.
-func bestSentence(text, need, queries string) (string, bool) {
-	kw, qw := stems(need), stems(queries)
+// one query's keywords), and a number when the need asks for one.
+func bestSentence(text, need string, queries []string) (string, bool) {
+	kw := stems(need)
 	best, bestScore, ok := "", 0, false
 	for _, sent := range splitSentences(text) {
 		ss := stems(sent)
-		score, qscore := overlap(kw, ss), overlap(qw, ss)
+		score, qscore := overlap(kw, ss), 0
+		for _, q := range queries {
+			if qs := stems(q); 5*overlap(qs, ss) >= 3*len(qs) && overlap(qs, ss) > qscore {
+				qscore = overlap(qs, ss)
+			}
+		}
 		// Without the number asked for, a sentence is context only when
 		// it holds half the need's words ("my sister lives in Tarn").
 		if wantsNumber(need) && !strings.ContainsAny(sent, "0123456789") && 2*score < len(kw) {
 			continue
 		}
-		pass := score > 0 && 5*score >= 2*len(kw) || qscore > 0 && 5*qscore >= 3*len(qw)
+		pass := score > 0 && 5*score >= 2*len(kw) || qscore > 0
 		total := score + qscore
 		if wantsNumber(need) && strings.ContainsAny(sent, "0123456789") {
 			total++ // the kind of answer asked for

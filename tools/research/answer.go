@@ -21,9 +21,12 @@ type Result struct {
 	ConfidenceScore  float64  `json:"confidence_score"`
 	Sources          []Source `json:"sources,omitempty"`
 	TiersUsed        []string `json:"tiers_used,omitempty"`
-	Spend            *Spend   `json:"spend,omitempty"`
-	TraceID          string   `json:"trace_id,omitempty"`
-	Status           string   `json:"status,omitempty"`
+	// TiersTried are the tiers searched, whether or not they gave a
+	// source (a search that found nothing still left the tier).
+	TiersTried []string `json:"tiers_tried,omitempty"`
+	Spend      *Spend   `json:"spend,omitempty"`
+	TraceID    string   `json:"trace_id,omitempty"`
+	Status     string   `json:"status,omitempty"`
 	// Unknown are the parts of the question nothing checked answers.
 	Unknown []string `json:"unknown,omitempty"`
 	// Found lists what was read, when the answer abstains.
@@ -71,7 +74,7 @@ func (r *run) finish(ctx context.Context) *Result {
 	}
 	spend := r.st.Spend
 	spend.Seconds = r.seconds + time.Since(r.started).Seconds()
-	res := &Result{Success: true, TraceID: r.tr.ID, TiersUsed: r.st.Used, Spend: &spend, Books: r.st.Books, Stopped: r.st.Stopped,
+	res := &Result{Success: true, TraceID: r.tr.ID, TiersUsed: r.st.Used, TiersTried: r.st.Tried, Spend: &spend, Books: r.st.Books, Stopped: r.st.Stopped,
 		Confidence: conf.Label, ConfidenceReason: conf.Reason, ConfidenceScore: conf.Score}
 	r.compose(res, parts)
 	res.Untrusted = r.tr.Tainted

@@ -29,7 +29,7 @@ type SearchResult struct {
 const (
 	VariantNormal     = ""
 	VariantWebFirst   = "web_first"   // ablation: the web before memory and the offline references
-	VariantNoVerifier = "no_verifier" // ablation: one pass over every tier, claims shown unchecked
+	VariantNoVerifier = "no_verifier" // ablation: one reading per tier, its claims taken unchecked (no ledger check, no Verifier, no retry)
 )
 
 // Config wires an Engine. Store and Model are required; a tier whose part

@@ -73,6 +73,9 @@ func (r *run) readingInput(docs []*kairos.Evidence, words map[string]bool, size 
 	if links := r.links(); len(links) > 0 {
 		in["links"] = links
 	}
+	if len(r.st.Rejected) > 0 {
+		in["rejected"] = r.st.Rejected
+	}
 	return in
 }
 

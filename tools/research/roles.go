@@ -28,7 +28,8 @@ For each open need, extract claims the documents support. Every claim cites ONE 
 3 to 40 words copied word for word from that document, holding every number and date the claim states.
 State only what the quote says. If nothing answers a need, give no claim for it.
 You may ask to read more, and nothing else: "search": ["<keywords>"] for more results of this kind of source,
-"fetch": ["<url>"] for a page listed in "links". Answer with JSON only:
+"fetch": ["<url>"] for a page listed in "links". When "rejected" lists claims of yours that failed the check, read again
+and copy the quotes exactly. Answer with JSON only:
 {"claims": [{"need": <index>, "text": "<the claim>", "evidence": "<document id>", "quote": "<copied words>"}], "search": [], "fetch": []}`
 
 const verifierPrompt = `ROLE: verifier. The claims below passed a code check: each quote is word for word in its source.

@@ -98,7 +98,15 @@ func (r *run) replan(ctx context.Context, tier string) {
 	}
 	for i, qs := range parseQueries(text, len(r.st.Needs)) {
 		if !r.done(i) && len(qs) > 0 {
-			r.st.Needs[i].Queries = qs
+			// The new queries first; the old ones stay, in case the new
+			// ones lead astray.
+			var merged []string
+			for _, q := range append(qs, r.st.Needs[i].Queries...) {
+				if !slices.ContainsFunc(merged, func(m string) bool { return normQuery(m) == normQuery(q) }) {
+					merged = append(merged, q)
+				}
+			}
+			r.st.Needs[i].Queries = clipList(merged, 4, 200)
 		}
 	}
 }
@@ -143,6 +151,7 @@ func (r *run) verify(ctx context.Context) {
 		}
 		return
 	}
+	r.st.Verified = len(r.st.Claims)
 	verdict, ok := parseVerdict(text, len(r.st.Needs), len(r.st.Claims))
 	if !ok {
 		r.note("the Verifier's answer held no verdict")
@@ -158,8 +167,8 @@ func (r *run) verify(ctx context.Context) {
 }
 
 // singlePass is the benchmark's ablation without the Verifier: the
-// Researcher reads everything at once and its claims are taken as they
-// come, unchecked.
+// Researcher reads a tier once and its claims are taken as they come,
+// unchecked (no ledger check, no coverage verdict, no retry).
 func (r *run) singlePass(ctx context.Context, docs []*kairos.Evidence) {
 	rd, err := r.read(ctx, docs)
 	if r.halt(err) {

@@ -22,6 +22,16 @@ const (
 // retrieve gathers a round's new sources from a tier. It returns what it
 // found even when a budget stops it (with the stop as the error).
 func (r *run) retrieve(ctx context.Context, tier string) ([]*kairos.Evidence, error) {
+	if len(r.st.Retry) > 0 {
+		var again []*kairos.Evidence
+		for _, ref := range r.st.Retry {
+			if e := r.led.Get(ref); e != nil {
+				again = append(again, e)
+			}
+		}
+		r.st.Retry = nil
+		return again, nil
+	}
 	switch tier {
 	case kairos.TierMemory:
 		return r.fromQueries(ctx, tier, r.memorySearch)
@@ -85,7 +95,15 @@ func (r *run) useTool(kind, q string) error {
 	}
 	r.st.Spend.ToolCalls++
 	r.st.Asked = append(r.st.Asked, kind+"\x00"+normQuery(q))
+	r.tried()
 	return nil
+}
+
+// tried marks the current tier as searched.
+func (r *run) tried() {
+	if tier := r.st.TierOrder[r.st.Tier]; !slices.Contains(r.st.Tried, tier) {
+		r.st.Tried = append(r.st.Tried, tier)
+	}
 }
 
 // fromQueries runs a tier's search for each query of the round (a query
@@ -188,10 +206,11 @@ func (r *run) offlineSearch(ctx context.Context, q string) ([]*kairos.Evidence, 
 // secrets and personal details removed. Its answer is one more source
 // (the lowest trusted), that claims must quote like any other.
 func (r *run) askModel(ctx context.Context) ([]*kairos.Evidence, error) {
-	if r.asked(kairos.TierModel, "") {
+	if r.asked(kairos.TierModel, "") || r.open() == 0 {
 		return nil, nil
 	}
 	r.st.Asked = append(r.st.Asked, kairos.TierModel+"\x00")
+	r.tried()
 	var open []string
 	for _, n := range r.needList(true) {
 		open = append(open, r.redact(n["need"].(string)))

@@ -28,17 +28,24 @@ type state struct {
 	PendingFetch []string `json:"pending_fetch,omitempty"`
 	// Fetchable are the URLs a search returned or the user wrote.
 	Fetchable []string `json:"fetchable,omitempty"`
-	Claims    []Claim  `json:"claims,omitempty"`  // claims that passed the ledger's check
-	Covered   [][]int  `json:"covered,omitempty"` // per need, the claims the Verifier accepts
-	Dropped   []string `json:"dropped,omitempty"` // claims refused, with why
-	Refused   []string `json:"refused,omitempty"` // requests refused, with why
+	Claims    []Claim  `json:"claims,omitempty"`   // claims that passed the ledger's check
+	Verified  int      `json:"verified,omitempty"` // how many of them the Verifier has seen
+	Covered   [][]int  `json:"covered,omitempty"`  // per need, the claims the Verifier accepts
+	Dropped   []string `json:"dropped,omitempty"`  // claims refused, with why
+	Refused   []string `json:"refused,omitempty"`  // requests refused, with why
 	Used      []string `json:"tiers_used,omitempty"`
+	Tried     []string `json:"tiers_tried,omitempty"` // tiers searched, whether or not they gave anything
 	Replanned []string `json:"replanned,omitempty"`
 	Books     []Book   `json:"books,omitempty"`
 	Outputs   []string `json:"outputs,omitempty"` // digests of the Researcher's answers: the loop breaker
-	Notes     []string `json:"notes,omitempty"`
-	Spend     Spend    `json:"spend"`
-	Stopped   string   `json:"stopped,omitempty"`
+	// Retry holds the sources the Researcher reads once more, told why
+	// its claims about them were dropped (Rejected); once per tier.
+	Retry    []string   `json:"retry,omitempty"`
+	Rejected []rejected `json:"rejected,omitempty"`
+	Retried  []string   `json:"retried,omitempty"`
+	Notes    []string   `json:"notes,omitempty"`
+	Spend    Spend      `json:"spend"`
+	Stopped  string     `json:"stopped,omitempty"`
 }
 
 func (s *state) marshal() json.RawMessage {
@@ -110,7 +117,7 @@ func (r *run) loop(ctx context.Context) {
 		r.save(ctx)
 	}
 	for r.st.Tier < len(r.st.TierOrder) && r.st.Stopped == "" && ctx.Err() == nil {
-		if r.open() == 0 && r.e.cfg.Variant != VariantNoVerifier {
+		if r.open() == 0 {
 			break
 		}
 		tier := r.st.TierOrder[r.st.Tier]
@@ -194,12 +201,29 @@ func (r *run) round(ctx context.Context, tier string) bool {
 		r.note("the Researcher repeated itself in " + tier + "; moving on")
 		return false
 	}
-	added := r.check(rd.Claims)
+	r.st.Rejected = nil
+	_, rejects := r.check(rd.Claims)
 	r.requests(tier, rd)
-	if added > 0 {
-		r.verify(ctx)
+	if len(r.st.Claims) > r.st.Verified {
+		r.verify(ctx) // new claims, or ones a restart kept from the Verifier
+	}
+	if r.open() > 0 && len(rejects) > 0 && !slices.Contains(r.st.Retried, tier) {
+		// One more reading of the same sources, told what failed.
+		r.st.Retried = append(r.st.Retried, tier)
+		r.st.Rejected = rejects
+		for _, d := range docs {
+			r.st.Retry = append(r.st.Retry, d.Ref)
+		}
+		return true
 	}
 	return r.open() > 0 && (len(r.st.Pending) > 0 || len(r.st.PendingFetch) > 0)
+}
+
+// rejected is a dropped claim as the Researcher is told of it.
+type rejected struct {
+	Claim string `json:"claim"`
+	Cited string `json:"cited"`
+	Why   string `json:"why"`
 }
 
 // repeated is the loop breaker: a Researcher answer in a tier the same as
@@ -223,9 +247,10 @@ func (r *run) repeated(tier string, rd reading) bool {
 }
 
 // check keeps the claims the ledger backs and records why the others were
-// dropped; it returns how many it kept.
-func (r *run) check(claims []Claim) int {
+// dropped; it returns how many it kept and what it dropped.
+func (r *run) check(claims []Claim) (int, []rejected) {
 	kept := 0
+	var rejects []rejected
 	for _, c := range claims {
 		if len(r.st.Needs) == 1 && c.Need < 0 {
 			c.Need = 0
@@ -238,6 +263,7 @@ func (r *run) check(claims []Claim) int {
 		}
 		if err != nil {
 			r.st.Dropped = append(r.st.Dropped, fmt.Sprintf("%q (%s): %v", kairos.Clip(c.Text, 120), kairos.Clip(c.Evidence, 20), err))
+			rejects = append(rejects, rejected{Claim: kairos.Clip(c.Text, 300), Cited: kairos.Clip(c.Evidence, 20), Why: err.Error()})
 			continue
 		}
 		if slices.ContainsFunc(r.st.Claims, func(o Claim) bool { return o.Evidence == c.Evidence && o.Quote == c.Quote && o.Need == c.Need }) {
@@ -246,5 +272,5 @@ func (r *run) check(claims []Claim) int {
 		r.st.Claims = append(r.st.Claims, c)
 		kept++
 	}
-	return kept
+	return kept, rejects
 }
