@@ -2,6 +2,9 @@ package research_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,6 +144,53 @@ func TestBadClaimsAreDropped(t *testing.T) {
 	}
 	if strings.Contains(res.Answer, "413") {
 		t.Fatalf("a slipped number reached the answer: %q", res.Answer)
+	}
+	// Told why its claims failed, the Researcher read the sources again
+	// and copied the quotes exactly.
+	if res.Abstained || !strings.Contains(res.Answer, "412") {
+		t.Fatalf("no answer after the retry: %q", res.Answer)
+	}
+	told := false
+	for _, req := range r.model.Requests() {
+		told = told || strings.Contains(req.Messages[1].Content, `"rejected"`)
+	}
+	if !told {
+		t.Fatal("the Researcher was never told which claims failed")
+	}
+}
+
+// ZIM archives are searched through kiwix-serve's full-text search and
+// their articles read from the same host only.
+func TestKiwixTier(t *testing.T) {
+	r := newRig(t)
+	var paths []string
+	zim := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		paths = append(paths, req.URL.Path)
+		switch req.URL.Path {
+		case "/search":
+			if req.URL.Query().Get("format") != "xml" {
+				http.NotFound(w, req)
+				return
+			}
+			fmt.Fprint(w, `<?xml version="1.0"?><rss><channel>
+<item><title>Elsewhere</title><link>http://facts.example/zim-escape</link></item>
+<item><title>Varn Lighthouse</title><link>/wiki/A/Varn_Lighthouse.html</link></item></channel></rss>`)
+		case "/wiki/A/Varn_Lighthouse.html":
+			fmt.Fprint(w, `<html><head><title>Varn Lighthouse</title></head><body><span class="kiwix"><span id="kiwixtoolbar">Search 'Wiki'</span>
+</span><p>The Varn Lighthouse was first lit in 1843.</p></body></html>`)
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	defer zim.Close()
+	r.pol.Research.Offline.Dir = ""
+	r.pol.Research.Offline.KiwixURL = zim.URL
+	res := r.ask("When was the Varn Lighthouse first lit?")
+	if res.Abstained || !strings.Contains(res.Answer, "1843") || res.Sources[0].URL != zim.URL+"/wiki/A/Varn_Lighthouse.html" || res.Sources[0].Tier != kairos.TierOffline {
+		t.Fatalf("result %q, sources %+v", res.Answer, res.Sources)
+	}
+	if r.web.hitsOn("facts.example") != 0 {
+		t.Fatal("a ZIM search result on another host was fetched")
 	}
 }
 

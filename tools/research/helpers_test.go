@@ -185,11 +185,14 @@ func (w *fakeWeb) hitsOn(host string) int {
 	return w.hits[host]
 }
 
-// client dials every host at the fake server.
+// client dials every *.example host at the fake server, others as usual.
 func (w *fakeWeb) client() *http.Client {
 	addr := w.srv.Listener.Addr().String()
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
+		if host, _, _ := net.SplitHostPort(a); strings.HasSuffix(host, ".example") {
+			a = addr
+		}
+		return (&net.Dialer{}).DialContext(ctx, network, a)
 	}}
 	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
 }
