@@ -70,6 +70,8 @@ func (s *Server) apiRoutes() []route {
 			params: []param{pID}, response: "Skill", status: 200, errors: []int{400, 404}, handle: (*Server).skill},
 		{method: "POST", path: "/api/v1/skills/{id}/action", scope: kairos.ScopeWrite, summary: "Disable, enable, share, unshare or roll back a skill",
 			params: []param{pID}, body: "SkillAction", response: "DecisionResult", status: 200, errors: []int{400, 404}, handle: (*Server).skillAction},
+		{method: "GET", path: "/api/v1/research", scope: kairos.ScopeRead, summary: "Research traces newest first, of one user with ?user",
+			params: []param{pUser, pLimit, pCursor}, response: "ResearchPage", status: 200, errors: []int{400}, handle: (*Server).listResearch},
 		{method: "GET", path: "/api/v1/tools", scope: kairos.ScopeRead, summary: "The model's tools and the MCP servers' state", response: "Tools", status: 200, handle: (*Server).tools},
 		{method: "GET", path: "/api/v1/policy", scope: kairos.ScopeRead, summary: "The policy in force and its file's text", response: "Policy", status: 200, handle: (*Server).getPolicy},
 		{method: "POST", path: "/api/v1/policy/check", scope: kairos.ScopeRead, summary: "Validate a policy text (the body, YAML) as kairos policy check does",

@@ -40,6 +40,9 @@ type Backend interface {
 	// (to version `to`, or the one before the current) as an operator;
 	// it returns the sentence the Telegram button shows.
 	SkillAction(ctx context.Context, id int64, action string, to int) (string, error)
+	// ResearchTraces lists research traces newest first, of one user
+	// when userKey is set.
+	ResearchTraces(ctx context.Context, userKey string, p kairos.Page) ([]*kairos.ResearchTrace, string, error)
 	// Tools lists every tool the model can be offered, whether it is,
 	// and the MCP servers.
 	Tools(ctx context.Context) (*ToolsView, error)

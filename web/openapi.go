@@ -85,6 +85,12 @@ var schemas = obj{
 	"MessageIn": props([]string{"user_id", "text"}, obj{"user_id": integer(), "text": str(),
 		"deliver": obj{"type": "boolean", "default": true, "description": "also send the answer to the user's Telegram chat"}}),
 	"MessageOut": props([]string{"answer", "delivered"}, obj{"answer": str(), "delivered": boolean()}),
+	"ResearchTrace": props([]string{"id", "user", "question", "status", "created_at"}, obj{"id": str(), "user": str(), "thread": str(),
+		"question": str(), "depth": str(), "status": obj{"type": "string", "enum": []string{"running", "answered", "partial", "abstained", "over_budget"}},
+		"tainted": boolean(), "answer": obj{"type": "object", "description": "the research tool's result: answer, sources, confidence, tiers, spend"},
+		"state":      obj{"type": "object", "description": "the trace: plan, tiers tried, retrievals, dropped claims, refused requests, spend"},
+		"created_at": strFmt("date-time"), "updated_at": strFmt("date-time")}),
+	"ResearchPage": pageOf("ResearchTrace"),
 }
 
 var statusText = map[int]string{400: "bad input", 401: "no or unknown token", 403: "the token's scope is short, or (PUT /api/v1/policy) the edit would widen the policy",

@@ -164,3 +164,8 @@ func formatTrace(tr *kairos.ResearchTrace) string {
 	fmt.Fprintf(&b, "\nTrace: %s", tr.ID)
 	return b.String()
 }
+
+// ResearchTraces serves GET /api/v1/research.
+func (be *consoleBackend) ResearchTraces(ctx context.Context, userKey string, p kairos.Page) ([]*kairos.ResearchTrace, string, error) {
+	return store.NewResearchStore(be.c.db).Traces(ctx, userKey, p)
+}

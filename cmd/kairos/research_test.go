@@ -63,7 +63,8 @@ func researchEnv(t *testing.T, extra string) (*env, string) {
 // counted in the user's usage.
 func TestResearchThroughMain(t *testing.T) {
 	e, _ := researchEnv(t, "")
-	e.start()
+	read := e.apiToken(t, "read", "research")
+	addr := e.start()
 	user := int64(2002)
 	e.tg.PushText(user, user, "/research How long is the Kestrel River?", time.Now())
 	got := waitReply(t, e.tg, user, 1, "Sources")
@@ -76,6 +77,15 @@ func TestResearchThroughMain(t *testing.T) {
 	got = waitReply(t, e.tg, user, 2, "Last research")
 	if !strings.Contains(got, "How long is the Kestrel River") || !strings.Contains(got, "Trace:") {
 		t.Fatalf("the last trace:\n%s", got)
+	}
+	code, body := apiCall(t, "GET", "http://"+addr+"/api/v1/research?user=telegram:2002", read, "", nil)
+	items, _ := body["items"].([]any)
+	if code != 200 || len(items) != 1 {
+		t.Fatalf("GET /api/v1/research: %d %v", code, body)
+	}
+	tr := items[0].(map[string]any)
+	if tr["question"] != "How long is the Kestrel River?" || tr["status"] != "answered" || tr["answer"].(map[string]any)["trace_id"] != tr["id"] {
+		t.Fatalf("the API's trace: %v", tr)
 	}
 	e.tg.PushText(user, user, "research please: When did the Harlow Bridge open?", time.Now())
 	got = waitReply(t, e.tg, user, 3, "done:")
