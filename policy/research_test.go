@@ -46,6 +46,9 @@ func TestResearchValidation(t *testing.T) {
 		r.Budgets.Quick.ToolCalls != def.Budgets.Quick.ToolCalls || r.Budgets.Deep != def.Budgets.Deep || r.Web.MaxPageBytes != def.Web.MaxPageBytes {
 		t.Fatalf("partial section = %+v", r)
 	}
+	if got := policy.Summary(p); !strings.Contains(got, "Research: tiers book, memory; offline folder none, kiwix-serve none; web 1 allowed domains") {
+		t.Fatalf("summary lacks research:\n%s", got)
+	}
 	if b := r.Budgets.Budget("nonsense"); b != r.Budgets.Normal {
 		t.Fatalf("an unknown depth gets %+v, want the normal budget", b)
 	}

@@ -36,7 +36,24 @@ func Summary(p *kairos.Policy) string {
 	if mcp := mcpSummary(p.MCP); mcp != "" {
 		lines = append(lines, mcp)
 	}
+	lines = append(lines, researchSummary(&p.Research))
 	return strings.Join(lines, "\n")
+}
+
+// researchSummary is Summary's research line: the tiers and what the
+// offline and web tiers may read (no paths or hosts: counts and set/unset).
+func researchSummary(r *kairos.ResearchPolicy) string {
+	if !r.Enabled {
+		return "Research: off"
+	}
+	set := func(v string) string {
+		if v == "" {
+			return "none"
+		}
+		return "set"
+	}
+	return fmt.Sprintf("Research: tiers %s; offline folder %s, kiwix-serve %s; web %d allowed domains",
+		strings.Join(r.Tiers, ", "), set(r.Offline.Dir), set(r.Offline.KiwixURL), len(r.Web.AllowList))
 }
 
 // clockSummary is Summary's clock line: mode, check-in rules, latest actions.

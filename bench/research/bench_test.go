@@ -27,10 +27,11 @@ var (
 
 const benchUser = "telegram:42"
 
-var variants = []struct{ id, name string }{
-	{research.VariantNormal, "Kairos"},
-	{research.VariantWebFirst, "ablation: web first"},
-	{research.VariantNoVerifier, "ablation: one pass, no Verifier"},
+var variants = []struct{ id, name, depth string }{
+	{research.VariantNormal, "Kairos", kairos.DepthNormal},
+	{research.VariantWebFirst, "ablation: web first", kairos.DepthNormal},
+	{research.VariantNoVerifier, "ablation: one pass, no Verifier", kairos.DepthNormal},
+	{research.VariantNormal, "Kairos, quick budget", kairos.DepthQuick},
 }
 
 // fixture is what every variant shares: the world, its folder, the fake
@@ -54,7 +55,7 @@ func TestResearchBenchmark(t *testing.T) {
 	f.kiwix = kiwix(t, w.zim)
 	var all []figures
 	for _, v := range variants {
-		all = append(all, f.run(t, v.id, v.name))
+		all = append(all, f.run(t, v.id, v.name, v.depth))
 	}
 	table := formatTable(all)
 	t.Log("\n" + table)
@@ -77,7 +78,7 @@ func TestResearchBenchmark(t *testing.T) {
 
 // run answers every question with one variant of the engine on a fresh
 // database.
-func (f *fixture) run(t *testing.T, variant, name string) figures {
+func (f *fixture) run(t *testing.T, variant, name, depth string) figures {
 	ctx := context.Background()
 	db := storetest.MustOpenDB(t)
 	mems := store.NewMemoryStore(db)
@@ -112,11 +113,11 @@ func (f *fixture) run(t *testing.T, variant, name string) figures {
 		}
 		calls := f.search.count()
 		start := time.Now()
-		res, err := eng.Research(ctx, research.Request{UserKey: benchUser, Question: q.Q})
+		res, err := eng.Research(ctx, research.Request{UserKey: benchUser, Question: q.Q, Depth: depth})
 		if err != nil {
 			t.Fatalf("%s: %q: %v", name, q.Q, err)
 		}
-		if ok := fg.add(q, res, time.Since(start), f.search.count()-calls, f.truth(memText), pol.Research.Budgets.Normal); !ok && *failures {
+		if ok := fg.add(q, res, time.Since(start), f.search.count()-calls, f.truth(memText), pol.Research.Budgets.Budget(depth)); !ok && *failures {
 			tr, _ := rs.Trace(ctx, "", res.TraceID)
 			t.Logf("%s: WRONG %q (want %v, tier %s): %q\n%s", name, q.Q, q.Want, q.Tier, res.Answer, tr.State)
 		}
