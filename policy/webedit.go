@@ -44,6 +44,7 @@ var webChecks = []webCheck{
 	{"it would let more people reach the agent", accessWidening},
 	{"it would ask a human less often", approvalsLoosening},
 	{"it would raise a budget or a spending cap", budgetsRaising},
+	{"it would let research read, send or spend more", researchWidening},
 }
 
 // WebEditRefusal decides whether the web may replace the policy in force
@@ -71,7 +72,11 @@ var webChecks = []webCheck{
 //     raised or removed (budgets.spend, its per_user overrides, the bot's
 //     monthly caps, background_share), a model's price lowered or removed,
 //     or a model without a price named while a US-dollar cap applies (its
-//     calls would not count against it).
+//     calls would not count against it);
+//   - let research read, send or spend more (researchWidening): research
+//     or a tier turned on, a folder or kiwix-serve named, a domain added
+//     to research.web.allow_list, another external model, a size or a
+//     research budget raised.
 //
 // Everything else (the clock, sessions, agent limits and models, media,
 // schedules' limits, skills, MCP timeouts) is tuning the web may change.

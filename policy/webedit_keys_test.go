@@ -37,6 +37,7 @@ var webTuning = []string{
 	"models.*.context_window", "models.*.tool_calling", "models.*.vision", "models.*.max_output_tokens", "models.*.thinking",
 	"skills.versions_kept", "skills.max_failures", "skills.max_offered", "skills.max_per_user", "skills.max_tests",
 	"budgets.per_risk_tier.*.risk_tier", "budgets.spend.notice_at",
+	"research.stale_after", "research.resume",
 }
 
 // policyKeys lists the leaf keys of a policy type, by their YAML names.

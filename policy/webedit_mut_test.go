@@ -23,7 +23,7 @@ type widening struct {
 func widenings() []widening {
 	var ws []widening
 	for _, f := range [][]widening{mcpWidenings(), featureWidenings(), networkWidenings(), accessWidenings(),
-		approvalWidenings(), cellWidenings(), spendWidenings(), priceWidenings()} {
+		approvalWidenings(), cellWidenings(), spendWidenings(), priceWidenings(), researchWidenings()} {
 		ws = append(ws, f...)
 	}
 	return ws
