@@ -28,8 +28,12 @@ func researchWidenings() []widening {
 		set("research.offline.kiwix_url", func(r *rand.Rand, o, n *kairos.ResearchPolicy) {
 			n.Offline.KiwixURL = fmt.Sprintf("http://10.0.0.%d:8090", r.IntN(200))
 		}),
-		set("research.offline.max_file_bytes", func(r *rand.Rand, o, n *kairos.ResearchPolicy) { n.Offline.MaxFileBytes = o.Offline.MaxFileBytes + 1 + int64(r.IntN(1000)) }),
-		set("research.web.max_page_bytes", func(r *rand.Rand, o, n *kairos.ResearchPolicy) { n.Web.MaxPageBytes = o.Web.MaxPageBytes + 1 + int64(r.IntN(1000)) }),
+		set("research.offline.max_file_bytes", func(r *rand.Rand, o, n *kairos.ResearchPolicy) {
+			n.Offline.MaxFileBytes = o.Offline.MaxFileBytes + 1 + int64(r.IntN(1000))
+		}),
+		set("research.web.max_page_bytes", func(r *rand.Rand, o, n *kairos.ResearchPolicy) {
+			n.Web.MaxPageBytes = o.Web.MaxPageBytes + 1 + int64(r.IntN(1000))
+		}),
 		set("research.model", func(r *rand.Rand, o, n *kairos.ResearchPolicy) { n.Model = fmt.Sprintf("elsewhere-%d", r.IntN(9)) }),
 		set("research.web.allow_list", func(r *rand.Rand, o, n *kairos.ResearchPolicy) {
 			n.Web.AllowList = append(slices.Clone(o.Web.AllowList), []string{"attacker.test", "*.test", "intranet.local"}[r.IntN(3)])
