@@ -136,15 +136,7 @@ func validateAccess(c *checker, ap *kairos.AccessPolicy, fp *kairos.Features) {
 // validateNetwork checks the cells' network rules: hosts, categories,
 // methods.
 func validateNetwork(c *checker, np *kairos.NetworkPolicy) {
-	for i, h := range np.AllowList {
-		path := fmt.Sprintf("network.allow_list[%d]", i)
-		switch {
-		case strings.Contains(h, "/"):
-			c.add(path, "%q: write a host name (example.org) or *.suffix, not a URL", h)
-		case !hostRe.MatchString(strings.ToLower(h)):
-			c.add(path, "%q is not a host name or *.suffix", h)
-		}
-	}
+	c.hosts("network.allow_list", np.AllowList)
 	for i, cat := range np.BlockedCategories {
 		if !categoryRe.MatchString(cat) {
 			c.add(fmt.Sprintf("network.blocked_categories[%d]", i), "%q: a category is lower-case letters, digits and _", cat)
@@ -158,6 +150,19 @@ func validateNetwork(c *checker, np *kairos.NetworkPolicy) {
 			} else {
 				c.add(path, "%q is not one of %s", m, strings.Join(HTTPMethods, ", "))
 			}
+		}
+	}
+}
+
+// hosts checks an allow list: host names or *.suffix, never URLs.
+func (c *checker) hosts(key string, list []string) {
+	for i, h := range list {
+		path := fmt.Sprintf("%s[%d]", key, i)
+		switch {
+		case strings.Contains(h, "/"):
+			c.add(path, "%q: write a host name (example.org) or *.suffix, not a URL", h)
+		case !hostRe.MatchString(strings.ToLower(h)):
+			c.add(path, "%q is not a host name or *.suffix", h)
 		}
 	}
 }

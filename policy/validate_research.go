@@ -47,15 +47,7 @@ func validateResearch(c *checker, r *kairos.ResearchPolicy) {
 	if n := r.Web.MaxPageBytes; n < 1024 || n > MaxResearchFileBytes {
 		c.add("research.web.max_page_bytes", "must be between 1024 and %d, got %d", MaxResearchFileBytes, n)
 	}
-	for i, h := range r.Web.AllowList {
-		path := fmt.Sprintf("research.web.allow_list[%d]", i)
-		switch {
-		case strings.Contains(h, "/"):
-			c.add(path, "%q: write a domain (example.org) or *.suffix, not a URL", h)
-		case !hostRe.MatchString(strings.ToLower(h)):
-			c.add(path, "%q is not a domain or *.suffix", h)
-		}
-	}
+	c.hosts("research.web.allow_list", r.Web.AllowList)
 	if strings.TrimSpace(r.Model) != r.Model {
 		c.add("research.model", "%q: a model name has no surrounding spaces", r.Model)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -106,7 +107,7 @@ func (s *ResearchScript) replan(in map[string]any) any {
 			known[k] = true
 		}
 		for _, w := range capitalized(str(qt["quote"])) {
-			if !strings.Contains(q, w) && !contains(names, w) {
+			if !strings.Contains(q, w) && !slices.Contains(names, w) {
 				names = append(names, w)
 			}
 		}
@@ -369,7 +370,7 @@ func keywords(s string) []string {
 	var out []string
 	for _, w := range wordPat.FindAllString(s, -1) {
 		lw := strings.ToLower(w)
-		if len([]rune(lw)) >= 4 && !scriptStops[lw] && !contains(out, w) {
+		if len([]rune(lw)) >= 4 && !scriptStops[lw] && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
@@ -435,7 +436,7 @@ func namesHeld(need, text string) bool {
 func capitalized(s string) []string {
 	var out []string
 	for i, w := range wordPat.FindAllString(s, -1) {
-		if len(w) > 2 && unicode.IsUpper([]rune(w)[0]) && (i > 0 || !scriptStops[strings.ToLower(w)]) && !contains(out, w) {
+		if len(w) > 2 && unicode.IsUpper([]rune(w)[0]) && (i > 0 || !scriptStops[strings.ToLower(w)]) && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
@@ -484,13 +485,4 @@ func str(v any) string {
 		return fmt.Sprint(x)
 	}
 	return ""
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

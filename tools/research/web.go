@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -192,19 +193,10 @@ func (r *run) fetchRefusal(raw string) string {
 	switch {
 	case err != nil || !r.webAllowed(u):
 		return "its domain is not on research.web.allow_list"
-	case !containsURL(r.st.Fetchable, raw):
+	case !slices.Contains(r.st.Fetchable, raw):
 		return "no search returned it and the user did not write it"
 	case r.asked("fetch", raw):
 		return "it was read already"
 	}
 	return ""
-}
-
-func containsURL(list []string, u string) bool {
-	for _, x := range list {
-		if x == u {
-			return true
-		}
-	}
-	return false
 }

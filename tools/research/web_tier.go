@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/kairos-agent/kairos"
@@ -31,7 +32,7 @@ func (r *run) webSearch(ctx context.Context, q string) ([]*kairos.Evidence, erro
 			r.st.Refused = append(r.st.Refused, "a result on "+kairos.Clip(host, 80)+", which is not on research.web.allow_list")
 			continue
 		}
-		if !containsURL(r.st.Fetchable, res.URL) {
+		if !slices.Contains(r.st.Fetchable, res.URL) {
 			r.st.Fetchable = append(r.st.Fetchable, res.URL)
 		}
 		if len(toRead) < webFetches && !r.asked("fetch", res.URL) {
