@@ -136,7 +136,7 @@ func (r *run) compose(res *Result, parts []settled) {
 		}
 	}
 	if r.st.Stopped != "" {
-		lines = append(lines, fmt.Sprintf("I stopped early (%s) and answered with what I had.", r.st.Stopped))
+		lines = append(lines, fmt.Sprintf("I stopped early (%s) and answered with what I had. Spent: %s.", r.st.Stopped, res.Spend.Text(r.budget)))
 	}
 	res.Answer = strings.Join(lines, "\n")
 }

@@ -36,7 +36,8 @@ func TestBudgetsStopResearch(t *testing.T) {
 			r.file("places/varn.md", "# Varn\nVarn had a population of 3,100 at the 2025 census.")
 			res := r.ask("What is the population of the town where my sister Ana lives, and how long is the Kestrel River?")
 			b := r.pol.Research.Budgets.Normal
-			if res.Status != kairos.ResearchOverBudget || !strings.Contains(res.Stopped, tc.reason) || !strings.Contains(res.Answer, "stopped early") {
+			if res.Status != kairos.ResearchOverBudget || !strings.Contains(res.Stopped, tc.reason) || !strings.Contains(res.Answer, "stopped early") ||
+				!strings.Contains(res.Answer, "Spent: ") || !strings.Contains(res.Answer, fmt.Sprintf("of %d rounds", b.Rounds)) {
 				t.Fatalf("status %s, stopped %q, answer %q", res.Status, res.Stopped, res.Answer)
 			}
 			s := res.Spend

@@ -180,6 +180,10 @@ func (r *run) done(i int) bool {
 // round is one reading round of a tier: retrieve, read, check, verify. It
 // reports whether the tier has more to read (the Researcher asked for it).
 func (r *run) round(ctx context.Context, tier string) bool {
+	if r.st.Spend.Rounds >= r.budget.Rounds {
+		r.halt(&overBudget{"rounds"}) // nothing retrieved that no round could read
+		return false
+	}
 	docs, err := r.retrieve(ctx, tier)
 	if r.halt(err) || len(docs) == 0 {
 		return false
