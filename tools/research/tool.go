@@ -20,8 +20,8 @@ func (e *Engine) Tool() *Tool { return &Tool{e: e} }
 
 var spec = kairos.ToolSpec{
 	Name: "research",
-	Description: "Research a question with checked, cited sources (memory, offline references, allowed web; only as far as needed). " +
-		"Slower than search. Untrusted result; abstained: true when nothing checked answers.",
+	Description: "A cited answer from checked sources: memory, then offline references, then the allowed web, as far as needed. " +
+		"Untrusted; abstained: true if nothing checked answers.",
 	Parameters: toolutil.Schema(`{
 		"type": "object",
 		"properties": {
