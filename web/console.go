@@ -59,7 +59,7 @@ var nav = []navEntry{
 	{Page: "skill", Title: "Skill", Path: "/console/skill", Hidden: true},
 	{Page: "tools", Title: "Tools", Path: "/console/tools"},
 	{Page: "usage", Title: "Usage", Path: "/console/usage"},
-	// research: {Page: "research", Title: "Research", Path: "/console/research"},
+	{Page: "research", Title: "Research", Path: "/console/research"},
 	{Page: "access", Title: "Access log", Path: "/console/access"},
 	{Page: "policy", Title: "Policy", Path: "/console/policy"},
 	{Page: "login", Title: "Sign in", Hidden: true},
@@ -196,6 +196,7 @@ func (s *Server) registerConsole(mux *http.ServeMux) {
 	handle("GET /console/tools", s.withSession(s.toolsPage))
 	handle("GET /console/usage", s.withSession(s.usagePage))
 	handle("GET /console/access", s.withSession(s.accessPage))
+	handle("GET /console/research", s.withSession(s.researchPage))
 	handle("GET /console/policy", s.withSession(s.policyPage))
 	handle("POST /console/policy", s.withSession(s.policyPost))
 }

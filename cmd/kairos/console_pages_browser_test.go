@@ -265,6 +265,13 @@ func seedConsole(t *testing.T, e *env, now time.Time) {
 	if err := skills.CreateSkill(ctx, sk, v); err != nil {
 		t.Fatal(err)
 	}
+	answer := `{"success":true,"answer":"Lisbon's tram 28 runs every 10 <minutes>.","abstained":false,"confidence":"high",` +
+		`"confidence_reason":"two offline references agree","sources":[{"id":1},{"id":2}],"tiers_used":["memory","offline"]}`
+	if err := store.NewResearchStore(db).CreateTrace(ctx, &kairos.ResearchTrace{ID: kairos.NewID(), UserKey: "telegram:2002",
+		ThreadKey: "agent:main:telegram:dm:2002", Question: "How often does tram 28 run?", QuestionKey: "tram 28", Depth: "normal",
+		Status: "done", Tainted: true, Answer: []byte(answer), CreatedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // consoleFixture starts kairos run over the fixture, with named users
@@ -384,6 +391,8 @@ func consolePages(e *env) []consolePage {
 			has("policy", "In force", "ambiguity_threshold_hours")(t, width, f)
 		}},
 		{"access", "/console/access", has("access", "token:home-assistant", "/api/v1/approvals", "401", "Olga")},
+		{"research", "/console/research", has("research", "How often does tram 28 run?", "high confidence", "2 source(s): memory, offline",
+			"untrusted", "Ana")},
 	}
 }
 
