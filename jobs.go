@@ -2,6 +2,7 @@ package kairos
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -33,4 +34,32 @@ type JobStore interface {
 	JobRuns(ctx context.Context, job string, limit int) ([]*JobRun, error)
 	// PruneJobRuns deletes runs started before t; it returns how many.
 	PruneJobRuns(ctx context.Context, before time.Time) (int64, error)
+}
+
+// PruneCutoffs say which finished bookkeeping rows the maintenance job
+// removes: those finished before each time (a zero time keeps them all).
+type PruneCutoffs struct {
+	Approvals  time.Time // decided and continued approvals
+	Updates    time.Time // processed Telegram updates (the newest stays: the poll offset)
+	Outbox     time.Time // reply parts sent (or whose send was attempted)
+	Firings    time.Time // schedule firings sent, missed or failed
+	Attempts   time.Time // pairing attempt windows that started before
+	TokenUsage time.Time // rolled up per day, then deleted; a UTC midnight
+	AccessLog  time.Time // API and console requests
+}
+
+// PruneCounts are the rows each pruning removed (TokenUsage: detail
+// rows rolled up into per-day totals).
+type PruneCounts struct {
+	Approvals, Updates, Outbox, Firings, Attempts, TokenUsage, AccessLog int64
+}
+
+func (c PruneCounts) String() string {
+	return fmt.Sprintf("deleted %d approvals, %d updates, %d outbox rows, %d firings, %d attempt windows, %d access log entries; rolled up %d token usage rows",
+		c.Approvals, c.Updates, c.Outbox, c.Firings, c.Attempts, c.AccessLog, c.TokenUsage)
+}
+
+// Pruner removes finished bookkeeping rows (the maintenance job).
+type Pruner interface {
+	PruneFinished(ctx context.Context, c PruneCutoffs) (PruneCounts, error)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 )
 
 func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 12, 0, 0, 0, time.UTC) }
@@ -36,7 +37,7 @@ func TestPeriodKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.typ+"/"+tc.at.Format("2006-01-02"), func(t *testing.T) {
-			if got := kairos.PeriodKey(tc.typ, tc.at); got != tc.want {
+			if got := calendar.PeriodKey(tc.typ, tc.at); got != tc.want {
 				t.Errorf("PeriodKey = %q, want %q", got, tc.want)
 			}
 		})
@@ -50,10 +51,10 @@ func TestPeriodKeyUsesLocation(t *testing.T) {
 	}
 	// Sunday 2026-03-08 20:00 UTC is Monday 05:00 in Tokyo.
 	at := time.Date(2026, 3, 8, 20, 0, 0, 0, time.UTC)
-	if got := kairos.PeriodKey(kairos.SummaryWeekly, at); got != "2026-W10" {
+	if got := calendar.PeriodKey(kairos.SummaryWeekly, at); got != "2026-W10" {
 		t.Errorf("UTC week = %q", got)
 	}
-	if got := kairos.PeriodKey(kairos.SummaryWeekly, at.In(tokyo)); got != "2026-W11" {
+	if got := calendar.PeriodKey(kairos.SummaryWeekly, at.In(tokyo)); got != "2026-W11" {
 		t.Errorf("Tokyo week = %q", got)
 	}
 }
@@ -81,7 +82,7 @@ func TestPeriodRange(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.key, func(t *testing.T) {
-			start, end, err := kairos.PeriodRange(tc.key, tc.loc)
+			start, end, err := calendar.PeriodRange(tc.key, tc.loc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,11 +141,11 @@ func TestPeriodKeyRoundTrip(t *testing.T) {
 	for i := 0; i < 3*366; i++ {
 		at = at.Add(24 * time.Hour)
 		for _, typ := range kairos.SummaryTypes {
-			key := kairos.PeriodKey(typ, at)
+			key := calendar.PeriodKey(typ, at)
 			if err := kairos.CheckPeriodKey(typ, key); err != nil {
 				t.Fatalf("%s %s: %v", typ, key, err)
 			}
-			start, end, err := kairos.PeriodRange(key, time.UTC)
+			start, end, err := calendar.PeriodRange(key, time.UTC)
 			if err != nil || at.Before(start) || !at.Before(end) {
 				t.Fatalf("%s at %s: key %s range [%s, %s) err %v", typ, at, key, start, end, err)
 			}
@@ -157,7 +158,7 @@ func FuzzPeriodRange(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, key string) {
-		start, end, err := kairos.PeriodRange(key, time.UTC)
+		start, end, err := calendar.PeriodRange(key, time.UTC)
 		if err != nil {
 			return
 		}
@@ -166,7 +167,7 @@ func FuzzPeriodRange(f *testing.F) {
 		}
 		ok := false
 		for _, typ := range kairos.SummaryTypes {
-			if kairos.CheckPeriodKey(typ, key) == nil && kairos.PeriodKey(typ, start) == key {
+			if kairos.CheckPeriodKey(typ, key) == nil && calendar.PeriodKey(typ, start) == key {
 				ok = true
 			}
 		}
@@ -179,7 +180,7 @@ func FuzzPeriodRange(f *testing.F) {
 func ExamplePeriodKey() {
 	at := time.Date(2027, 1, 1, 9, 0, 0, 0, time.UTC) // a Friday
 	for _, typ := range kairos.SummaryTypes {
-		fmt.Println(typ, kairos.PeriodKey(typ, at))
+		fmt.Println(typ, calendar.PeriodKey(typ, at))
 	}
 	// Output:
 	// conversation-summary 2027-01-01
@@ -191,7 +192,7 @@ func ExamplePeriodKey() {
 }
 
 func ExamplePeriodRange() {
-	start, end, _ := kairos.PeriodRange("2025-W01", time.UTC)
+	start, end, _ := calendar.PeriodRange("2025-W01", time.UTC)
 	fmt.Println(start.Format(time.DateOnly), "to", end.Format(time.DateOnly), "(exclusive)")
 	// Output: 2024-12-30 to 2025-01-06 (exclusive)
 }

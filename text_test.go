@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 func TestClip(t *testing.T) {
@@ -33,10 +34,10 @@ func TestClip(t *testing.T) {
 func TestSleep(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := kairos.Sleep(ctx, time.Hour); err != context.Canceled {
+	if err := retry.Sleep(ctx, time.Hour); err != context.Canceled {
 		t.Fatalf("Sleep on a done context = %v, want context.Canceled", err)
 	}
-	if err := kairos.Sleep(context.Background(), time.Millisecond); err != nil {
+	if err := retry.Sleep(context.Background(), time.Millisecond); err != nil {
 		t.Fatalf("Sleep = %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package kairos
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -92,4 +93,71 @@ type ToolScope struct {
 type ScopedToolRegistry interface {
 	ToolRegistry
 	ToolsFor(p *Policy, s ToolScope) []Tool
+}
+
+// Chat actions: what a channel shows while a turn works (Telegram's
+// sendChatAction). ActionReplier is optional; ShowAction ignores
+// repliers without it.
+const (
+	ActionTyping         = "typing"
+	ActionRecordVoice    = "record_voice" // transcribing a voice note or audio
+	ActionUploadDocument = "upload_document"
+)
+
+// ActionReplier is a Replier that shows the kind of work under way until
+// the answer arrives (the channel repeats it while the work lasts).
+type ActionReplier interface {
+	Action(ctx context.Context, action string)
+}
+
+// ShowAction sets the work shown by out, when out can show one.
+func ShowAction(ctx context.Context, out Replier, action string) {
+	if a, ok := out.(ActionReplier); ok {
+		a.Action(ctx, action)
+	}
+}
+
+// TurnHooks holds work that must wait until the current turn is saved: a
+// tool that ends the session (the memory tool's __NEW_SESSION__) defers
+// the end with AfterTurn, so the turn's own messages are stored in the
+// session they belong to, and its summary includes them.
+type TurnHooks struct {
+	mu    sync.Mutex
+	funcs []func(context.Context) error
+}
+
+type turnHooksKey struct{}
+
+// WithTurnHooks returns ctx carrying a fresh TurnHooks for one turn.
+func WithTurnHooks(ctx context.Context) (context.Context, *TurnHooks) {
+	h := &TurnHooks{}
+	return context.WithValue(ctx, turnHooksKey{}, h), h
+}
+
+// AfterTurn runs f once the turn of ctx is saved; outside a turn it runs
+// f at once.
+func AfterTurn(ctx context.Context, f func(context.Context) error) error {
+	h, _ := ctx.Value(turnHooksKey{}).(*TurnHooks)
+	if h == nil {
+		return f(ctx)
+	}
+	h.mu.Lock()
+	h.funcs = append(h.funcs, f)
+	h.mu.Unlock()
+	return nil
+}
+
+// Run runs the deferred work in order and returns the errors joined.
+func (h *TurnHooks) Run(ctx context.Context) []error {
+	h.mu.Lock()
+	funcs := h.funcs
+	h.funcs = nil
+	h.mu.Unlock()
+	var errs []error
+	for _, f := range funcs {
+		if err := f(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 // Apology is what the user sees when no model could answer.
@@ -89,7 +90,7 @@ func New(cfg Config) *Agent {
 		cfg.Policy = func() *kairos.Policy { return p }
 	}
 	if cfg.Backoff == nil {
-		cfg.Backoff = kairos.Backoff
+		cfg.Backoff = retry.Backoff
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
@@ -332,7 +333,7 @@ func (a *Agent) chatModels(ctx context.Context, t *turn, req kairos.ChatRequest)
 		t.model = model // the last model tried (the turn's log line)
 		for attempt := 0; attempt <= retries; attempt++ {
 			if attempt > 0 {
-				if err := kairos.RetryWait(ctx, attempt, lastErr, a.cfg.Backoff); err != nil {
+				if err := retry.Wait(ctx, attempt, lastErr, a.cfg.Backoff); err != nil {
 					return nil, err
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 )
 
 // DefaultPersona opens every system prompt unless the policy sets one.
@@ -334,6 +335,6 @@ func sanitizeName(s string) string {
 	return b.String()
 }
 
-// EstimateTokens is kairos.EstimateTokens: four bytes of ASCII or one
+// EstimateTokens is fit.Estimate: four bytes of ASCII or one
 // non-ASCII rune per token.
-func EstimateTokens(s string) int { return kairos.EstimateTokens(s) }
+func EstimateTokens(s string) int { return fit.Estimate(s) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/agent"
+	"github.com/kairos-agent/kairos/internal/fit"
 	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/openai"
@@ -103,7 +104,7 @@ func TestWindowCountsWithTheCounter(t *testing.T) {
 	kept := map[string]int{}
 	for name, count := range map[string]func(string, string) int{
 		"estimate": nil,
-		"double":   func(_, s string) int { return 2 * kairos.EstimateTokens(s) },
+		"double":   func(_, s string) int { return 2 * fit.Estimate(s) },
 	} {
 		h := windowHarness(t, count)
 		h.pol.Agent.HistoryTokens = 100000

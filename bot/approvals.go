@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 // Approvals (issue 13): a turn paused for Approve/Deny is a row in the
@@ -442,7 +443,7 @@ func (b *Bot) continueOrphan(ctx context.Context, id string, dec kairos.Decision
 			b.resumeOrphan(ctx, row, dec)
 			return
 		}
-		_ = kairos.Sleep(ctx, approvalPoll/2)
+		_ = retry.Sleep(ctx, approvalPoll/2)
 	}
 }
 
@@ -525,7 +526,7 @@ func (b *Bot) startApprovalSweeper(intake context.Context) {
 		defer b.inflight.Done()
 		for intake.Err() == nil && ctx.Err() == nil {
 			b.sweepApprovals(ctx)
-			_ = kairos.Sleep(intake, approvalSweep)
+			_ = retry.Sleep(intake, approvalSweep)
 		}
 	}()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/desk"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 // Handler answers a user's message (the agent).
@@ -240,7 +241,7 @@ func (b *Bot) getMe(ctx context.Context) error {
 		}
 		wait = retryWait(err, wait, time.Second, time.Minute)
 		b.log.Warn("Telegram not reachable at start; retrying", "attempt", attempt, "retry_in", wait, "err", err)
-		if err := kairos.Sleep(ctx, wait); err != nil {
+		if err := retry.Sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
@@ -287,7 +288,7 @@ func (b *Bot) Run(ctx context.Context, drain time.Duration) error {
 		release()
 		if err != nil && ctx.Err() == nil {
 			b.log.Error("poll", "err", err)
-			_ = kairos.Sleep(ctx, time.Second)
+			_ = retry.Sleep(ctx, time.Second)
 		}
 	}
 	b.Shutdown(drain)
@@ -321,7 +322,7 @@ func (b *Bot) poll(ctx context.Context) error {
 			}
 			errWait = b.pollBackoff(err, errWait)
 			b.log.Warn("getUpdates failed", "err", err, "retry_in", errWait)
-			_ = kairos.Sleep(ctx, errWait)
+			_ = retry.Sleep(ctx, errWait)
 			continue
 		}
 		errWait = 0
@@ -332,7 +333,7 @@ func (b *Bot) poll(ctx context.Context) error {
 		if err != nil {
 			// Not stored: do not move the offset; Telegram re-sends them.
 			b.log.Error("store updates", "err", err)
-			_ = kairos.Sleep(ctx, time.Second)
+			_ = retry.Sleep(ctx, time.Second)
 			continue
 		}
 		offset = last + 1

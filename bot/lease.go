@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 // Replicas (issue 20). When the update store is also a kairos.LeaseStore,
@@ -152,7 +153,7 @@ func (b *Bot) holdPoll(ctx context.Context) (context.Context, context.CancelFunc
 			b.log.Info("standing by: another replica polls Telegram")
 			standing = true
 		}
-		_ = kairos.Sleep(ctx, standbyEvery)
+		_ = retry.Sleep(ctx, standbyEvery)
 	}
 	b.log.Info("polling Telegram (holding the poll lease)")
 	pctx, cancel := context.WithCancel(ctx)

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 // Limits are Telegram's outbound limits. Zero values switch a limit off
@@ -65,7 +65,7 @@ func (l *limiter) wait(ctx context.Context, chat int64, group bool) error {
 		}
 	}
 	l.mu.Unlock()
-	return kairos.Sleep(ctx, at.Sub(now))
+	return retry.Sleep(ctx, at.Sub(now))
 }
 
 // backoff pushes a chat's next slot to now+d after a 429.

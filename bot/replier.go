@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 // replier streams one turn's answer into a chat: an answer still streaming
@@ -299,7 +300,7 @@ func (b *Bot) withRetry(ctx context.Context, in *kairos.Inbound, method string, 
 const sendTries = 5
 
 // retrySleep waits between tries (tests count the waits).
-var retrySleep = kairos.Sleep
+var retrySleep = retry.Sleep
 
 func isParseError(err error) bool {
 	var ae *APIError

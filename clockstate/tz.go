@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // IANA data even on hosts without /usr/share/zoneinfo
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 )
 
 // ISOLayout is ISO-8601 with a numeric offset; UTC prints as +00:00 so
@@ -164,25 +165,25 @@ func ToISO(instant time.Time, tz string) string {
 	return instant.In(loc).Format(ISOLayout)
 }
 
-// LocalKind, ResolveLocal and AddCalendar are the root's (kairos.ResolveLocal
+// LocalKind, ResolveLocal and AddCalendar are the root's (calendar.ResolveLocal
 // holds the DST rule); these names keep the clock package's API.
-type LocalKind = kairos.LocalKind
+type LocalKind = calendar.LocalKind
 
 // Local kinds.
 const (
-	LocalExact    = kairos.LocalExact
-	LocalSkipped  = kairos.LocalSkipped
-	LocalRepeated = kairos.LocalRepeated
+	LocalExact    = calendar.LocalExact
+	LocalSkipped  = calendar.LocalSkipped
+	LocalRepeated = calendar.LocalRepeated
 )
 
-// ResolveLocal is kairos.ResolveLocal.
+// ResolveLocal is calendar.ResolveLocal.
 func ResolveLocal(loc *time.Location, year int, month time.Month, day, hour, min, sec int) (time.Time, LocalKind) {
-	return kairos.ResolveLocal(loc, year, month, day, hour, min, sec)
+	return calendar.ResolveLocal(loc, year, month, day, hour, min, sec)
 }
 
-// AddCalendar is kairos.AddCalendar.
+// AddCalendar is calendar.AddCalendar.
 func AddCalendar(t time.Time, loc *time.Location, years, months, days int) time.Time {
-	return kairos.AddCalendar(t, loc, years, months, days)
+	return calendar.AddCalendar(t, loc, years, months, days)
 }
 
 // AddISODuration adds d to t: whole years, months, weeks and days as
@@ -281,4 +282,4 @@ func normalizeUTC(tz string) string {
 	return tz
 }
 
-func daysIn(y int, m time.Month) int { return kairos.DaysIn(y, m) }
+func daysIn(y int, m time.Month) int { return calendar.DaysIn(y, m) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 	"github.com/kairos-agent/kairos/schedules"
 	schedtool "github.com/kairos-agent/kairos/tools/schedule"
 )
@@ -166,7 +167,7 @@ func snoozeUntil(now time.Time, loc *time.Location, span string) (time.Time, boo
 		return now.Add(time.Hour), true
 	case "1d":
 		l := now.In(loc)
-		at, _ := kairos.ResolveLocal(loc, l.Year(), l.Month(), l.Day()+1, l.Hour(), l.Minute(), l.Second())
+		at, _ := calendar.ResolveLocal(loc, l.Year(), l.Month(), l.Day()+1, l.Hour(), l.Minute(), l.Second())
 		return at, true
 	}
 	return time.Time{}, false

@@ -22,7 +22,7 @@ type Config struct {
 	// Policy is the policy in force (sessions.*); nil means the defaults.
 	Policy func() *kairos.Policy
 	// CountTokens counts a text's tokens for a model, to fit a summary's
-	// input into the model's window; nil estimates (kairos.EstimateTokens).
+	// input into the model's window; nil estimates (fit.Estimate).
 	CountTokens func(model, text string) int
 	// Timezone returns the Session TZ of a thread (and the user who
 	// speaks there); nil, or a nil result, means UTC. cmd/kairos wires it

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 )
 
 // rollLevel is one roll-up: summaries of typ written from those of src.
@@ -159,11 +160,11 @@ func lookback(typ string, now time.Time, loc *time.Location) time.Time {
 
 // periodOf returns the period key of typ that holds the period key src.
 func periodOf(typ, src string, loc *time.Location) (string, bool) {
-	start, _, err := kairos.PeriodRange(src, loc)
+	start, _, err := calendar.PeriodRange(src, loc)
 	if err != nil {
 		return "", false
 	}
-	return kairos.PeriodKey(typ, start), true
+	return calendar.PeriodKey(typ, start), true
 }
 
 func (s *Sessions) recall(ctx context.Context, user, typ string, from time.Time, to *time.Time, prefix string) ([]*kairos.Memory, error) {
@@ -194,8 +195,8 @@ func (s *Sessions) rollupLevel(ctx context.Context, user string, l rollLevel, lo
 	}
 	// Walk the complete periods from the look-back on.
 	for start := from; ; {
-		key := kairos.PeriodKey(l.typ, start)
-		pstart, pend, err := kairos.PeriodRange(key, loc)
+		key := calendar.PeriodKey(l.typ, start)
+		pstart, pend, err := calendar.PeriodRange(key, loc)
 		if err != nil {
 			return err
 		}

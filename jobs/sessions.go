@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 )
 
 // Sessions ends sessions: on /newsession, on the memory tool's
@@ -99,7 +100,7 @@ func (s *Sessions) end(ctx context.Context, sess *kairos.Session, userKey, name 
 		}
 		_, _, err = s.cfg.Memories.StoreMemory(ctx, &kairos.Memory{UserKey: userKey, Store: kairos.StoreSummaries,
 			Type: kairos.SummaryConversation, Content: summary, ChatID: sess.ID,
-			PeriodKey: kairos.PeriodKey(kairos.SummaryConversation, day.In(loc)),
+			PeriodKey: calendar.PeriodKey(kairos.SummaryConversation, day.In(loc)),
 			Tainted:   tainted, TaintSource: src, CreatedAt: at.In(loc), UpdatedAt: at.In(loc)})
 		if err != nil {
 			return nil, fmt.Errorf("store conversation summary: %w", err)
@@ -183,7 +184,7 @@ func (s *Sessions) rollLocked(ctx context.Context, cur *kairos.Session, div Divi
 func autoName(div Division, b time.Time, loc *time.Location) string {
 	l := b.In(loc)
 	if div.Kind == DivideWeekly {
-		return "Week " + kairos.PeriodKey(kairos.SummaryWeekly, l)
+		return "Week " + calendar.PeriodKey(kairos.SummaryWeekly, l)
 	}
 	return l.Format("Monday 2006-01-02")
 }

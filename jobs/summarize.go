@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 )
 
 // maxTranscript bounds the text sent for one summary (the newest part is
@@ -63,15 +64,15 @@ func (c *Config) fit(model, system, text string, maxTokens int) string {
 	if c.Policy != nil {
 		p = c.Policy()
 	}
-	room := kairos.WindowRoom(p, model, maxTokens)
+	room := fit.WindowRoom(p, model, maxTokens)
 	if room == 0 {
 		return text
 	}
-	count := kairos.EstimateTokens
+	count := fit.Estimate
 	if c.CountTokens != nil {
 		count = func(s string) int { return c.CountTokens(model, s) }
 	}
-	return kairos.FitTail(text, room-count(system)-8, count) // 8: two messages' framing
+	return fit.Tail(text, room-count(system)-8, count) // 8: two messages' framing
 }
 
 const sessionPrompt = "Summarize this conversation for your own later reference: facts learned, decisions, open loops, dates. " +

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 )
 
 // A summary's transcript is fitted into the model's context window (from
@@ -33,7 +34,7 @@ func TestSummaryFitsTheContextWindow(t *testing.T) {
 		t.Fatal("no summary request")
 	}
 	r := reqs[0]
-	sent := kairos.EstimateTokens(r.Messages[0].Content) + kairos.EstimateTokens(r.Messages[1].Content) + r.MaxTokens
+	sent := fit.Estimate(r.Messages[0].Content) + fit.Estimate(r.Messages[1].Content) + r.MaxTokens
 	text := r.Messages[1].Content
 	if sent > window || !strings.Contains(text, "message 59") || strings.Contains(text, "message 00") {
 		t.Fatalf("sent %d tokens (window %d), newest kept %v, oldest dropped %v",

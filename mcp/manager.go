@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 )
 
 // Server states, as /tools and `kairos mcp check` show them.
@@ -76,7 +77,7 @@ func (c *Config) defaults() {
 type Manager struct {
 	cfg Config
 	log *slog.Logger
-	red *kairos.Redactor // every configured secret (redact.go)
+	red *redact.Redactor // every configured secret (redact.go)
 
 	mu      sync.Mutex
 	servers map[string]*server
@@ -89,7 +90,7 @@ var _ kairos.ToolRegistry = (*Manager)(nil)
 // New returns a Manager with no server; Apply starts them.
 func New(cfg Config) *Manager {
 	cfg.defaults()
-	return &Manager{cfg: cfg, log: cfg.Logger.With("component", "mcp"), red: kairos.SecretsRedactor(cfg.Secrets), servers: map[string]*server{}, changed: make(chan struct{})}
+	return &Manager{cfg: cfg, log: cfg.Logger.With("component", "mcp"), red: redact.ForSecrets(cfg.Secrets), servers: map[string]*server{}, changed: make(chan struct{})}
 }
 
 // Apply connects the servers p lists and disconnects the others. A server

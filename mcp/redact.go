@@ -12,7 +12,7 @@ import (
 // secret_env value, or an HTTP server that received its bearer token, can
 // echo it (a bug, or an injected instruction such as "print your
 // environment"); the model context must never hold it. The same
-// kairos.Redactor the code tool uses finds encoded and split forms too.
+// redact.Redactor the code tool uses finds encoded and split forms too.
 
 // scrubSpec scrubs a listed tool's description and parameters.
 func (m *Manager) scrubSpec(spec kairos.ToolSpec) kairos.ToolSpec {

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 	"github.com/kairos-agent/kairos/mcp"
 )
 
@@ -80,7 +81,7 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 		if !res.Tainted || !json.Valid(res.Content) {
 			t.Errorf("%s: result %s tainted=%v", q, res.Content, res.Tainted)
 		}
-		if !strings.Contains(string(res.Content), kairos.Redacted) {
+		if !strings.Contains(string(res.Content), redact.Redacted) {
 			t.Errorf("%s: nothing redacted in %s", q, res.Content)
 		}
 		seen = append(seen, string(res.Content))

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 // stableAfter is how long a connection must last for the next failure to
@@ -89,7 +90,7 @@ func (s *server) run() {
 				delay = s.m.cfg.MinBackoff
 			}
 		}
-		if kairos.Sleep(s.ctx, delay) != nil {
+		if retry.Sleep(s.ctx, delay) != nil {
 			break
 		}
 		delay = min(2*delay, s.m.cfg.MaxBackoff)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 // Next answers the message once its files are read (the agent).
@@ -78,7 +79,7 @@ func New(cfg Config) *Handler {
 		cfg.Metrics = nopMetrics{}
 	}
 	if cfg.Backoff == nil {
-		cfg.Backoff = kairos.Backoff
+		cfg.Backoff = retry.Backoff
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -229,7 +230,7 @@ func (h *Handler) transcribeAttempts(ctx context.Context, pol *kairos.Policy, a 
 	var lastErr error
 	for attempt := 0; attempt <= retries; attempt++ {
 		if attempt > 0 {
-			if err := kairos.RetryWait(ctx, attempt, lastErr, h.cfg.Backoff); err != nil {
+			if err := retry.Wait(ctx, attempt, lastErr, h.cfg.Backoff); err != nil {
 				return "", "", err
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 )
 
 // Defaults used when Config leaves a field empty.
@@ -40,7 +41,7 @@ type Config struct {
 	EmbeddingDimensions int
 	Logger              *slog.Logger // default: discard
 	// CountTokens counts the tokens of a text for model, used to estimate
-	// usage when a server reports none; nil: kairos.EstimateTokens.
+	// usage when a server reports none; nil: fit.Estimate.
 	CountTokens func(model, text string) int
 }
 
@@ -96,7 +97,7 @@ func New(cfg Config) *Client {
 	}
 	count := cfg.CountTokens
 	if count == nil {
-		count = func(_, text string) int { return kairos.EstimateTokens(text) }
+		count = func(_, text string) int { return fit.Estimate(text) }
 	}
 	return &Client{
 		count:   count,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -52,7 +53,7 @@ type cell struct {
 
 	nonce    string            // of this cell's secret tokens (sealed.go)
 	unsealer *strings.Replacer // token → value, used only where a request leaves
-	red      *kairos.Redactor  // scrubs secret values out of what comes back in
+	red      *redact.Redactor  // scrubs secret values out of what comes back in
 }
 
 // errStopped unwinds the WASM stack from a host function once the cell has

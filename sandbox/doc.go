@@ -137,7 +137,7 @@
 //
 // Before running, ScanForLeaks refuses code that would obviously log a
 // secret (category rejected). After running, stdout, stderr, the error
-// text, output() and the checkpoint are scrubbed with kairos.Redactor
+// text, output() and the checkpoint are scrubbed with redact.Redactor
 // (raw values, base64, hex, URL encoding, chunks and split prints; see
 // redact.go in the root package).
 //

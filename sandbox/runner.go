@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -277,7 +278,7 @@ func (r *Runner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellRe
 	}
 	start := time.Now()
 	res := &kairos.CellResult{ID: kairos.NewID()}
-	red := kairos.SecretsRedactor(task.Secrets)
+	red := redact.ForSecrets(task.Secrets)
 	if !task.Credentials && task.Secrets != nil {
 		t := *task // features.credentials_access off: no secrets at all
 		t.Secrets = nil
@@ -434,7 +435,7 @@ func setupCall(task *kairos.CellTask) string {
 }
 
 // finish fills the result from the cell's state, categorised and scrubbed.
-func (r *Runner) finish(c *cell, res *kairos.CellResult, exc string, evalErr error, red *kairos.Redactor) {
+func (r *Runner) finish(c *cell, res *kairos.CellResult, exc string, evalErr error, red *redact.Redactor) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	stdout, stderr := c.stdout.String(), c.stderr.String()

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 )
 
 // Sealed secrets. getSecret never hands a cell a secret's value: it hands
@@ -56,7 +56,7 @@ func redactTokens(s string) string {
 	if !strings.Contains(s, tokenOpen) {
 		return s
 	}
-	return reToken.ReplaceAllString(s, kairos.Redacted)
+	return reToken.ReplaceAllString(s, redact.Redacted)
 }
 
 // sealErr keeps a secret's value out of an error thrown into the cell. A
@@ -73,7 +73,7 @@ func (c *cell) sealErr(err error) error {
 	}
 	msg := he.msg
 	for name, v := range c.task.Secrets {
-		if len(v) < kairos.MinSecretLen || !strings.Contains(strings.ToLower(msg), strings.ToLower(v)) {
+		if len(v) < redact.MinSecretLen || !strings.Contains(strings.ToLower(msg), strings.ToLower(v)) {
 			continue
 		}
 		re := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(v))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 	"github.com/teambition/rrule-go"
 )
 
@@ -175,7 +176,7 @@ func floating(t time.Time) time.Time {
 }
 
 func resolve(loc *time.Location, w time.Time) time.Time {
-	t, _ := kairos.ResolveLocal(loc, w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second())
+	t, _ := calendar.ResolveLocal(loc, w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second())
 	return t
 }
 

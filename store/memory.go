@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -216,7 +217,7 @@ func (s *MemoryStore) newRow(m *kairos.Memory) (memoryRow, error) {
 		return row, nil
 	}
 	// A summary spans its period read in the zone it was written in.
-	start, end, err := kairos.PeriodRange(m.PeriodKey, at.Location())
+	start, end, err := calendar.PeriodRange(m.PeriodKey, at.Location())
 	if err != nil {
 		return memoryRow{}, err
 	}

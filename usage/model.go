@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 )
 
 // The model users' doors through the guard: every chat call, embedding
@@ -50,13 +51,13 @@ func (m *Model) Chat(ctx context.Context, req kairos.ChatRequest, onDelta func(s
 func chatEstimate(req kairos.ChatRequest) kairos.UsageRecord {
 	prompt := 0
 	for _, msg := range req.Messages {
-		prompt += kairos.EstimateTokens(msg.Content) + 4
+		prompt += fit.Estimate(msg.Content) + 4
 		for _, tc := range msg.ToolCalls {
-			prompt += kairos.EstimateTokens(tc.Name) + kairos.EstimateTokens(tc.Arguments)
+			prompt += fit.Estimate(tc.Name) + fit.Estimate(tc.Arguments)
 		}
 	}
 	for _, t := range req.Tools {
-		prompt += kairos.EstimateTokens(t.Name) + kairos.EstimateTokens(t.Description) + kairos.EstimateTokens(string(t.Parameters))
+		prompt += fit.Estimate(t.Name) + fit.Estimate(t.Description) + fit.Estimate(string(t.Parameters))
 	}
 	completion := req.MaxTokens
 	if completion <= 0 {
@@ -94,7 +95,7 @@ var _ kairos.Embedder = (*Embedder)(nil)
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	tokens := 0
 	for _, t := range texts {
-		tokens += kairos.EstimateTokens(t)
+		tokens += fit.Estimate(t)
 	}
 	est := kairos.UsageRecord{Model: e.Model, PromptTokens: tokens, Estimated: true}
 	return guarded(ctx, e.Guard, est, func() ([][]float32, error) { return e.Next.Embed(ctx, texts) })
@@ -114,7 +115,7 @@ var _ kairos.Speaker = (*Speaker)(nil)
 // Speak implements kairos.Speaker. A refused call returns a
 // *kairos.SpendRefusal and makes no request.
 func (s *Speaker) Speak(ctx context.Context, text string) (io.ReadCloser, error) {
-	est := kairos.UsageRecord{Model: s.Model, PromptTokens: kairos.EstimateTokens(text), Estimated: true}
+	est := kairos.UsageRecord{Model: s.Model, PromptTokens: fit.Estimate(text), Estimated: true}
 	return guarded(ctx, s.Guard, est, func() (io.ReadCloser, error) { return s.Next.Speak(ctx, text) })
 }
 

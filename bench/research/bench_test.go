@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/media"
@@ -96,8 +97,8 @@ func (f *fixture) run(t *testing.T, variant, name, depth string) figures {
 	script := &testkit.ResearchScript{Obey: true, SlipEvery: 6, Knowledge: f.w.knowledge}
 	model := &mock.Model{ChatFn: func(_ context.Context, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
 		resp := mock.Answer(req, script.Reply(req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content))
-		resp.Usage = kairos.Usage{PromptTokens: kairos.EstimateTokens(req.Messages[0].Content + req.Messages[1].Content),
-			CompletionTokens: kairos.EstimateTokens(resp.Message.Content)}
+		resp.Usage = kairos.Usage{PromptTokens: fit.Estimate(req.Messages[0].Content + req.Messages[1].Content),
+			CompletionTokens: fit.Estimate(resp.Message.Content)}
 		return resp, nil
 	}}
 	rs := store.NewResearchStore(db)

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 )
 
 // RedactingHandler wraps a slog.Handler and scrubs every secret (the bot
@@ -15,7 +15,7 @@ import (
 // mistake.
 type RedactingHandler struct {
 	next  slog.Handler
-	red   *kairos.Redactor
+	red   *redact.Redactor
 	short []string // secrets masked as whole values only
 }
 
@@ -36,7 +36,7 @@ func NewRedactingHandler(next slog.Handler, secrets []string) *RedactingHandler 
 			long = append(long, s)
 		}
 	}
-	return &RedactingHandler{next: next, red: kairos.NewLogRedactor(long), short: short}
+	return &RedactingHandler{next: next, red: redact.NewLog(long), short: short}
 }
 
 // scrub masks the long secrets anywhere and the short ones where they
@@ -67,7 +67,7 @@ func maskWhole(s, w string) string {
 		end := j + len(w)
 		if (j == 0 || !isWordByte(s[j-1])) && (end == len(s) || !isWordByte(s[end])) {
 			b.WriteString(s[i:j])
-			b.WriteString(kairos.Redacted)
+			b.WriteString(redact.Redacted)
 		} else {
 			b.WriteString(s[i:end])
 		}

@@ -1,7 +1,7 @@
 // Package tokens counts tokens the way the model will: with tiktoken's
 // BPE encodings for OpenAI's model families (o200k_base, cl100k_base,
 // loaded from files embedded in the binary, no download), and with
-// kairos.EstimateTokens for every other model, whose tokenizer Kairos
+// fit.Estimate for every other model, whose tokenizer Kairos
 // does not have.
 //
 // It must not reach the network: the BPE files come from

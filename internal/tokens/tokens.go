@@ -4,10 +4,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kairos-agent/kairos/internal/fit"
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
-
-	"github.com/kairos-agent/kairos"
 )
 
 // Encodings by name.
@@ -74,7 +73,7 @@ func Count(model, text string) int {
 	if enc := get(Encoding(model)); enc != nil {
 		return len(enc.EncodeOrdinary(text))
 	}
-	return kairos.EstimateTokens(text)
+	return fit.Estimate(text)
 }
 
 // Exact reports whether Count uses a real tokenizer for model.

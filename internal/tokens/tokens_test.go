@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 )
 
 // The expected counts are tiktoken's own (the Python reference) for these
@@ -36,7 +36,7 @@ func TestCountOpenAI(t *testing.T) {
 func TestCountElsewhereEstimates(t *testing.T) {
 	text := strings.Repeat("local models have their own tokenizers ", 10)
 	for _, m := range []string{"llama3.2:3b", "qwen2.5-7b-instruct", "deepseek-chat", "meta-llama/llama-3.3-70b-instruct"} {
-		if Exact(m) || Count(m, text) != kairos.EstimateTokens(text) {
+		if Exact(m) || Count(m, text) != fit.Estimate(text) {
 			t.Errorf("%s: not the estimate", m)
 		}
 	}

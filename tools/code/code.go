@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 	"github.com/kairos-agent/kairos/tools/cell"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
@@ -75,7 +76,7 @@ type Config struct {
 	// Policy returns the current policy (nil: kairos.DefaultPolicy()).
 	Policy func() *kairos.Policy
 	// CountTokens counts a text's tokens for a model, to fit generate's
-	// calls into the model's window; nil estimates (kairos.EstimateTokens).
+	// calls into the model's window; nil estimates (fit.Estimate).
 	CountTokens func(model, text string) int
 	// Secrets are the cells' secrets, name → value (KAIROS_SECRET_<NAME>).
 	// Values never enter results, traces or prompts; names may.
@@ -103,7 +104,7 @@ type Tool struct {
 	count      func(model, text string) int
 	secrets    map[string]string
 	names      []string // secret names, sorted
-	red        *kairos.Redactor
+	red        *redact.Redactor
 	now        func() time.Time
 	log        *slog.Logger
 	asyncAfter time.Duration
@@ -144,11 +145,11 @@ func New(cfg Config) *Tool {
 	if t.closeWait = cfg.CloseWait; t.closeWait <= 0 {
 		t.closeWait = DefaultCloseWait
 	}
-	t.names = kairos.SecretNames(cfg.Secrets)
+	t.names = redact.SecretNames(cfg.Secrets)
 	for _, k := range t.names {
 		t.secrets[k] = cfg.Secrets[k]
 	}
-	t.red = kairos.SecretsRedactor(cfg.Secrets)
+	t.red = redact.ForSecrets(cfg.Secrets)
 	t.bg, t.bgCancel = context.WithCancel(context.Background())
 	return t
 }

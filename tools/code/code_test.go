@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 	"github.com/kairos-agent/kairos/tools/cell"
 	"github.com/kairos-agent/kairos/tools/code"
 )
@@ -571,7 +572,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(string(tr.Content), kairos.Redacted) || !strings.Contains(e.Stdout, kairos.Redacted) {
+	if !strings.Contains(string(tr.Content), redact.Redacted) || !strings.Contains(e.Stdout, redact.Redacted) {
 		t.Fatalf("no redaction marker: result %s, stdout %q", tr.Content, e.Stdout)
 	}
 	if !strings.Contains(mustJSON(tool.Spec()), "API_KEY") {

@@ -29,7 +29,7 @@
 // run.
 //
 // Secrets: values never enter results, traces, prompts or logs; every text
-// that comes back from a cell is scrubbed with kairos.Redactor (a second
+// that comes back from a cell is scrubbed with redact.Redactor (a second
 // line behind the runner's own scrubbing). Cell output is untrusted: the
 // results are marked Tainted.
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 	"github.com/kairos-agent/kairos/tools/cell"
 )
 
@@ -123,11 +124,11 @@ func (t *Tool) generate(ctx context.Context, inv *kairos.ToolInvocation, a *args
 // (the task comes before its context), the latest answer and feedback
 // at their start. The system prompt stays whole.
 func (t *Tool) fit(pol *kairos.Policy, model string, msgs []kairos.ChatMessage) []kairos.ChatMessage {
-	room := kairos.WindowRoom(pol, model, coderMaxTokens)
+	room := fit.WindowRoom(pol, model, coderMaxTokens)
 	if room == 0 {
 		return msgs
 	}
-	count := kairos.EstimateTokens
+	count := fit.Estimate
 	if t.count != nil {
 		count = func(s string) int { return t.count(model, s) }
 	}
@@ -149,7 +150,7 @@ func (t *Tool) fit(pol *kairos.Policy, model string, msgs []kairos.ChatMessage) 
 	if len(out) > 2 {
 		half := (room - count(out[0].Content)) / 2
 		if total(out) > room {
-			out[1].Content = kairos.FitHead(out[1].Content, half, count)
+			out[1].Content = fit.Head(out[1].Content, half, count)
 		}
 		order = []int{2, 1, 3}
 	}
@@ -162,9 +163,9 @@ func (t *Tool) fit(pol *kairos.Policy, model string, msgs []kairos.ChatMessage) 
 			continue
 		}
 		if keep := count(out[i].Content) - over; i == 1 {
-			out[i].Content = kairos.FitHead(out[i].Content, keep, count)
+			out[i].Content = fit.Head(out[i].Content, keep, count)
 		} else {
-			out[i].Content = kairos.FitTail(out[i].Content, keep, count)
+			out[i].Content = fit.Tail(out[i].Content, keep, count)
 		}
 	}
 	return out

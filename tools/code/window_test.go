@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 	"github.com/kairos-agent/kairos/tools/code"
 )
 
@@ -14,7 +15,7 @@ import (
 // and system prompt, messages and the answer's room stay within it.
 func TestGenerateFitsTheContextWindow(t *testing.T) {
 	pol := kairos.DefaultPolicy()
-	sys := kairos.EstimateTokens(code.CoderPrompt(pol, nil))
+	sys := fit.Estimate(code.CoderPrompt(pol, nil))
 	window := (2048 + sys + 500) * 20 / 19
 	pol.Models = map[string]kairos.ModelSpec{"coder-1": {ContextWindow: window}}
 	bad := func(i int) string {
@@ -32,7 +33,7 @@ func TestGenerateFitsTheContextWindow(t *testing.T) {
 	for i, r := range reqs {
 		sent := r.MaxTokens
 		for _, m := range r.Messages {
-			sent += kairos.EstimateTokens(m.Content) + 4
+			sent += fit.Estimate(m.Content) + 4
 		}
 		all := fmt.Sprint(r.Messages)
 		if sent > window || !strings.Contains(r.Messages[1].Content, "add one and two") || strings.Contains(all, "CTX-END") {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
 
@@ -215,7 +216,7 @@ func storeArgs(a *args, given map[string]bool, inv *kairos.ToolInvocation, now t
 	m.Type = a.SummaryType
 	m.PeriodKey = strings.TrimSpace(a.PeriodKey)
 	if m.PeriodKey == "" {
-		m.PeriodKey = kairos.PeriodKey(m.Type, now)
+		m.PeriodKey = calendar.PeriodKey(m.Type, now)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, err

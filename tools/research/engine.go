@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
+	"github.com/kairos-agent/kairos/internal/redact"
 )
 
 // Searcher is the web tier's search backend (the search tool's provider).
@@ -54,7 +56,7 @@ type Config struct {
 	// Secrets are values never sent to the external model.
 	Secrets []string
 	// CountTokens counts a text's tokens for a model (internal/tokens);
-	// nil: kairos.EstimateTokens.
+	// nil: fit.Estimate.
 	CountTokens func(model, text string) int
 	Now         func() time.Time
 	Logger      *slog.Logger
@@ -67,7 +69,7 @@ type Engine struct {
 	cfg     Config
 	log     *slog.Logger
 	index   *indexer
-	scrub   *kairos.Redactor
+	scrub   *redact.Redactor
 	fetcher *fetcher
 }
 
@@ -77,7 +79,7 @@ func New(cfg Config) *Engine {
 		cfg.Now = time.Now
 	}
 	if cfg.CountTokens == nil {
-		cfg.CountTokens = func(_, text string) int { return kairos.EstimateTokens(text) }
+		cfg.CountTokens = func(_, text string) int { return fit.Estimate(text) }
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -85,7 +87,7 @@ func New(cfg Config) *Engine {
 	if cfg.HTTP == nil {
 		cfg.HTTP = &http.Client{Timeout: 20 * time.Second}
 	}
-	e := &Engine{cfg: cfg, log: cfg.Logger.With("component", "research"), scrub: kairos.NewRedactor(cfg.Secrets)}
+	e := &Engine{cfg: cfg, log: cfg.Logger.With("component", "research"), scrub: redact.New(cfg.Secrets)}
 	e.index = &indexer{e: e}
 	e.fetcher = &fetcher{client: cfg.HTTP}
 	return e

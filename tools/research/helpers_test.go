@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/media"
@@ -54,7 +55,7 @@ func newRig(t *testing.T) *rig {
 	r.pol.Research.Web.AllowList = []string{"facts.example", "*.wiki.example"}
 	r.model = &mock.Model{ChatFn: func(_ context.Context, req kairos.ChatRequest) (*kairos.ChatResponse, error) {
 		resp := mock.Answer(req, r.script.Reply(req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content))
-		resp.Usage = kairos.Usage{PromptTokens: kairos.EstimateTokens(req.Messages[1].Content) + 100, CompletionTokens: kairos.EstimateTokens(resp.Message.Content)}
+		resp.Usage = kairos.Usage{PromptTokens: fit.Estimate(req.Messages[1].Content) + 100, CompletionTokens: fit.Estimate(resp.Message.Content)}
 		return resp, nil
 	}}
 	r.build()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
 
@@ -523,7 +524,7 @@ func (t *Tool) timing(ctx context.Context, s *kairos.Schedule, start time.Time, 
 	wall := time.Date(start.Year(), start.Month(), start.Day(), start.Hour(), start.Minute(), start.Second(), 0, time.UTC)
 	s.Start = wall.Format(WallLayout)
 	if !expand {
-		s.NextRun, _ = kairos.ResolveLocal(loc, wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second())
+		s.NextRun, _ = calendar.ResolveLocal(loc, wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second())
 		return nil
 	}
 	next, err := t.expand(ctx, s, wall, loc, now)

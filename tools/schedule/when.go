@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/calendar"
 )
 
 // when reads the call's time in loc: its start (zero without one), the
@@ -83,7 +84,7 @@ func (t *Tool) dayOnly(p Parsed, w string, s *kairos.Schedule, loc *time.Locatio
 	}
 	pol := t.policy().Schedules
 	if h, m, ok := pol.DefaultTimeOfDay(); ok {
-		start, _ := kairos.ResolveLocal(loc, day.Year(), day.Month(), day.Day(), h, m, 0)
+		start, _ := calendar.ResolveLocal(loc, day.Year(), day.Month(), day.Day(), h, m, 0)
 		if start.After(now) {
 			return start, []string{fmt.Sprintf("no time of day was given: %s from schedules.default_time", pol.DefaultTime)}, ""
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 )
 
 // Limits.
@@ -48,7 +49,7 @@ type Config struct {
 type Skills struct {
 	cfg   Config
 	log   *slog.Logger
-	red   *kairos.Redactor
+	red   *redact.Redactor
 	names []string // configured secret names, sorted
 
 	mu    sync.Mutex
@@ -78,8 +79,8 @@ func New(cfg Config) *Skills {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Skills{cfg: cfg, log: cfg.Logger.With("component", "skill"), lists: map[string]listEntry{}, preps: map[string]*prepared{}}
-	s.names = kairos.SecretNames(cfg.Secrets)
-	s.red = kairos.SecretsRedactor(cfg.Secrets)
+	s.names = redact.SecretNames(cfg.Secrets)
+	s.red = redact.ForSecrets(cfg.Secrets)
 	return s
 }
 

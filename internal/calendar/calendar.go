@@ -1,8 +1,13 @@
-package kairos
+// Package calendar is calendar arithmetic on wall-clock time: the DST
+// rule (RFC 5545's way), calendar units, and the periods of summaries.
+package calendar
 
 import (
+	"fmt"
 	"math"
 	"time"
+
+	"github.com/kairos-agent/kairos"
 )
 
 // LocalKind says how a local wall-clock time maps to instants.
@@ -105,4 +110,65 @@ func AddCalendar(t time.Time, loc *time.Location, years, months, days int) time.
 // DaysIn is the number of days of month m of year y.
 func DaysIn(y int, m time.Month) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// PeriodKey returns the calendar-aligned period key of summaryType that
+// contains t, in t's location: YYYY-MM-DD for conversation and daily
+// summaries, the ISO week YYYY-Www (Monday to Sunday) for weekly ones,
+// YYYY-MM, YYYY-Qn and YYYY for monthly, quarterly and yearly ones. It
+// returns "" for an unknown summary type.
+func PeriodKey(summaryType string, t time.Time) string {
+	switch summaryType {
+	case kairos.SummaryConversation, kairos.SummaryDaily:
+		return t.Format("2006-01-02")
+	case kairos.SummaryWeekly:
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	case kairos.SummaryMonthly:
+		return t.Format("2006-01")
+	case kairos.SummaryQuarterly:
+		return fmt.Sprintf("%04d-Q%d", t.Year(), (int(t.Month())-1)/3+1)
+	case kairos.SummaryYearly:
+		return fmt.Sprintf("%04d", t.Year())
+	}
+	return ""
+}
+
+// PeriodRange returns the half-open interval [start, end) that a period
+// key (any of the five shapes) covers in loc; a nil loc means UTC. Weeks
+// are ISO weeks, Monday 00:00 to the next Monday 00:00.
+func PeriodRange(key string, loc *time.Location) (start, end time.Time, err error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	shape, y, n, err := kairos.ParsePeriodKey(key)
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	switch shape {
+	case kairos.ShapeDay:
+		start = time.Date(y, time.Month(n/100), n%100, 0, 0, 0, 0, loc)
+		end = start.AddDate(0, 0, 1)
+	case kairos.ShapeWeek:
+		start = isoWeekMonday(y, n, loc)
+		end = start.AddDate(0, 0, 7)
+	case kairos.ShapeMonth:
+		start = time.Date(y, time.Month(n), 1, 0, 0, 0, 0, loc)
+		end = start.AddDate(0, 1, 0)
+	case kairos.ShapeQuarter:
+		start = time.Date(y, time.Month(3*(n-1)+1), 1, 0, 0, 0, 0, loc)
+		end = start.AddDate(0, 3, 0)
+	case kairos.ShapeYear:
+		start = time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+		end = start.AddDate(1, 0, 0)
+	}
+	return start, end, nil
+}
+
+// isoWeekMonday returns the Monday that starts ISO week w of year y: week 1
+// is the week holding January 4th.
+func isoWeekMonday(y, w int, loc *time.Location) time.Time {
+	jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, loc)
+	offset := (int(jan4.Weekday()) + 6) % 7 // days since Monday
+	return jan4.AddDate(0, 0, -offset+7*(w-1))
 }

@@ -1,4 +1,4 @@
-package kairos_test
+package redact_test
 
 import (
 	"encoding/base64"
@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/redact"
 )
 
 func TestRedactorScrub(t *testing.T) {
 	const secret = "ghp_A1b2C3d4E5f6G7h8I9j0"
-	r := kairos.NewRedactor([]string{secret, "abc"})
+	r := redact.New([]string{secret, "abc"})
 	b := []byte(secret)
 	tests := []struct {
 		name, in string
@@ -34,7 +34,7 @@ func TestRedactorScrub(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out := r.Scrub(tc.in)
-			if !strings.Contains(out, kairos.Redacted) {
+			if !strings.Contains(out, redact.Redacted) {
 				t.Fatalf("Scrub(%q) = %q: nothing redacted", tc.in, out)
 			}
 			for _, l := range append(tc.leak, secret) {
@@ -49,13 +49,13 @@ func TestRedactorScrub(t *testing.T) {
 			t.Errorf("Scrub(%q) = %q, want unchanged", clean, got)
 		}
 	}
-	if got := kairos.NewRedactor(nil).Scrub("x"); got != "x" {
+	if got := redact.New(nil).Scrub("x"); got != "x" {
 		t.Errorf("empty redactor changed text: %q", got)
 	}
 }
 
 func ExampleRedactor_Scrub() {
-	r := kairos.NewRedactor([]string{"s3cr3t-token-value"})
+	r := redact.New([]string{"s3cr3t-token-value"})
 	fmt.Println(r.Scrub("Authorization: Bearer s3cr3t-token-value"))
 	fmt.Println(r.Scrub("czNjcjN0LXRva2VuLXZhbHVl is its base64"))
 	// Output:
@@ -67,16 +67,16 @@ func FuzzRedactorScrub(f *testing.F) {
 	f.Add("s3cr3t-token-value", "x s3cr3t-token-value y")
 	f.Add("abcdefghij", "abcde\nfghij")
 	f.Fuzz(func(t *testing.T, secret, text string) {
-		r := kairos.NewRedactor([]string{secret})
+		r := redact.New([]string{secret})
 		out := r.Scrub(text)
-		if len(secret) >= kairos.MinSecretLen && strings.Contains(out, secret) {
+		if len(secret) >= redact.MinSecretLen && strings.Contains(out, secret) {
 			t.Fatalf("secret %q survives in %q", secret, out)
 		}
 	})
 }
 
 func TestScrubJSON(t *testing.T) {
-	r := kairos.NewRedactor([]string{"8675309123", "plain-secret-1"})
+	r := redact.New([]string{"8675309123", "plain-secret-1"})
 	for _, tc := range []struct{ in, want string }{
 		{`{"a":"plain-secret-1"}`, `{"a":"[REDACTED]"}`},
 		{`{"a":"nothing here"}`, `{"a":"nothing here"}`},
@@ -99,16 +99,16 @@ func TestScrubJSON(t *testing.T) {
 // SecretsRedactor scrubs every value given.
 func TestSecretNamesAndRedactor(t *testing.T) {
 	m := map[string]string{"B_TOKEN": "b-secret-value-1234", "A_KEY": "a-secret-value-5678", "EMPTY": "", "": "nameless-value-9012"}
-	if got := strings.Join(kairos.SecretNames(m), ","); got != "A_KEY,B_TOKEN" {
+	if got := strings.Join(redact.SecretNames(m), ","); got != "A_KEY,B_TOKEN" {
 		t.Fatalf("SecretNames = %q, want A_KEY,B_TOKEN", got)
 	}
-	red := kairos.SecretsRedactor(m)
+	red := redact.ForSecrets(m)
 	for _, v := range []string{"b-secret-value-1234", "a-secret-value-5678", "nameless-value-9012"} {
 		if got := red.Scrub("x " + v + " y"); strings.Contains(got, v) {
 			t.Errorf("Scrub left %q in %q", v, got)
 		}
 	}
-	if kairos.SecretNames(nil) != nil || !kairos.SecretsRedactor(nil).Empty() {
+	if redact.SecretNames(nil) != nil || !redact.ForSecrets(nil).Empty() {
 		t.Error("no secrets: want no names and an empty redactor")
 	}
 }

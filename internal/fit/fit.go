@@ -1,12 +1,17 @@
-package kairos
+// Package fit estimates tokens and fits text into a model's window.
+package fit
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/kairos-agent/kairos"
+)
 
 // WindowRoom is the tokens a request to model may send under policy p:
 // the model's context window less a 5 % margin (chat templates, a
 // tokenizer other than the server's) and reply, the answer's room; 0
 // when the window is unknown (nothing to fit).
-func WindowRoom(p *Policy, model string, reply int) int {
+func WindowRoom(p *kairos.Policy, model string, reply int) int {
 	spec, _ := p.Model(model)
 	w := spec.ContextWindow
 	if w <= 0 {
@@ -15,9 +20,9 @@ func WindowRoom(p *Policy, model string, reply int) int {
 	return max(w-w/20-reply, 1)
 }
 
-// FitTail returns the longest end of s that count says takes at most n
+// Tail returns the longest end of s that count says takes at most n
 // tokens, cut on a rune boundary (the newest part of a transcript).
-func FitTail(s string, n int, count func(string) int) string {
+func Tail(s string, n int, count func(string) int) string {
 	if n <= 0 {
 		return ""
 	}
@@ -36,9 +41,9 @@ func FitTail(s string, n int, count func(string) int) string {
 	return s[runeStart(s, hi):]
 }
 
-// FitHead returns the longest start of s that count says takes at most n
+// Head returns the longest start of s that count says takes at most n
 // tokens, cut on a rune boundary.
-func FitHead(s string, n int, count func(string) int) string {
+func Head(s string, n int, count func(string) int) string {
 	if n <= 0 {
 		return ""
 	}
@@ -71,4 +76,24 @@ func runeBack(s string, i int) int {
 		i--
 	}
 	return i
+}
+
+// Estimate estimates the tokens of a text without a tokenizer:
+// about four bytes of ASCII per token (BPE tokenizers average 3.5–4.5 on
+// English and code) and one token per non-ASCII rune (CJK and most other
+// scripts take one or more tokens per character). It errs on the high
+// side for non-Latin scripts, which is the safe side for budgets.
+func Estimate(s string) int {
+	ascii, other := 0, 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			ascii++
+			i++
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		other++
+		i += n
+	}
+	return (ascii+3)/4 + other
 }

@@ -1,4 +1,4 @@
-package kairos_test
+package fit_test
 
 import (
 	"strings"
@@ -6,16 +6,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/fit"
 )
 
 func TestFitHeadAndTail(t *testing.T) {
 	s := strings.Repeat("abcd é ", 50) // multi-byte runes on the cuts
 	for _, n := range []int{0, 1, 3, 10, 40, 1000} {
-		tail := kairos.FitTail(s, n, kairos.EstimateTokens)
-		head := kairos.FitHead(s, n, kairos.EstimateTokens)
+		tail := fit.Tail(s, n, fit.Estimate)
+		head := fit.Head(s, n, fit.Estimate)
 		for _, part := range []string{tail, head} {
-			if !utf8.ValidString(part) || kairos.EstimateTokens(part) > n {
-				t.Fatalf("n=%d: %q (%d tokens)", n, part, kairos.EstimateTokens(part))
+			if !utf8.ValidString(part) || fit.Estimate(part) > n {
+				t.Fatalf("n=%d: %q (%d tokens)", n, part, fit.Estimate(part))
 			}
 		}
 		if !strings.HasSuffix(s, tail) || !strings.HasPrefix(s, head) {
@@ -24,17 +25,17 @@ func TestFitHeadAndTail(t *testing.T) {
 		// Longest: one more rune would not fit.
 		if len(tail) < len(s) {
 			_, w := utf8.DecodeLastRuneInString(s[:len(s)-len(tail)])
-			if kairos.EstimateTokens(s[len(s)-len(tail)-w:]) <= n {
+			if fit.Estimate(s[len(s)-len(tail)-w:]) <= n {
 				t.Fatalf("n=%d: tail %q is not the longest", n, tail)
 			}
 		}
 	}
 	pol := kairos.DefaultPolicy()
 	pol.Models = map[string]kairos.ModelSpec{"tiny": {ContextWindow: 200}}
-	if got := kairos.WindowRoom(pol, "tiny", 50); got != 140 {
+	if got := fit.WindowRoom(pol, "tiny", 50); got != 140 {
 		t.Fatalf("room %d", got)
 	}
-	if got := kairos.WindowRoom(pol, "unknown-model-x", 50); got != 0 {
+	if got := fit.WindowRoom(pol, "unknown-model-x", 50); got != 0 {
 		t.Fatalf("unknown window: room %d", got)
 	}
 }

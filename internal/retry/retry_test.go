@@ -1,4 +1,4 @@
-package kairos_test
+package retry_test
 
 import (
 	"context"
@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/retry"
 )
 
 func TestBackoff(t *testing.T) {
 	for attempt, want := range map[int]time.Duration{1: 500 * time.Millisecond, 2: time.Second, 3: 2 * time.Second, 5: 8 * time.Second, 40: 8 * time.Second} {
 		for range 50 {
-			if d := kairos.Backoff(attempt, 0); d < want/2 || d > want {
+			if d := retry.Backoff(attempt, 0); d < want/2 || d > want {
 				t.Fatalf("Backoff(%d) = %s, want within [%s, %s]", attempt, d, want/2, want)
 			}
 		}
 	}
-	if d := kairos.Backoff(1, 3*time.Second); d != 3*time.Second {
+	if d := retry.Backoff(1, 3*time.Second); d != 3*time.Second {
 		t.Errorf("Retry-After 3s gave %s", d)
 	}
-	if d := kairos.Backoff(1, time.Hour); d != 30*time.Second {
+	if d := retry.Backoff(1, time.Hour); d != 30*time.Second {
 		t.Errorf("Retry-After 1h gave %s, want the 30s cap", d)
 	}
 }
@@ -30,10 +31,10 @@ func TestRetryWait(t *testing.T) {
 	var got []time.Duration
 	record := func(attempt int, ra time.Duration) time.Duration { got = append(got, ra); return 0 }
 	pe := &kairos.ProviderError{RetryAfter: 7 * time.Second}
-	if err := kairos.RetryWait(context.Background(), 1, fmt.Errorf("chat: %w", pe), record); err != nil {
+	if err := retry.Wait(context.Background(), 1, fmt.Errorf("chat: %w", pe), record); err != nil {
 		t.Fatal(err)
 	}
-	if err := kairos.RetryWait(context.Background(), 2, errors.New("network"), record); err != nil {
+	if err := retry.Wait(context.Background(), 2, errors.New("network"), record); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0] != 7*time.Second || got[1] != 0 {
@@ -41,7 +42,7 @@ func TestRetryWait(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := kairos.RetryWait(ctx, 1, nil, func(int, time.Duration) time.Duration { return time.Hour }); !errors.Is(err, context.Canceled) {
+	if err := retry.Wait(ctx, 1, nil, func(int, time.Duration) time.Duration { return time.Hour }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled wait = %v", err)
 	}
 }

@@ -1,4 +1,6 @@
-package kairos
+// Package redact scrubs secret values from text: logs, cell output,
+// results, whatever could carry them out.
+package redact
 
 import (
 	"encoding/base64"
@@ -44,19 +46,19 @@ type Redactor struct {
 	whole   bool                // whole forms only (NewLogRedactor)
 }
 
-// NewLogRedactor is NewRedactor for log lines: a secret is masked where
+// NewLog is NewRedactor for log lines: a secret is masked where
 // its whole value, or a whole encoding of it, appears; not where eight of
 // its bytes happen to (a run of digits like the bot id's, an id, a
 // version list). Logs hold the host's own error texts, not the
 // adversarial splits a cell's output may.
-func NewLogRedactor(secrets []string) *Redactor {
-	r := NewRedactor(secrets)
+func NewLog(secrets []string) *Redactor {
+	r := New(secrets)
 	r.grams, r.whole = nil, true
 	return r
 }
 
-// NewRedactor returns a Redactor for the given secret values.
-func NewRedactor(secrets []string) *Redactor {
+// New returns a Redactor for the given secret values.
+func New(secrets []string) *Redactor {
 	r := &Redactor{grams: map[string]struct{}{}}
 	seen := map[string]bool{}
 	add := func(s string) {
@@ -93,16 +95,16 @@ func NewRedactor(secrets []string) *Redactor {
 	return r
 }
 
-// SecretsRedactor is NewRedactor over the values of a name→value map of
+// ForSecrets is NewRedactor over the values of a name→value map of
 // secrets (KAIROS_SECRET_<NAME>), the shape every tool is handed.
-func SecretsRedactor(secrets map[string]string) *Redactor {
+func ForSecrets(secrets map[string]string) *Redactor {
 	values := make([]string, 0, len(secrets))
 	for _, v := range secrets {
 		if v != "" {
 			values = append(values, v)
 		}
 	}
-	return NewRedactor(values)
+	return New(values)
 }
 
 // SecretNames lists, sorted, the names of the secrets that have a name
