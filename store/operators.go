@@ -75,3 +75,15 @@ func (l *UpdateLog) Operators(ctx context.Context) ([]int64, error) {
 	}
 	return ids, nil
 }
+
+// MakeOperator makes userID an operator in the database (a new grant, or
+// an allowed user's raised): `kairos access allow ID --operator`, the
+// host's way back when no operator is left.
+func (l *UpdateLog) MakeOperator(ctx context.Context, userID int64) error {
+	r := accessRow{UserID: userID, CreatedAt: ms(l.db.Now()), Role: RoleOperator}
+	if err := l.db.gdb.WithContext(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "user_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"role"})}).Create(&r).Error; err != nil {
+		return fmt.Errorf("make operator: %w", err)
+	}
+	return nil
+}

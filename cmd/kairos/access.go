@@ -18,12 +18,16 @@ type accessGrant struct {
 	source string
 }
 
+// accessOpts are the flags of `access allow` (--operator) and `access
+// deny` (--force).
+type accessOpts struct{ operator, force bool }
+
 // runAccess is `kairos access allow|deny ID` and `kairos access list`.
 // Users come from two places: the policy file (access.operators and
 // access.allowed_users) and the database (`kairos access allow` and
 // operators' /pair). This command changes only the database and says so
 // when asked to change the file.
-func (m *Main) runAccess(ctx context.Context, args []string) error {
+func (m *Main) runAccess(ctx context.Context, args []string, opt accessOpts) error {
 	if len(args) == 0 || (args[0] == "list") != (len(args) == 1) || (args[0] != "list" && len(args) != 2) {
 		return usagef("usage: kairos access allow|deny ID | list")
 	}
@@ -33,6 +37,9 @@ func (m *Main) runAccess(ctx context.Context, args []string) error {
 	}
 	if args[0] == "list" {
 		// Read-only: no database yet means no database grants.
+		if m.saidNoDatabase() {
+			return m.listAccess(ctx, nil, res.Policy)
+		}
 		db, err := m.openStoreRO(ctx, m.logger())
 		if kairos.ErrorCode(err) == kairos.ENOTFOUND {
 			return m.listAccess(ctx, nil, res.Policy)
@@ -45,6 +52,11 @@ func (m *Main) runAccess(ctx context.Context, args []string) error {
 	if err != nil || id <= 0 {
 		return usagef("ID must be a Telegram user id (a positive number), not %q", args[1])
 	}
+	if args[0] == "deny" && m.noDatabase() != "" {
+		// Nothing in a database that does not exist: say what admits
+		// the user, create nothing.
+		return m.denyAccess(ctx, nil, res.Policy, id, opt.force)
+	}
 	db, err := m.openStore(ctx, m.logger())
 	if err != nil {
 		return err
@@ -52,9 +64,9 @@ func (m *Main) runAccess(ctx context.Context, args []string) error {
 	l := store.NewUpdateLog(db)
 	switch args[0] {
 	case "allow":
-		return m.allowAccess(ctx, l, res.Policy, id)
+		return m.allowAccess(ctx, l, res.Policy, id, opt.operator)
 	case "deny":
-		return m.denyAccess(ctx, l, res.Policy, id)
+		return m.denyAccess(ctx, l, res.Policy, id, opt.force)
 	}
 	return usagef("usage: kairos access allow|deny ID | list")
 }
@@ -70,7 +82,18 @@ func (m *Main) policyGrant(p *kairos.Policy, id int64) string {
 	return ""
 }
 
-func (m *Main) allowAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Policy, id int64) error {
+func (m *Main) allowAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Policy, id int64, operator bool) error {
+	if operator {
+		if slices.Contains(p.Access.Operators, id) {
+			fmt.Fprintf(m.Stdout, "user %d: already an operator by %s; nothing changed\n", id, m.policyGrant(p, id))
+			return nil
+		}
+		if err := l.MakeOperator(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "user %d: operator (database grant; a running bot sees it within seconds; `kairos access deny %d` removes it)\n", id, id)
+		return nil
+	}
 	if src := m.policyGrant(p, id); src != "" {
 		fmt.Fprintf(m.Stdout, "user %d: already allowed by %s; nothing changed\n", id, src)
 		return nil
@@ -82,12 +105,27 @@ func (m *Main) allowAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Po
 	return nil
 }
 
-func (m *Main) denyAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Policy, id int64) error {
-	inDB, err := l.HasAccess(ctx, id)
-	if err != nil {
-		return err
+// denyAccess removes id's database grant (l is nil when there is no
+// database yet). The last operator stays unless force: without one,
+// nobody can pair users or read /policy until someone is made operator
+// on the host.
+func (m *Main) denyAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Policy, id int64, force bool) error {
+	var dbOps []int64
+	inDB := false
+	if l != nil {
+		var err error
+		if inDB, err = l.HasAccess(ctx, id); err != nil {
+			return err
+		}
+		if dbOps, err = l.Operators(ctx); err != nil {
+			return err
+		}
 	}
 	src := m.policyGrant(p, id)
+	if inDB && src == "" && !force && slices.Equal(dbOps, []int64{id}) && len(p.Access.Operators) == 0 {
+		return fmt.Errorf("user %d is the last operator: without one nobody can pair new users or read /policy; "+
+			"nothing changed (--force removes them anyway; `kairos access allow ID --operator` makes another operator first)", id)
+	}
 	if inDB {
 		if err := l.RevokeAccess(ctx, id); err != nil {
 			return err
@@ -98,8 +136,10 @@ func (m *Main) denyAccess(ctx context.Context, l *store.UpdateLog, p *kairos.Pol
 		return fmt.Errorf("user %d: the database grant is removed, but %s still allows them; this command cannot change the policy file: remove the id there", id, src)
 	case src != "":
 		return fmt.Errorf("user %d is allowed by %s, not by the database; this command cannot remove a policy grant: remove the id from the file", id, src)
+	case !inDB && l == nil:
+		return m.nothingToChange(fmt.Sprintf("user %d is not allowed (the policy file does not admit them)", id))
 	case !inDB:
-		return fmt.Errorf("user %d was never allowed (not in the policy file nor in the database); nothing to remove", id)
+		return fmt.Errorf("user %d is not allowed now (neither the policy file nor the database admits them); nothing to remove", id)
 	}
 	fmt.Fprintf(m.Stdout, "user %d: removed (their database grant is gone; they get a pairing reply from now on)\n", id)
 	return nil

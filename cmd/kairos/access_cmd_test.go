@@ -31,11 +31,11 @@ func TestAccessCommandSaysWhatItDoes(t *testing.T) {
 	}{
 		{[]string{"access", "deny", "2002"}, 1, "cannot remove a policy grant"},
 		{[]string{"access", "deny", fmt.Sprint(operatorID)}, 1, "access.operators"},
-		{[]string{"access", "deny", "9999"}, 1, "user 9999 was never allowed"},
+		{[]string{"access", "deny", "9999"}, 1, "user 9999 is not allowed"},
 		{[]string{"access", "allow", "2002"}, 0, "already allowed by the policy file"},
 		{[]string{"access", "allow", "4242"}, 0, "4242: allowed"},
 		{[]string{"access", "deny", "4242"}, 0, "4242: removed"},
-		{[]string{"access", "deny", "4242"}, 1, "was never allowed"},
+		{[]string{"access", "deny", "4242"}, 1, "user 4242 is not allowed now"},
 		{[]string{"access", "allow", "4243"}, 0, "4243: allowed"},
 	}
 	for _, s := range steps {

@@ -73,11 +73,14 @@ func (e *quietError) Error() string { return "" }
 
 // runClockExport is `kairos clock export [FILE] [--force]`.
 func (m *Main) runClockExport(ctx context.Context, file string, force bool) error {
-	db, err := m.openStoreRO(ctx, m.logger())
-	if err != nil {
-		return err
+	var cs kairos.ClockStore = emptyClocks{}
+	if !m.saidNoDatabase() {
+		db, err := m.openStoreRO(ctx, m.logger())
+		if err != nil {
+			return err
+		}
+		cs = store.NewClockStore(db)
 	}
-	cs := store.NewClockStore(db)
 	if file == "" {
 		return clockstate.Export(ctx, cs, m.Stdout)
 	}
@@ -97,6 +100,17 @@ func (m *Main) runClockExport(ctx context.Context, file string, force bool) erro
 
 // runClockImport is `kairos clock import FILE`.
 func (m *Main) runClockImport(ctx context.Context, file string) error {
+	// The file is read and checked before the database is opened: a
+	// missing or malformed file creates nothing.
+	f, err := os.Open(file)
+	if err != nil {
+		return usagef("clock import: %v; nothing imported, nothing created", err)
+	}
+	err = clockstate.Import(ctx, dryClocks{}, f)
+	f.Close()
+	if err != nil {
+		return usagef("%s: %s; nothing imported", file, kairos.ErrorMessage(err))
+	}
 	db, err := m.openStore(ctx, m.logger())
 	if err != nil {
 		return err

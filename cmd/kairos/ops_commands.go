@@ -55,15 +55,22 @@ written 0600 and never replaced; with no database there is nothing to back up
 		Args: Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
 			return m.runBackup(ctx, inv.Args[0])
 		}})
-	for _, verb := range []string{"allow", "deny"} {
-		short := map[string]string{"allow": "admit a Telegram user", "deny": "remove a user's database grant (not the policy file's)"}[verb]
-		register(Command{Name: "access " + verb, Usage: "ID", Short: short, Args: Args{Min: 1, Max: 1}, Config: true,
-			Run: func(ctx context.Context, m *Main, inv *Invocation) error {
-				return m.runAccess(ctx, []string{verb, inv.Args[0]})
-			}})
-	}
+	register(Command{Name: "access allow", Usage: "ID [--operator]", Short: "admit a Telegram user (--operator: make them an operator)",
+		Long:  "With --operator the user becomes an operator: the way back, on the host, when no operator is left.",
+		Flags: func(fs *flag.FlagSet) { fs.Bool("operator", false, "make the user an operator") },
+		Args:  Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runAccess(ctx, []string{"allow", inv.Args[0]}, accessOpts{operator: inv.Bool("operator")})
+		}})
+	register(Command{Name: "access deny", Usage: "ID [--force]", Short: "remove a user's database grant (not the policy file's)",
+		Long:  "The last operator is kept unless --force (without one nobody can pair users; `kairos access allow ID --operator` makes one).",
+		Flags: func(fs *flag.FlagSet) { fs.Bool("force", false, "remove the last operator too") },
+		Args:  Args{Min: 1, Max: 1}, Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runAccess(ctx, []string{"deny", inv.Args[0]}, accessOpts{force: inv.Bool("force")})
+		}})
 	register(Command{Name: "access list", Short: "list admitted users and where each grant comes from (policy file, database, pairing)", Config: true,
-		Run: func(ctx context.Context, m *Main, inv *Invocation) error { return m.runAccess(ctx, []string{"list"}) }})
+		Run: func(ctx context.Context, m *Main, inv *Invocation) error {
+			return m.runAccess(ctx, []string{"list"}, accessOpts{})
+		}})
 	register(Command{Name: "schedule list", Usage: "[--user ID]", Short: "the pending reminders, tasks and watching cells as JSON",
 		Flags:  func(fs *flag.FlagSet) { fs.Int64("user", 0, "only this Telegram user id") },
 		Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {

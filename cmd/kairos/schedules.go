@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -151,6 +152,10 @@ func (m *Main) startSchedules(ctx context.Context, c *core, b *bot.Bot) {
 
 // runSchedule is `kairos schedule list [--user ID]`.
 func (m *Main) runSchedule(ctx context.Context, user int64) error {
+	if m.saidNoDatabase() {
+		_, err := fmt.Fprintln(m.Stdout, "[]")
+		return err
+	}
 	db, err := m.openStoreRO(ctx, m.logger())
 	if err != nil {
 		return err

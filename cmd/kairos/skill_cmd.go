@@ -76,6 +76,9 @@ func (m *Main) skillStore(ctx context.Context, write bool) (*store.SkillStore, e
 		}
 		return store.NewSkillStore(db), nil
 	}
+	if m.saidNoDatabase() {
+		return nil, nil
+	}
 	db, err := m.openStoreRO(ctx, m.logger())
 	if kairos.ErrorCode(err) == kairos.ENOTFOUND {
 		return nil, nil

@@ -62,7 +62,11 @@ func (m *Main) tokenCreate(ctx context.Context, scope, name string) error {
 }
 
 func (m *Main) tokenList(ctx context.Context) error {
-	db, err := m.openStore(ctx, m.logger())
+	if m.saidNoDatabase() {
+		_, err := fmt.Fprintln(m.Stdout, "[]")
+		return err
+	}
+	db, err := m.openStoreRO(ctx, m.logger())
 	if err != nil {
 		return err
 	}
@@ -94,6 +98,9 @@ func (m *Main) tokenList(ctx context.Context) error {
 }
 
 func (m *Main) tokenRevoke(ctx context.Context, id string) error {
+	if m.noDatabase() != "" {
+		return m.nothingToChange(fmt.Sprintf("no token has the id %q", id))
+	}
 	db, err := m.openStore(ctx, m.logger())
 	if err != nil {
 		return err

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,11 +113,9 @@ func (m *Main) runUsage(ctx context.Context, user int64, since string) error {
 	} else if _, err := time.Parse("2006-01-02", since); err != nil {
 		return usagef("--since %q: want a date YYYY-MM-DD", since)
 	}
-	if m.Config.DatabaseURL == "" {
-		if _, err := os.Stat(filepath.Join(m.Config.DataDir, "kairos.db")); os.IsNotExist(err) {
-			_, err := fmt.Fprintln(m.Stdout, "[]")
-			return err // no database yet: nothing used, nothing created
-		}
+	if m.saidNoDatabase() {
+		_, err := fmt.Fprintln(m.Stdout, "[]")
+		return err // no database yet: nothing used, nothing created
 	}
 	db, err := m.openStoreRO(ctx, m.logger())
 	if err != nil {
