@@ -191,7 +191,9 @@ func writeHelp(w io.Writer, c *Command) {
 	if c.Config {
 		fmt.Fprintln(w, "\nConfiguration: environment variables, see doc/config.md.")
 	}
-	fmt.Fprintln(w, "Exit status: 0 ok, 1 runtime failure, 2 usage or configuration error.")
+	if !strings.Contains(c.Long, "Exit status") { // a command that says more says it once
+		fmt.Fprintln(w, "Exit status: 0 ok, 1 runtime failure, 2 usage or configuration error.")
+	}
 }
 
 func newFlagSet(c *Command) *flag.FlagSet {

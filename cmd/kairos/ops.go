@@ -51,15 +51,28 @@ func last(vs []int64) int64 {
 }
 
 // runPolicy is `kairos policy check [FILE]`.
-func (m *Main) runPolicy(ctx context.Context, path string) error {
+//
+// With no file at the default path (no FILE, KAIROS_POLICY unset) the
+// built-in defaults apply, as they do for `kairos run`: it says so and
+// checks them. A FILE named on the command line, or by KAIROS_POLICY,
+// must exist (run refuses a KAIROS_POLICY that names no file).
+func (m *Main) runPolicy(ctx context.Context, path string, named bool) error {
 	res, err := policy.LoadFile(path)
 	if err != nil {
 		fmt.Fprintln(m.Stdout, err.Error())
 		return &quietError{code: 1}
 	}
-	if res.Defaults {
+	if res.Defaults && (named || m.Config.PolicySet) {
 		fmt.Fprintf(m.Stdout, "%s: no such file\n", path)
 		return &quietError{code: 1}
+	}
+	if res.Defaults {
+		if err := policy.Validate(res.Policy); err != nil {
+			fmt.Fprintf(m.Stdout, "the built-in defaults are invalid: %v\n", err)
+			return &quietError{code: 1}
+		}
+		fmt.Fprintf(m.Stdout, "%s: no such file; the built-in defaults apply (as `kairos run` uses them): ok\n", path)
+		return nil
 	}
 	fmt.Fprintf(m.Stdout, "%s: ok\n", path)
 	return nil

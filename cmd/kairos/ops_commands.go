@@ -13,10 +13,12 @@ func init() {
 	register(Command{Name: "version", Short: "print the version",
 		Run: func(ctx context.Context, m *Main, _ *Invocation) error { return m.runVersion() }})
 	register(Command{Name: "policy check", Usage: "[FILE]", Short: "validate a policy file (default KAIROS_POLICY)",
-		Long:   "Prints FILE: ok, or one file:line:col: message line per problem and exits 1.",
+		Long: `Prints FILE: ok, or one file:line:col: message line per problem and exits 1.
+With no FILE and no file at the default KAIROS_POLICY (./policy.yaml), the
+built-in defaults apply, as for kairos run: it says so and checks them (exit 0).`,
 		Args:   Args{Max: 1},
 		Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
-			return m.runPolicy(ctx, argOr(inv, 0, m.Config.PolicyPath))
+			return m.runPolicy(ctx, argOr(inv, 0, m.Config.PolicyPath), len(inv.Args) > 0)
 		}})
 	register(Command{Name: "clock export", Usage: "[--force] [FILE]", Short: "write the clock state (CLOCK.md §10.2, version 3) as JSON",
 		Long: `Without FILE the JSON goes to stdout; with FILE it is written atomically (0600,

@@ -19,9 +19,7 @@ approvals, cancels schedules, forgets memories, acts on skills and runs
 turns; an admin token also replaces the policy, and even then may only
 narrow it (what would run or reach something new on the host, let more
 people in, ask less or spend more is edited in the policy file on the
-host). Each write is recorded with the token's name.
-
-Exit status: 0 ok, 1 failure, 2 usage.`
+host). Each write is recorded with the token's name.`
 
 func init() {
 	register(Command{Name: "token create", Usage: "--scope read|write|admin [--name NAME]", Short: "make an API token for /api/v1 (printed once)",
