@@ -51,6 +51,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	for _, r := range s.apiRoutes() {
 		mux.Handle(r.method+" "+r.path, s.logged("api", s.apiAuth(r)))
 	}
+	mux.Handle("/api/v1/", s.apiFallback()) // JSON 404 and 405 (notfound.go)
 	s.registerConsole(mux)
 }
 
