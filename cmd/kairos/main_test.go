@@ -266,6 +266,10 @@ func TestStrangerGetsPairingCodeAndNeverReachesModel(t *testing.T) {
 	if got := e.tg.MustWaitSentTo(operatorID, 1)[0].LastText(); !strings.Contains(got, "5555 can now talk") {
 		t.Fatalf("pair reply = %q", got)
 	}
+	// The grant is logged: who, by which operator (it was silent).
+	if want := fmt.Sprintf(`msg="access granted by pairing" component=bot user=5555 by=%d`, operatorID); !strings.Contains(e.logs.String(), want) {
+		t.Fatalf("logs lack %q:\n%s", want, e.logs.String())
+	}
 	e.tg.PushText(5555, 5555, "thanks", time.Now())
 	waitReply(t, e.tg, 5555, 2, "welcome")
 }
