@@ -264,6 +264,12 @@ func (s *Scheduler) run(ctx context.Context, st *jobState, now time.Time) *kairo
 	case errors.Is(err, ErrSkip):
 		r.Outcome = kairos.JobSkipped
 		r.Detail = joinDetail(detail, err.Error())
+	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
+		// Cut short by Stop (shutdown, or a start that failed): not a
+		// failure, and no ERROR line ahead of the real cause.
+		r.Outcome = kairos.JobSkipped
+		r.Detail = joinDetail(detail, "interrupted: the scheduler stopped")
+		s.log.Info("job interrupted: the scheduler stopped", "job", r.Job)
 	case err != nil:
 		r.Outcome = kairos.JobError
 		r.Detail = joinDetail(detail, err.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/jobs"
 	"github.com/kairos-agent/kairos/store"
 )
@@ -278,6 +280,41 @@ func TestStartStop(t *testing.T) {
 	// Stop waited for the run, which is journaled.
 	runs, err := e.journal.JobRuns(ctx, "ping", 0)
 	if err != nil || len(runs) != 1 || runs[0].Outcome != kairos.JobOK {
+		t.Fatalf("journal %+v %v", runs, err)
+	}
+}
+
+// TestStopInterruptsWithoutAnError: a run cut short by Stop (a shutdown,
+// or a start that failed after the scheduler began) is journaled as
+// skipped with the reason and logs no ERROR; it logged "job failed …
+// context canceled" ahead of the cause of a failed start.
+func TestStopInterruptsWithoutAnError(t *testing.T) {
+	logs := &testkit.SyncBuffer{}
+	e := newEnv(t, func(c *jobs.Config) {
+		c.Now = time.Now
+		c.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	})
+	started := make(chan struct{})
+	e.sched.Add(jobs.Job{Name: "slow", Spec: jobs.Every("@every 1h"), AtStart: true, Run: func(ctx context.Context, now time.Time) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", fmt.Errorf("roll up token usage: %w", ctx.Err())
+	}})
+	ctx := context.Background()
+	if err := e.sched.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	stopCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := e.sched.Stop(stopCtx); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Fatalf("an interrupted run logged an error:\n%s", logs.String())
+	}
+	runs, err := e.journal.JobRuns(ctx, "slow", 0)
+	if err != nil || len(runs) != 1 || runs[0].Outcome != kairos.JobSkipped || !strings.Contains(runs[0].Detail, "interrupted") {
 		t.Fatalf("journal %+v %v", runs, err)
 	}
 }
