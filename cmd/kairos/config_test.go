@@ -94,4 +94,14 @@ func TestStartWarnsWhenSearchDoesNotAnswer(t *testing.T) {
 	if !strings.Contains(e.logs.String(), "KAIROS_SEARCH_URL") {
 		t.Fatalf("warning does not name the variable:\n%s", e.logs.String())
 	}
+	// Once: the probe's own provider warning came first (two lines).
+	n := 0
+	for _, l := range strings.Split(e.logs.String(), "\n") {
+		if strings.Contains(l, "level=WARN") && strings.Contains(strings.ToLower(l), "search") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d search warnings at start, want 1:\n%s", n, e.logs.String())
+	}
 }

@@ -160,9 +160,23 @@ func (t *Tool) Provider() string { return t.name }
 // timeout. Its error is the tool's (kairos.EUNAVAILABLE with a safe
 // message: unreachable, timed out, refused, or the HTTP status). Each
 // probe is a search: for a paid provider it costs one query.
+//
+// The probe logs nothing itself: its caller says what the failure means
+// (one warning at start, not two).
 func (t *Tool) Probe(ctx context.Context) error {
-	_, err := t.search(ctx, Request{Query: "kairos", Type: TypeWeb, MaxResults: 1})
+	_, err := t.search(context.WithValue(ctx, probeKey{}, true), Request{Query: "kairos", Type: TypeWeb, MaxResults: 1})
 	return err
+}
+
+// probeKey marks a probe's context: the provider's failures are not
+// logged (the prober reports them).
+type probeKey struct{}
+
+// warn logs a provider failure unless it is a probe's.
+func (h httpDoer) warn(ctx context.Context, msg string, args ...any) {
+	if ctx.Value(probeKey{}) == nil {
+		h.log.Warn(msg, args...)
+	}
 }
 
 var spec = kairos.ToolSpec{
@@ -362,14 +376,14 @@ func (h httpDoer) do(req *http.Request, v any) ([]byte, error) {
 		return nil, h.transportError(req.Context(), err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		h.log.Warn("search provider error", "status", resp.StatusCode)
+		h.warn(req.Context(), "search provider error", "status", resp.StatusCode)
 		return nil, h.statusError(resp.StatusCode)
 	}
 	if v == nil {
 		return body, nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		h.log.Warn("search provider answer unreadable", "err", err.Error())
+		h.warn(req.Context(), "search provider answer unreadable", "err", err.Error())
 		return nil, kairos.Errorf(kairos.EUNAVAILABLE, "search provider %s returned an unreadable answer", h.name)
 	}
 	return body, nil
@@ -384,7 +398,7 @@ func (h httpDoer) transportError(ctx context.Context, err error) error {
 	}
 	var ne net.Error
 	timedOut := errors.Is(err, context.DeadlineExceeded) || (errors.As(cause, &ne) && ne.Timeout())
-	h.log.Warn("search provider unreachable", "err", cause.Error(), "timeout", timedOut)
+	h.warn(ctx, "search provider unreachable", "err", cause.Error(), "timeout", timedOut)
 	if ctx.Err() == context.Canceled {
 		return fmt.Errorf("search canceled: %w", context.Canceled)
 	}
