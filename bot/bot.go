@@ -193,6 +193,19 @@ func New(cfg Config) (*Bot, error) {
 	return b, nil
 }
 
+// CheckToken asks Telegram who the bot of cfg is, as Run does first, so
+// that `kairos run` learns of a refused token before it starts anything:
+// EUNAUTHORIZED at once for a refused token; an unreachable Telegram is
+// retried (and logged) until it answers or ctx ends.
+func CheckToken(ctx context.Context, cfg Config) error {
+	b, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	defer b.cancelWork()
+	return b.getMe(ctx)
+}
+
 // Unlimited switches the outbound limiter off (load benchmarks only).
 var Unlimited = Limits{PerChat: -1}
 

@@ -24,8 +24,15 @@ const drainTimeout = 20 * time.Second
 
 // runBot is `kairos run`: the core, the bot on top of it, the background
 // work, the HTTP server, then updates until ctx ends.
+//
+// What a start fails on is tried first, before anything starts or logs
+// (start.go): the HTTP address, then Telegram's word on the token.
 func (m *Main) runBot(ctx context.Context) error {
 	start := time.Now()
+	ln, err := m.preflight(ctx)
+	if err != nil {
+		return err
+	}
 	c, err := m.openCore(ctx)
 	if err != nil {
 		return err
@@ -37,7 +44,7 @@ func (m *Main) runBot(ctx context.Context) error {
 	if err := m.startBackground(ctx, c, b); err != nil {
 		return err
 	}
-	addr, err := m.serveHTTP(c, b)
+	addr, err := m.serveHTTP(c, b, ln)
 	if err != nil {
 		return err
 	}
@@ -104,15 +111,11 @@ func (m *Main) startBackground(ctx context.Context, c *core, b *bot.Bot) error {
 
 // serveHTTP serves health, metrics, the webhook and the web pages on
 // KAIROS_HTTP_ADDR (shut down on close) and returns the address it listens on.
-func (m *Main) serveHTTP(c *core, b *bot.Bot) (string, error) {
+func (m *Main) serveHTTP(c *core, b *bot.Bot, ln net.Listener) (string, error) {
 	mux := c.adminMux()
 	m.servePprof(mux)
 	if m.Config.WebhookURL != "" {
 		mux.Handle("POST "+bot.WebhookPath, b.WebhookHandler(m.Config.WebhookSecret))
-	}
-	ln, err := net.Listen("tcp", m.Config.HTTPAddr)
-	if err != nil {
-		return "", usagef("KAIROS_HTTP_ADDR %s: %v", m.Config.HTTPAddr, err)
 	}
 	m.webSrv.Store(m.serveWeb(c, b, mux, ln))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
