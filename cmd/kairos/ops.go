@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 )
 
 func (m *Main) runVersion() error {
-	fmt.Fprintln(m.Stdout, "kairos", kairos.Version)
+	bi, ok := debug.ReadBuildInfo()
+	writeVersion(m.Stdout, bi, ok) // version.go
 	return nil
 }
 

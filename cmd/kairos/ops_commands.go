@@ -10,7 +10,7 @@ func init() {
 	register(Command{Name: "migrate", Short: "apply pending database migrations and exit",
 		Long:   "Applies every migration the database lacks, in order, each in a transaction. `run` and `chat` do this at start too.",
 		Config: true, Run: func(ctx context.Context, m *Main, _ *Invocation) error { return m.runMigrate(ctx) }})
-	register(Command{Name: "version", Short: "print the version",
+	register(Command{Name: "version", Short: "print the version, the commit and its time (from the binary's build info)",
 		Run: func(ctx context.Context, m *Main, _ *Invocation) error { return m.runVersion() }})
 	register(Command{Name: "policy check", Usage: "[FILE]", Short: "validate a policy file (default KAIROS_POLICY)",
 		Long: `Prints FILE: ok, or one file:line:col: message line per problem and exits 1.
