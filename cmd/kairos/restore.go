@@ -81,4 +81,3 @@ func describeBackup(b *store.BackupInfo) string {
 	}
 	return schema + "; " + strings.Join(parts, ", ")
 }
-
