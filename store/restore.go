@@ -225,3 +225,12 @@ func holdUnused(ctx context.Context, path string) (release func(), err error) {
 		raw.Close()
 	}, nil
 }
+
+// LatestMigration is the newest migration this binary knows.
+func LatestMigration() int64 {
+	ms, err := loadMigrations(migrations.FS, DialectSQLite)
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}

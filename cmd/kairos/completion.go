@@ -93,7 +93,7 @@ _kairos() {
     case "$key" in
 `, strings.Join(t.top, " "))
 	for _, g := range sortedKeys(t.groups) {
-		fmt.Fprintf(w, "        %s) [[ $COMP_CWORD -eq 2 ]] && { COMPREPLY=($(compgen -W %q -- \"$cur\")); return; }\n            key=\"$key ${COMP_WORDS[2]}\"; argi=3 ;;\n",
+		fmt.Fprintf(w, "        %s) [[ $COMP_CWORD -eq 2 && $cur != -* ]] && { COMPREPLY=($(compgen -W %q -- \"$cur\")); return; }\n            [[ ${COMP_WORDS[2]} != -* ]] && { key=\"$key ${COMP_WORDS[2]}\"; argi=3; } ;;\n",
 			g, strings.Join(t.groups[g], " "))
 	}
 	fmt.Fprint(w, "    esac\n    case \"$key\" in\n")
@@ -119,7 +119,7 @@ _kairos() {
   case $key in
 `, strings.Join(t.top, " "))
 	for _, g := range sortedKeys(t.groups) {
-		fmt.Fprintf(w, "    %s) if (( CURRENT == 3 )); then compadd -- %s; return; fi\n      key=\"$key ${words[3]}\"; argi=4 ;;\n",
+		fmt.Fprintf(w, "    %s) if (( CURRENT == 3 )) && [[ ${words[3]} != -* ]]; then compadd -- %s; return; fi\n      if [[ ${words[3]} != -* ]]; then key=\"$key ${words[3]}\"; argi=4; fi ;;\n",
 			g, strings.Join(t.groups[g], " "))
 	}
 	fmt.Fprint(w, "  esac\n  if [[ ${words[CURRENT]} == -* ]]; then\n    case $key in\n")
@@ -144,8 +144,8 @@ func writeFishCompletion(w io.Writer, t *complTable) {
 		cond := "__fish_seen_subcommand_from " + n
 		if first, second, ok := strings.Cut(n, " "); ok {
 			cond = fmt.Sprintf("__fish_seen_subcommand_from %s; and __fish_seen_subcommand_from %s", first, second)
-		} else if _, isGroup := t.groups[n]; isGroup {
-			continue
+		} else if subs, isGroup := t.groups[n]; isGroup { // a command that is also a group (backup, backup check)
+			cond += "; and not __fish_seen_subcommand_from " + strings.Join(subs, " ")
 		}
 		for _, f := range t.flags[n] {
 			fmt.Fprintf(w, "complete -c kairos -n '%s' -l %s\n", cond, strings.TrimPrefix(f, "--"))

@@ -51,6 +51,7 @@ var noDatabaseArgs = map[string]struct {
 	"token revoke":   {args: []string{"token", "revoke", "abc"}},
 	"usage":          {args: []string{"usage"}},
 	"completion":     {args: []string{"completion", "bash"}},
+	"doctor":         {args: []string{"doctor"}},
 }
 
 // TestEveryCommandWithNoDatabase: in an empty folder, a command that
