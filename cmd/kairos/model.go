@@ -56,6 +56,9 @@ type modelReport struct {
 	tools      string // native | prompted | off, "" when not probed
 	vision     *bool
 	thinking   string // template | tagged, "" when unknown (model_think.go)
+	// uncertain says which capabilities a probe could not settle (one
+	// probe missed): --write prints them as comments, not values.
+	uncertain []string
 }
 
 // checker runs the probes and prints their lines.

@@ -12,6 +12,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -60,8 +61,11 @@ func (c *modelChecker) checkTools(ctx context.Context, r *modelReport) {
 	}
 	_, calls := agent.ParsePromptedCalls(resp.Message.Content, func(n string) bool { return n == probeTool.Name })
 	if !calledProbe(calls) {
-		r.tools = kairos.ToolCallingOff
-		c.line("tools", r.name, "none: %s, and no call in a prompted answer either (%q)", why, kairos.Clip(resp.Message.Content, 60))
+		// One probe that got no call is not proof the model cannot call
+		// tools: say so, and write no value (a wrong "off" would hide
+		// every tool).
+		r.uncertain = append(r.uncertain, fmt.Sprintf("tool_calling: uncertain: %s, and no call in a prompted answer either", why))
+		c.line("tools", r.name, "uncertain: %s, and no call in a prompted answer either (%q); run the check again, or set models.%s.tool_calling by hand", why, kairos.Clip(resp.Message.Content, 60), r.name)
 		return
 	}
 	r.tools = kairos.ToolCallingPrompted
@@ -91,10 +95,24 @@ func (c *modelChecker) checkVision(ctx context.Context, r *modelReport) {
 		c.line("vision", r.name, "FAILED (not known whether it reads images): %s", probeErr(err))
 		return
 	}
+	if !namesRed(resp.Message.Content) {
+		// An answer that does not name the colour may come from a model
+		// that never saw the image: not proof either way.
+		r.uncertain = append(r.uncertain, fmt.Sprintf("vision: uncertain: asked the colour of a red square, it answered %q", kairos.Clip(resp.Message.Content, 40)))
+		c.line("vision", r.name, "uncertain: asked the colour of a red square, it answered %q; set models.%s.vision by hand", kairos.Clip(resp.Message.Content, 40), r.name)
+		return
+	}
 	yes := true
 	r.vision = &yes
 	c.line("vision", r.name, "ok, said %q of a red square", kairos.Clip(resp.Message.Content, 40))
 }
+
+// redWords name the probe square's colour (in a few languages: a model
+// may answer in the user's).
+var redWords = regexp.MustCompile(`(?i)(^|[^\pL])(red|reddish|crimson|scarlet|rouge|rojo|roja|rot|rosso|vermelho|vermelha|rood|czerwony|красный|красного)([^\pL]|$)|红|紅|赤`)
+
+// namesRed reports whether an answer names the colour red.
+func namesRed(answer string) bool { return redWords.MatchString(answer) }
 
 func redSquare() string {
 	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
@@ -213,11 +231,14 @@ func writeModelsSection(out io.Writer, reports []*modelReport) {
 		}
 		if len(fields) == 0 {
 			fmt.Fprintf(out, "  %s: {}\n", strconv.Quote(r.name))
-			continue
+		} else {
+			fmt.Fprintf(out, "  %s:\n", strconv.Quote(r.name))
 		}
-		fmt.Fprintf(out, "  %s:\n", strconv.Quote(r.name))
 		for _, f := range fields {
 			fmt.Fprintf(out, "    %s\n", f)
+		}
+		for _, u := range r.uncertain { // a comment: no value is guessed
+			fmt.Fprintf(out, "    # %s\n", strings.ReplaceAll(u, "\n", " "))
 		}
 	}
 }
