@@ -18,12 +18,16 @@ func init() {
 		Long: `Talk to the agent with no Telegram: you are the local user and the operator.
 Line editing and history (Ctrl-R searches) when stdin is a terminal. The bot's
 slash commands work here (/help lists them); approvals are asked as y/N;
-reminders you set arrive in this terminal while it runs. Ctrl-D or Ctrl-C ends.
-Logs below warnings are hidden unless -v.`,
-		Flags:  func(fs *flag.FlagSet) { fs.Bool("v", false, "show info logs (default: warnings and errors only)") },
+reminders you set arrive in this terminal while it runs. Ctrl-C clears the
+line being typed; Ctrl-C on an empty line, or Ctrl-D, ends the chat.
+The log goes to KAIROS_DATA_DIR/chat.log (-v shows it here instead); what
+stops the chat from working (a model it cannot reach) is said once, in words.`,
+		Flags: func(fs *flag.FlagSet) {
+			fs.Bool("v", false, "show the log lines in the terminal (default: KAIROS_DATA_DIR/chat.log)")
+		},
 		Config: true, Run: func(ctx context.Context, m *Main, inv *Invocation) error {
-			if !inv.Bool("v") && logRank(m.Config.LogLevel) < logRank("warn") {
-				m.Config.LogLevel = "warn"
+			if !inv.Bool("v") {
+				m.chatLogFile() // chat_notice.go
 			}
 			return m.runChat(ctx)
 		}})
@@ -47,10 +51,11 @@ func (m *Main) runChat(ctx context.Context) error {
 		return err
 	}
 	defer in.Close()
-	out := &terminal{w: in.Stdout(), lines: in.lines, log: c.log}
+	out := &terminal{w: in.Stdout(), in: in, log: c.log}
 	c.attachUsageTerminal(out.w)
+	m.tellModelTrouble(ctx, c, out) // chat_notice.go
 	m.startChatSchedules(ctx, c, out)
-	fmt.Fprintln(out.w, "Kairos: type a message, /help for commands, Ctrl-D to quit.")
+	fmt.Fprintln(out.w, "Kairos: type a message, /help for commands, Ctrl-D (or Ctrl-C on an empty line) to quit.")
 	for {
 		line, ok := in.next(ctx)
 		if !ok {

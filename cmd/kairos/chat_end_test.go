@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chzyer/readline"
 	"github.com/kairos-agent/kairos/store"
 )
 
@@ -125,55 +124,5 @@ func TestChatInterruptMidTurnLeavesNothingHalfWritten(t *testing.T) {
 		if strings.Contains(msg.Content, "remember the milk") {
 			t.Fatalf("the interrupted line is in the next chat's history: %+v", last.Messages)
 		}
-	}
-}
-
-// scriptedTerminal plays a line editor's answers.
-type scriptedTerminal struct {
-	lines []string
-	end   error
-}
-
-func (s *scriptedTerminal) Readline() (string, error) {
-	if len(s.lines) == 0 {
-		return "", s.end
-	}
-	l := s.lines[0]
-	s.lines = s.lines[1:]
-	return l, nil
-}
-
-// TestChatTerminalKeys: at a terminal Ctrl-C is a key the line editor
-// reads (raw mode), not SIGINT: it now interrupts the chat, cancelling a
-// turn in progress as SIGINT does on a pipe (it used to only stop
-// reading, so a long turn ran on to its end); Ctrl-D only ends the input.
-func TestChatTerminalKeys(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		end         error
-		interrupted bool
-	}{
-		{"ctrl-c", readline.ErrInterrupt, true},
-		{"ctrl-d", io.EOF, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			lines := make(chan string)
-			interrupted := false
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				readTerminal(context.Background(), &scriptedTerminal{lines: []string{"hi"}, end: tc.end}, lines, func() { interrupted = true })
-			}()
-			if l := <-lines; l != "hi" {
-				t.Fatalf("line %q", l)
-			}
-			if _, open := <-lines; open {
-				t.Fatal("input not closed")
-			}
-			<-done
-			if interrupted != tc.interrupted {
-				t.Fatalf("interrupted = %v, want %v", interrupted, tc.interrupted)
-			}
-		})
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,20 +17,25 @@ import (
 	"github.com/kairos-agent/kairos"
 )
 
-// chatInput delivers the terminal's lines on a channel (the approval
-// prompt reads the same channel). On a terminal it is chzyer/readline:
-// line editing, history in KAIROS_DATA_DIR/chat_history (0600), Ctrl-C
-// and Ctrl-D end; otherwise (a pipe, tests) plain lines of any length.
+// chatInput is the terminal's input. On a terminal it is a line editor
+// (chat_editor.go): line editing, history in KAIROS_DATA_DIR/chat_history
+// (0600), a prompt only when a line is asked for. Otherwise (a pipe,
+// tests) it is plain lines of any length on a channel, which the
+// approval question reads too.
 type chatInput struct {
-	lines chan string
+	lines chan string // a pipe's lines (nil at a terminal)
+	ed    *lineEditor // a terminal's editor (nil on a pipe)
 	rl    *readline.Instance
 	w     io.Writer
 }
 
 func (c *chatInput) Stdout() io.Writer { return c.w }
 
-// next returns the next line, or false at the end of input.
+// next returns the next message line, or false at the end of input.
 func (c *chatInput) next(ctx context.Context) (string, bool) {
+	if c.ed != nil {
+		return c.ed.ask(ctx, "> ", true)
+	}
 	select {
 	case <-ctx.Done():
 		return "", false
@@ -40,16 +44,26 @@ func (c *chatInput) next(ctx context.Context) (string, bool) {
 	}
 }
 
+// ask returns a line answering prompt; prompted says whether it showed
+// the prompt itself (a pipe shows none: the caller prints it).
+func (c *chatInput) ask(ctx context.Context, prompt string) (line string, ok bool) {
+	if c.ed != nil {
+		return c.ed.ask(ctx, prompt, false)
+	}
+	return c.next(ctx)
+}
+
 func (c *chatInput) Close() {
 	if c.rl != nil {
 		c.rl.Close()
 	}
 }
 
-// openLines starts reading the input; interrupt is called on Ctrl-C at a
-// terminal (where it is a key, not SIGINT).
+// openLines starts reading the input; interrupt is called on Ctrl-C on an
+// empty line at a terminal (where Ctrl-C is a key, not SIGINT, while a
+// line is edited).
 func (m *Main) openLines(ctx context.Context, interrupt func()) (*chatInput, error) {
-	in := &chatInput{lines: make(chan string), w: m.Stdout}
+	in := &chatInput{w: m.Stdout}
 	if f, ok := m.Stdin.(*os.File); ok && readline.IsTerminal(int(f.Fd())) {
 		hist := ""
 		if err := os.MkdirAll(m.Config.DataDir, 0o700); err == nil {
@@ -58,15 +72,16 @@ func (m *Main) openLines(ctx context.Context, interrupt func()) (*chatInput, err
 				hf.Close()
 			}
 		}
-		rl, err := readline.NewEx(&readline.Config{Prompt: "> ", HistoryFile: hist, HistorySearchFold: true,
-			InterruptPrompt: "^C", EOFPrompt: "", Stdout: m.Stdout})
+		rl, err := newTerminalReadline(f, m.Stdout, hist)
 		if err != nil {
 			return nil, fmt.Errorf("terminal: %w", err)
 		}
 		in.rl, in.w = rl, rl.Stdout()
-		go readTerminal(ctx, rl, in.lines, interrupt)
+		in.ed = newLineEditor(rl, interrupt, in.w)
+		go in.ed.run(ctx)
 		return in, nil
 	}
+	in.lines = make(chan string)
 	go func() {
 		defer close(in.lines)
 		r := bufio.NewReader(m.Stdin)
@@ -83,34 +98,6 @@ func (m *Main) openLines(ctx context.Context, interrupt func()) (*chatInput, err
 	return in, nil
 }
 
-// lineReader is what readTerminal reads: a *readline.Instance.
-type lineReader interface {
-	Readline() (string, error)
-}
-
-// readTerminal sends the terminal's lines until Ctrl-D (io.EOF: a turn in
-// progress still answers, then the chat ends) or Ctrl-C
-// (readline.ErrInterrupt: interrupt, which ends the chat at once and
-// cancels a turn in progress, as SIGINT does on a pipe). Ctrl-C reaches
-// here, not the signal handler: the line editor holds the terminal in raw
-// mode, and it reads on while a turn runs.
-func readTerminal(ctx context.Context, rl lineReader, lines chan<- string, interrupt func()) {
-	defer close(lines)
-	for {
-		l, err := rl.Readline()
-		if errors.Is(err, readline.ErrInterrupt) {
-			interrupt()
-			return
-		}
-		if err != nil {
-			return
-		}
-		if !send(ctx, lines, l) {
-			return
-		}
-	}
-}
-
 func send(ctx context.Context, ch chan<- string, l string) bool {
 	select {
 	case ch <- l:
@@ -123,11 +110,12 @@ func send(ctx context.Context, ch chan<- string, l string) bool {
 // terminal is the CLI Replier: Markdown stripped to plain text; approvals
 // asked on the same input as y/N.
 type terminal struct {
-	mu    sync.Mutex
-	w     io.Writer
-	lines <-chan string
-	turn  chan struct{} // held by the turn under way (takeTurn)
-	log   *slog.Logger
+	mu sync.Mutex
+	w  io.Writer
+	// in answers the approval question (nil: approvals are denied).
+	in   *chatInput
+	turn chan struct{} // held by the turn under way (takeTurn)
+	log  *slog.Logger
 }
 
 // takeTurn waits until no other turn runs in this terminal (the user's
@@ -169,23 +157,29 @@ func (t *terminal) Final(_ context.Context, text string) error {
 }
 
 func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
-	t.mu.Lock()
-	fmt.Fprintf(t.w, "Approval needed: %s\nWhy: %s\nApprove? [y/N] ", plainText(req.Summary), plainText(req.Reason))
-	t.mu.Unlock()
-	tm := time.NewTimer(time.Until(req.ExpiresAt))
-	defer tm.Stop()
 	by := kairos.UserKey(kairos.ChannelCLI, cliUserID())
-	select {
-	case l, ok := <-t.lines:
-		if a := strings.ToLower(strings.TrimSpace(l)); ok && (a == "y" || a == "yes") {
-			return kairos.Decision{Outcome: kairos.DecisionApproved, By: by, At: time.Now()}, nil
-		}
+	if t.in == nil {
 		return kairos.Decision{Outcome: kairos.DecisionDenied, By: by, At: time.Now()}, nil
-	case <-tm.C:
-		return kairos.Decision{Outcome: kairos.DecisionExpired, At: time.Now()}, nil
-	case <-ctx.Done():
-		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
 	}
+	const question = "Approve? [y/N] "
+	t.mu.Lock()
+	fmt.Fprintf(t.w, "Approval needed: %s\nWhy: %s\n", plainText(req.Summary), plainText(req.Reason))
+	if t.in.ed == nil {
+		fmt.Fprint(t.w, question) // at a terminal the question is the prompt: a redraw keeps it
+	}
+	t.mu.Unlock()
+	actx, cancel := context.WithDeadline(ctx, req.ExpiresAt)
+	defer cancel()
+	l, ok := t.in.ask(actx, question)
+	switch a := strings.ToLower(strings.TrimSpace(l)); {
+	case ok && (a == "y" || a == "yes"):
+		return kairos.Decision{Outcome: kairos.DecisionApproved, By: by, At: time.Now()}, nil
+	case ctx.Err() != nil:
+		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
+	case !ok && actx.Err() != nil:
+		return kairos.Decision{Outcome: kairos.DecisionExpired, At: time.Now()}, nil
+	}
+	return kairos.Decision{Outcome: kairos.DecisionDenied, By: by, At: time.Now()}, nil
 }
 
 var (

@@ -68,12 +68,19 @@ type core struct {
 	// lastAuthAlert spaces the alerts about a refused model key.
 	tellOperators func(ctx context.Context, text string)
 	lastAuthAlert time.Time
+	// onModelFailure hears every turn no model could answer (kairos chat
+	// tells the terminal once, chat_notice.go).
+	onModelFailure func(err error)
 }
 
 func (m *Main) logger() *slog.Logger {
 	level := slog.LevelInfo
 	_ = level.UnmarshalText([]byte(m.Config.LogLevel))
-	return obs.NewLogger(m.Stderr, m.Config.LogFormat, level, m.Config.SensitiveValues())
+	w := m.Stderr
+	if m.logTo != nil {
+		w = m.logTo
+	}
+	return obs.NewLogger(w, m.Config.LogFormat, level, m.Config.SensitiveValues())
 }
 
 // openStore opens the database (migrating it).

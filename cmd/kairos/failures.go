@@ -15,6 +15,12 @@ const authAlertEvery = time.Hour
 // message to each operator, at most once an hour; the user's apology
 // (agent) says the operator was told.
 func (m *Main) modelFailure(ctx context.Context, c *core, err error) {
+	c.mu.Lock()
+	hear := c.onModelFailure
+	c.mu.Unlock()
+	if hear != nil {
+		hear(err)
+	}
 	if !agent.IsAuthFailure(err) {
 		return
 	}

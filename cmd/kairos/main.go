@@ -48,6 +48,10 @@ type Main struct {
 	// Main's own (tests share one warm engine across many Mains).
 	Cells kairos.CodeRunner
 
+	// logTo, when set, takes the log lines instead of Stderr (kairos chat
+	// without -v writes them to a file: the terminal is the chat).
+	logTo io.Writer
+
 	closers []func() error
 	// webSrv is the query API and console once `run` serves them.
 	webSrv atomic.Pointer[web.Server]
