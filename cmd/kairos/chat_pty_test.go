@@ -146,6 +146,30 @@ func (p *ptyChat) waitPrompt() {
 	p.waitScreen("the prompt", func(string) bool { return p.cursorLine() == ">" || p.cursorLine() == "> " })
 }
 
+// sendHeld types line at the prompt and waits until the held model has
+// the turn.
+func (p *ptyChat) sendHeld(h *holdModel, line string) {
+	p.t.Helper()
+	p.waitPrompt()
+	p.keys(line + "\r")
+	select {
+	case <-h.held:
+	case <-testCtx(p.t).Done():
+		p.t.Fatalf("the turn never reached the model:\n%s", p.text())
+	}
+}
+
+// endWith waits for the prompt, types keys that end the chat (Ctrl-D, or
+// Ctrl-C on the empty line) and checks it ended with exit 0.
+func (p *ptyChat) endWith(keys string) {
+	p.t.Helper()
+	p.waitPrompt()
+	p.keys(keys)
+	if code := p.exit(); code != 0 {
+		p.t.Fatalf("exit %d:\n%s", code, p.text())
+	}
+}
+
 func (p *ptyChat) exit() int {
 	p.t.Helper()
 	select {
@@ -157,12 +181,17 @@ func (p *ptyChat) exit() int {
 	return -1
 }
 
+// echoModel answers with what the user wrote.
+func echoModel(r testkit.ChatRequest) testkit.Reply {
+	return testkit.TextReply("got: " + r.LastUserMessage())
+}
+
 // TestChatTerminalHomeEnd: Home and End as tmux and screen send them
 // (\e[1~, \e[4~) and as rxvt does (\e[7~, \e[8~) move to the line's
 // start and end (they did nothing).
 func TestChatTerminalHomeEnd(t *testing.T) {
 	e := chatEnv(t)
-	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply { return testkit.TextReply("got: " + r.LastUserMessage()) })
+	e.llm.SetHandler(echoModel)
 	p := startPtyChat(t, e)
 	for _, keys := range [][2]string{{"\x1b[1~", "\x1b[4~"}, {"\x1b[7~", "\x1b[8~"}} {
 		p.waitPrompt()
@@ -171,18 +200,14 @@ func TestChatTerminalHomeEnd(t *testing.T) {
 			return strings.Count(s, "got: hello world!") == map[string]int{"\x1b[1~": 1, "\x1b[7~": 2}[keys[0]]
 		})
 	}
-	p.waitPrompt()
-	p.keys("\x04")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	p.endWith("\x04")
 }
 
 // TestChatTerminalCtrlC: Ctrl-C on a typed line clears it and the chat
 // goes on (it quit with exit 0); Ctrl-C on an empty line quits.
 func TestChatTerminalCtrlC(t *testing.T) {
 	e := chatEnv(t)
-	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply { return testkit.TextReply("got: " + r.LastUserMessage()) })
+	e.llm.SetHandler(echoModel)
 	p := startPtyChat(t, e)
 	p.waitPrompt()
 	p.keys("a draft I regret\x03")
@@ -192,11 +217,7 @@ func TestChatTerminalCtrlC(t *testing.T) {
 	if strings.Contains(p.text(), "got: a draft") {
 		t.Fatalf("the cleared line was sent:\n%s", p.text())
 	}
-	p.waitPrompt()
-	p.keys("\x03")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	p.endWith("\x03")
 }
 
 // TestChatTerminalPromptAfterTheReply: while the model thinks no `> ` is
@@ -207,13 +228,7 @@ func TestChatTerminalPromptAfterTheReply(t *testing.T) {
 	h := newHoldModel(t)
 	e.llm.SetHandler(h.reply)
 	p := startPtyChat(t, e)
-	p.waitPrompt()
-	p.keys("hello\r")
-	select {
-	case <-h.held:
-	case <-testCtx(t).Done():
-		t.Fatal("the turn never reached the model")
-	}
+	p.sendHeld(h, "hello")
 	if l := p.cursorLine(); strings.HasPrefix(l, ">") {
 		t.Fatalf("a prompt is shown while the model thinks:\n%s", p.text())
 	}
@@ -235,16 +250,7 @@ func TestChatTerminalPromptAfterTheReply(t *testing.T) {
 // `> ` prompt was drawn over it).
 func TestChatTerminalApprovalQuestionStays(t *testing.T) {
 	e := chatEnv(t)
-	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
-		last := r.Messages[len(r.Messages)-1]
-		switch {
-		case last.Role == "user" && strings.Contains(last.Content, "remind me"):
-			return testkit.ToolReply(testkit.ToolCall{Name: "schedule", Arguments: `{"action":"create","when":"in 10 minutes","text":"stretch"}`})
-		case last.Role == "tool":
-			return testkit.TextReply("Tool said: " + last.Content)
-		}
-		return testkit.TextReply("ok")
-	})
+	e.llm.SetHandler(stretchReminderModel)
 	p := startPtyChat(t, e)
 	p.waitPrompt()
 	p.keys("please remind me to stretch in 10 minutes\r")
@@ -254,9 +260,7 @@ func TestChatTerminalApprovalQuestionStays(t *testing.T) {
 	p.waitScreen("the answer typed after the question", func(string) bool { return p.cursorLine() == "Approve? [y/N] y" })
 	p.keys("\r")
 	p.waitScreen("the approved reminder", func(s string) bool { return strings.Contains(s, `"success":true`) })
-	p.waitPrompt()
-	p.keys("\x04")
-	p.exit()
+	p.endWith("\x04")
 }
 
 // TestChatTerminalModelUnreachable: with the model unreachable and no
@@ -274,9 +278,7 @@ func TestChatTerminalModelUnreachable(t *testing.T) {
 			return strings.Count(s, "couldn't reach my language model") == map[string]int{"hello": 1, "anyone there?": 2}[msg]
 		})
 	}
-	p.waitPrompt()
-	p.keys("\x04")
-	p.exit()
+	p.endWith("\x04")
 	s := p.text()
 	if strings.Contains(s, "level=") {
 		t.Fatalf("log lines in the chat:\n%s", s)
@@ -285,7 +287,7 @@ func TestChatTerminalModelUnreachable(t *testing.T) {
 		t.Fatalf("the model's trouble was said %d times, want once:\n%s", n, s)
 	}
 	log, err := os.ReadFile(filepath.Join(e.vars["KAIROS_DATA_DIR"], "chat.log"))
-	if err != nil || !strings.Contains(string(log), "level=ERROR") {
+	if err != nil || !strings.Contains(string(log), `msg="model call failed"`) {
 		t.Fatalf("chat.log: %v\n%s", err, log)
 	}
 	if fi, _ := os.Stat(filepath.Join(e.vars["KAIROS_DATA_DIR"], "chat.log")); fi.Mode().Perm() != 0o600 {
@@ -307,13 +309,7 @@ func TestChatTerminalCtrlCMidTurn(t *testing.T) {
 	h := newHoldModel(t)
 	e.llm.SetHandler(h.reply)
 	p := startPtyChat(t, e)
-	p.waitPrompt()
-	p.keys("remember the milk\r")
-	select {
-	case <-h.held:
-	case <-testCtx(t).Done():
-		t.Fatal("the turn never reached the model")
-	}
+	p.sendHeld(h, "remember the milk")
 	p.keys("\x03")
 	if code := p.exit(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, p.text())

@@ -81,21 +81,25 @@ func TestChatPlainTextQuietLogsAndLongLines(t *testing.T) {
 	}
 }
 
+// stretchReminderModel sets a reminder "stretch" in 10 minutes when asked
+// to remind, and says what the tool answered.
+func stretchReminderModel(r testkit.ChatRequest) testkit.Reply {
+	last := r.Messages[len(r.Messages)-1]
+	switch {
+	case last.Role == "user" && strings.Contains(last.Content, "remind me"):
+		return testkit.ToolReply(testkit.ToolCall{Name: "schedule", Arguments: `{"action":"create","when":"in 10 minutes","text":"stretch"}`})
+	case last.Role == "tool":
+		return testkit.TextReply("Tool said: " + last.Content)
+	}
+	return testkit.TextReply("ok")
+}
+
 // TestChatReminderIsApprovedAndArrives: the schedule tool works in chat
 // (it failed with "schedules need a known user"): approval asked as y/N,
 // and the reminder is printed in the terminal at its time.
 func TestChatReminderIsApprovedAndArrives(t *testing.T) {
 	e := chatEnv(t)
-	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
-		last := r.Messages[len(r.Messages)-1]
-		switch {
-		case last.Role == "user" && strings.Contains(last.Content, "remind me"):
-			return testkit.ToolReply(testkit.ToolCall{Name: "schedule", Arguments: `{"action":"create","when":"in 10 minutes","text":"stretch"}`})
-		case last.Role == "tool":
-			return testkit.TextReply("Tool said: " + last.Content)
-		}
-		return testkit.TextReply("ok")
-	})
+	e.llm.SetHandler(stretchReminderModel)
 	clk := &testClock{t: time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)}
 	pr, pw := io.Pipe()
 	m := e.main()

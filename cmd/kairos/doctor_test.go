@@ -67,7 +67,7 @@ func TestDoctorOneLinePerCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer busy.Close()
+	t.Cleanup(func() { busy.Close() }) // not defer: the subtests run in parallel, after this function returns
 	badPolicy := filepath.Join(t.TempDir(), "p.yaml")
 	os.WriteFile(badPolicy, []byte("access:\n  bogus: 1\n"), 0o600)
 	for name, tc := range map[string]struct {

@@ -65,7 +65,8 @@ func newEnv(t *testing.T) *env {
 // data directory and listener, and spends most of its time waiting.
 var serialTests = map[string]bool{"TestCPUProfileWrittenAtExit": true, "TestPprofEndpointsOnlyWhenAsked": true,
 	"TestProfilingConfig": true, "TestMaintenancePrunesBookkeeping": true, "TestConsoleInBrowser": true, "TestConsolePagesInBrowser": true,
-	"TestCrashMidFloodAnswersEachUpdateOnce": true, "TestDefaultPolicyPathMayBeAbsent": true}
+	"TestCrashMidFloodAnswersEachUpdateOnce": true, "TestDefaultPolicyPathMayBeAbsent": true,
+	"TestEveryCommandWithNoDatabase": true}
 
 var parallelOnce sync.Map // *testing.T → struct{}
 

@@ -18,7 +18,7 @@ func TestFailedStartSaysTheCauseAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer busy.Close()
+	t.Cleanup(func() { busy.Close() }) // not defer: the subtests run in parallel, after this function returns
 	for _, tc := range []struct {
 		name  string
 		setup func(e *env)
