@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,24 +15,53 @@ import (
 
 // chatLogFile sends kairos chat's log lines to KAIROS_DATA_DIR/chat.log
 // (0600, this chat's lines only): the terminal is the chat, and WARN and
-// ERROR lines there drowned it. When the file cannot be written the log
-// stays on stderr, warnings and errors only.
+// ERROR lines there drowned it. The file is made at the first line, so a
+// chat refused for its configuration creates nothing; when it cannot be
+// made the lines go to stderr after all.
 func (m *Main) chatLogFile() {
-	path := filepath.Join(m.Config.DataDir, "chat.log")
-	f, err := func() (*os.File, error) {
-		if err := os.MkdirAll(m.Config.DataDir, 0o700); err != nil {
-			return nil, err
+	l := &chatLog{dir: m.Config.DataDir, fallback: m.Stderr}
+	m.logTo = l
+	m.onClose(l.Close)
+}
+
+// chatLog is the chat's log file, opened at its first line.
+type chatLog struct {
+	dir      string
+	fallback io.Writer
+	mu       sync.Mutex
+	f        io.WriteCloser
+	failed   bool
+}
+
+func (l *chatLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil && !l.failed {
+		f, err := func() (*os.File, error) {
+			if err := os.MkdirAll(l.dir, 0o700); err != nil {
+				return nil, err
+			}
+			return os.OpenFile(filepath.Join(l.dir, "chat.log"), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		}()
+		if err != nil {
+			l.failed = true
+		} else {
+			l.f = f
 		}
-		return os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	}()
-	if err != nil {
-		if logRank(m.Config.LogLevel) < logRank("warn") {
-			m.Config.LogLevel = "warn"
-		}
-		return
 	}
-	m.logTo = f
-	m.onClose(f.Close)
+	if l.failed {
+		return l.fallback.Write(p)
+	}
+	return l.f.Write(p)
+}
+
+func (l *chatLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
 }
 
 // tellModelTrouble says once, in words, in the chat, when the model

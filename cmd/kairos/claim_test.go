@@ -111,7 +111,8 @@ func TestRevokedOperatorLosesPowersWithoutRestart(t *testing.T) {
 	waitReply(t, e.tg, me, 2, "access")
 
 	deny := newEnvLike(e)
-	if rc := deny.main().Main(context.Background(), []string{"access", "deny", "4242"}); rc != 0 {
+	// The last operator is removed only with --force (TestAccessKeepsTheLastOperator).
+	if rc := deny.main().Main(context.Background(), []string{"access", "deny", "4242", "--force"}); rc != 0 {
 		t.Fatalf("access deny: %d %s%s", rc, deny.out.String(), deny.logs.String())
 	}
 	ctx := testCtx(t)
