@@ -26,15 +26,25 @@ type PendingApproval struct {
 	UserID    int64 // who was asked (an operator may decide too)
 	ThreadKey string
 	Action    string
-	Text      string // the keyboard message (HTML), for the edit that removes the buttons
-	MessageID int64  // the keyboard message
-	State     []byte
-	ExpiresAt time.Time
-	CreatedAt time.Time
+	Tool      string
+	// Grantable, Target and TargetLabel: the request offered a standing
+	// grant for this target (ApprovalRequest).
+	Grantable   bool
+	Target      string
+	TargetLabel string
+	// SourceMessageID is the user's message whose turn is paused: a reply
+	// to it waits for the decision.
+	SourceMessageID int64
+	Text            string // the keyboard message (HTML), for the edit that removes the buttons
+	MessageID       int64  // the keyboard message
+	State           []byte
+	ExpiresAt       time.Time
+	CreatedAt       time.Time
 
 	Status    string // ApprovalPending or a Decision outcome
 	DecidedBy string
 	DecidedAt time.Time
+	Scope     string // the decision's grant scope (Decision.Scope)
 	// HeartbeatAt is refreshed by the live waiter; a stale heartbeat means
 	// nobody is waiting any more (the process died).
 	HeartbeatAt time.Time
@@ -63,6 +73,10 @@ type ApprovalStore interface {
 	// when the request was not pending any more (decided elsewhere).
 	// Approved and denied need the request unexpired at `at`.
 	DecideApproval(ctx context.Context, id, outcome, by string, at time.Time) (bool, error)
+	// DecideApprovalAs is DecideApproval with the decision's grant scope.
+	DecideApprovalAs(ctx context.Context, id string, dec Decision) (bool, error)
+	// PendingApprovalsInChat lists a chat's pending requests.
+	PendingApprovalsInChat(ctx context.Context, chatID int64) ([]*PendingApproval, error)
 	// ClaimApproval takes the right to continue a decided turn; false when
 	// someone else holds it.
 	ClaimApproval(ctx context.Context, id, by string) (bool, error)
