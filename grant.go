@@ -39,6 +39,10 @@ const GrantHourFor = time.Hour
 // not name literally.
 const NeverGrantUnlistedHost = "network.unlisted_host"
 
+// GrantedBy prefixes Decision.By (and ToolInvocation.ApprovedBy) for a
+// call a grant covered: "grant:<id>".
+const GrantedBy = "grant:"
+
 // Approval outcome journaled (ToolCallRecord.Approval) for a call a grant
 // covered.
 const ApprovalGranted = "granted"

@@ -62,6 +62,7 @@ type ToolInvocation struct {
 	TriggerMessage string     // the user's message that started the turn
 	Reasoning      string     // the model's text that came with the call
 	Now            time.Time  // the turn's time (the message's date)
+	Zone           string     // the user's IANA time zone ("" when unknown)
 	Tainted        bool       // untrusted content is already in the turn
 	TaintSource    string     // what it was, when Tainted ("search", "a document", …)
 	Files          []CellFile // the turn's attachments (code cells may read them)
