@@ -29,15 +29,15 @@ type approvalRow struct {
 	SourceMessageID int64
 	Scope           string
 	Text            string
-	MessageID   int64
-	State       string
-	ExpiresAt   int64
-	CreatedAt   int64 `gorm:"autoCreateTime:false"`
-	Status      string
-	DecidedBy   string
-	DecidedAt   int64
-	HeartbeatAt int64
-	ClaimedBy   string
+	MessageID       int64
+	State           string
+	ExpiresAt       int64
+	CreatedAt       int64 `gorm:"autoCreateTime:false"`
+	Status          string
+	DecidedBy       string
+	DecidedAt       int64
+	HeartbeatAt     int64
+	ClaimedBy       string
 }
 
 func (approvalRow) TableName() string { return "approvals" }
