@@ -35,6 +35,7 @@ type PendingApproval struct {
 	// SourceMessageID is the user's message whose turn is paused: a reply
 	// to it waits for the decision.
 	SourceMessageID int64
+	Zone            string // the user's IANA zone (ApprovalRequest.Zone)
 	Text            string // the keyboard message (HTML), for the edit that removes the buttons
 	MessageID       int64  // the keyboard message
 	State           []byte

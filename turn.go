@@ -76,6 +76,7 @@ const (
 type Decision struct {
 	Outcome string // DecisionApproved, DecisionDenied, DecisionExpired
 	By      string // user key of who decided
+	ByName  string // their name, when the front end knows it (the decided keyboard shows it)
 	At      time.Time
 	// Scope is what an approval stands for: GrantOnce, GrantHour or
 	// GrantAlways (the button pressed).

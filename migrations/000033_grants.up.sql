@@ -20,12 +20,14 @@ CREATE TABLE grants (
 CREATE UNIQUE INDEX grants_key ON grants (user_key, thread_key, tool, target);
 
 -- What an approval request offered (a grant for its target) and what its
--- decision stood for (once, an hour, always), and the user's message whose
--- turn it pauses (a reply to it waits for the decision).
+-- decision stood for (once, an hour, always), the user's message whose turn
+-- it pauses (a reply to it waits for the decision) and the user's zone (the
+-- closed keyboard says when, in it).
 ALTER TABLE approvals ADD COLUMN tool TEXT NOT NULL DEFAULT '';
 ALTER TABLE approvals ADD COLUMN grantable BOOLEAN NOT NULL DEFAULT FALSE;
 ALTER TABLE approvals ADD COLUMN target TEXT NOT NULL DEFAULT '';
 ALTER TABLE approvals ADD COLUMN target_label TEXT NOT NULL DEFAULT '';
 ALTER TABLE approvals ADD COLUMN source_message_id BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE approvals ADD COLUMN scope TEXT NOT NULL DEFAULT '';
+ALTER TABLE approvals ADD COLUMN zone TEXT NOT NULL DEFAULT '';
 CREATE INDEX approvals_chat ON approvals (chat_id, status);

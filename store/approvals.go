@@ -28,6 +28,7 @@ type approvalRow struct {
 	// SourceMessageID is the user's message of the paused turn.
 	SourceMessageID int64
 	Scope           string
+	Zone            string
 	Text            string
 	MessageID       int64
 	State           string
@@ -45,7 +46,7 @@ func (approvalRow) TableName() string { return "approvals" }
 func (r *approvalRow) domain() *kairos.PendingApproval {
 	pa := &kairos.PendingApproval{ID: r.ID, UpdateID: r.UpdateID, ChatID: r.ChatID, ChatKind: r.ChatKind, TopicID: r.TopicID,
 		UserID: r.UserID, ThreadKey: r.ThreadKey, Action: r.Action, Tool: r.Tool, Grantable: r.Grantable, Target: r.Target,
-		TargetLabel: r.TargetLabel, SourceMessageID: r.SourceMessageID, Text: r.Text, MessageID: r.MessageID, State: []byte(r.State),
+		TargetLabel: r.TargetLabel, SourceMessageID: r.SourceMessageID, Zone: r.Zone, Text: r.Text, MessageID: r.MessageID, State: []byte(r.State),
 		ExpiresAt: fromMS(r.ExpiresAt), CreatedAt: fromMS(r.CreatedAt), Status: r.Status, DecidedBy: r.DecidedBy, Scope: r.Scope,
 		HeartbeatAt: fromMS(r.HeartbeatAt), ClaimedBy: r.ClaimedBy}
 	if r.DecidedAt != 0 {
@@ -64,18 +65,18 @@ func (l *UpdateLog) CreateApproval(ctx context.Context, pa *kairos.PendingApprov
 	}
 	r := approvalRow{ID: pa.ID, UpdateID: pa.UpdateID, ChatID: pa.ChatID, ChatKind: pa.ChatKind, TopicID: pa.TopicID,
 		UserID: pa.UserID, ThreadKey: pa.ThreadKey, Action: pa.Action, Tool: pa.Tool, Grantable: pa.Grantable, Target: pa.Target,
-		TargetLabel: pa.TargetLabel, SourceMessageID: pa.SourceMessageID, Text: pa.Text, MessageID: pa.MessageID,
+		TargetLabel: pa.TargetLabel, SourceMessageID: pa.SourceMessageID, Zone: pa.Zone, Text: pa.Text, MessageID: pa.MessageID,
 		State: string(pa.State), ExpiresAt: ms(pa.ExpiresAt), CreatedAt: ms(created), Status: kairos.ApprovalPending,
 		HeartbeatAt: ms(now)}
 	// The turn's deferred writes (DeferWrites) commit with the pause.
 	err := l.db.commit(ctx, markUpdateDone, func(ctx context.Context, tx *hotTx) error {
 		if _, err := tx.exec(ctx, `INSERT INTO approvals (id, update_id, chat_id, chat_kind, topic_id, user_id, thread_key, action, text,
 			message_id, state, expires_at, created_at, status, decided_by, decided_at, heartbeat_at, claimed_by,
-			tool, grantable, target, target_label, source_message_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			tool, grantable, target, target_label, source_message_id, zone)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.UpdateID, r.ChatID, r.ChatKind, r.TopicID, r.UserID, r.ThreadKey, r.Action, r.Text,
 			r.MessageID, r.State, r.ExpiresAt, r.CreatedAt, r.Status, r.DecidedBy, r.DecidedAt, r.HeartbeatAt, r.ClaimedBy,
-			r.Tool, r.Grantable, r.Target, r.TargetLabel, r.SourceMessageID); err != nil {
+			r.Tool, r.Grantable, r.Target, r.TargetLabel, r.SourceMessageID, r.Zone); err != nil {
 			return err
 		}
 		if markUpdateDone && pa.UpdateID != 0 {

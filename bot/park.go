@@ -1,0 +1,72 @@
+package bot
+
+import (
+	"context"
+	"time"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// A chat never freezes (issue 33). With Config.ParkApprovals a turn that
+// asks for approval does not hold its chat while the question waits:
+//
+//   - the request is a row (with the paused turn's state) and its keyboard
+//     is out; the row's heartbeat is set to zero ("nobody waits") and the
+//     turn ends, so the chat's next message, or a /command, is answered;
+//   - a press, here or on another replica, decides the row and, finding
+//     nobody waiting, claims it and resumes the turn (Config.Resume) as a
+//     turn of the chat (InChat): after what is queued before it, never
+//     beside another turn of the chat;
+//   - a press that reached this process before the turn parked is taken
+//     as a waiter would take it, and the turn goes on at once;
+//   - the sweeper expires a parked request at its expiry: the keyboard
+//     says when it expired and that nothing was done, and the chat is told;
+//   - a message that depends on the pending request (a reply to it or to
+//     the message that asked, or a bare yes or no) waits for the decision
+//     with one line saying so (hold.go), then runs after the resumed turn.
+
+// park ends the wait of a persisted request whose keyboard is out: it
+// returns kairos.ErrHandedOff (the turn stops without answering; the
+// decision resumes it), unless the request was decided meanwhile.
+func (b *Bot) park(ctx context.Context, id string, pa *pendingApproval, kbm keyboardMsg) (kairos.Decision, error) {
+	st := b.cfg.Approvals
+	if _, err := st.HeartbeatApproval(context.WithoutCancel(ctx), id, time.UnixMilli(0)); err != nil {
+		// The heartbeat goes stale on its own within approvalStale: a
+		// press then resumes the turn a few seconds later.
+		b.log.Warn("park approval", "err", err)
+	}
+	b.approvals.Delete(id)
+	select {
+	case dec := <-pa.ch: // pressed here before the park
+		return b.takePress(ctx, id, pa, kbm, dec, true)
+	default:
+	}
+	// Pressed elsewhere meanwhile, or here after the check above (such a
+	// press was handed to this waiter, which is gone: the sweeper resumes
+	// a decided, unclaimed request).
+	if row, err := st.FindApproval(ctx, id); err == nil && row.Status != kairos.ApprovalPending {
+		return b.claimAsWaiter(ctx, id, rowDecision(row), true)
+	}
+	b.log.Info("turn parked until its approval is decided", "approval", id, "chat", kbm.in.ChatID)
+	return kairos.Decision{Outcome: kairos.DecisionDenied}, kairos.ErrHandedOff
+}
+
+// takePress finishes a wait with a press delivered to this process: the
+// keyboard closes, a press that came before the row was written is
+// recorded, and the row's decision is the one continued.
+func (b *Bot) takePress(ctx context.Context, id string, pa *pendingApproval, kbm keyboardMsg, dec kairos.Decision, persist bool) (kairos.Decision, error) {
+	b.closeOnce(context.WithoutCancel(ctx), pa, &kbm, dec)
+	if persist {
+		st := b.cfg.Approvals
+		if _, err := st.DecideApprovalAs(context.WithoutCancel(ctx), id, dec); err != nil {
+			b.log.Warn("decide approval", "err", err)
+		} else if row, err := st.FindApproval(ctx, id); err == nil && row.Status != kairos.ApprovalPending {
+			pressed := dec
+			dec = rowDecision(row) // the row's decision is the one
+			if dec.By == pressed.By {
+				dec.ByName = pressed.ByName
+			}
+		}
+	}
+	return b.claimAsWaiter(ctx, id, dec, persist)
+}
