@@ -56,9 +56,9 @@ type pendingApproval struct {
 	ch        chan kairos.Decision
 	userID    int64
 	grantable bool
-	kb      atomic.Pointer[keyboardMsg] // set once the keyboard is sent
-	decided atomic.Bool                 // in-memory requests only (no store)
-	closed  atomic.Bool                 // the keyboard was edited to show the outcome
+	kb        atomic.Pointer[keyboardMsg] // set once the keyboard is sent
+	decided   atomic.Bool                 // in-memory requests only (no store)
+	closed    atomic.Bool                 // the keyboard was edited to show the outcome
 }
 
 // closeOnce closes pa's keyboard unless it was closed already. A press can

@@ -145,4 +145,3 @@ func parseApprovalData(data string) (id, choice string, ok bool) {
 	}
 	return parts[1], parts[2], true
 }
-
