@@ -168,24 +168,54 @@ func (t *terminal) Final(_ context.Context, text string) error {
 	return err
 }
 
+// Approve asks on the terminal with the keyboard's choices: [y]es once,
+// [h]our here and [a]lways here where a standing grant may be offered,
+// [N]o (anything else).
 func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
 	t.mu.Lock()
-	fmt.Fprintf(t.w, "Approval needed: %s\nWhy: %s\nApprove? [y/N] ", plainText(req.Summary), plainText(req.Reason))
+	fmt.Fprintf(t.w, "Approval needed: %s\nWhy: %s\n", plainText(req.Summary), plainText(req.Reason))
+	if d := strings.TrimSpace(req.Detail); d != "" {
+		fmt.Fprintf(t.w, "%s\n", kairos.Clip(d, 4000))
+	}
+	prompt := "Approve? [y/N] "
+	if req.Grantable {
+		fmt.Fprintf(t.w, "[h]our and [a]lways cover %s here.\n", req.TargetLabel)
+		prompt = "Approve? [y]es once / [h]our / [a]lways / [N]o "
+	}
+	fmt.Fprintf(t.w, "(answer by %s) %s", termClock(req.ExpiresAt, req.Zone), prompt)
 	t.mu.Unlock()
 	tm := time.NewTimer(time.Until(req.ExpiresAt))
 	defer tm.Stop()
 	by := kairos.UserKey(kairos.ChannelCLI, cliUserID())
 	select {
 	case l, ok := <-t.lines:
-		if a := strings.ToLower(strings.TrimSpace(l)); ok && (a == "y" || a == "yes") {
-			return kairos.Decision{Outcome: kairos.DecisionApproved, By: by, At: time.Now()}, nil
+		dec := kairos.Decision{Outcome: kairos.DecisionDenied, By: by, At: time.Now()}
+		if !ok {
+			return dec, nil
 		}
-		return kairos.Decision{Outcome: kairos.DecisionDenied, By: by, At: time.Now()}, nil
+		switch a := strings.ToLower(strings.TrimSpace(l)); {
+		case a == "y" || a == "yes":
+			dec.Outcome = kairos.DecisionApproved
+		case req.Grantable && (a == "h" || a == "hour"):
+			dec.Outcome, dec.Scope = kairos.DecisionApproved, kairos.GrantHour
+		case req.Grantable && (a == "a" || a == "always"):
+			dec.Outcome, dec.Scope = kairos.DecisionApproved, kairos.GrantAlways
+		}
+		return dec, nil
 	case <-tm.C:
 		return kairos.Decision{Outcome: kairos.DecisionExpired, At: time.Now()}, nil
 	case <-ctx.Done():
 		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
 	}
+}
+
+// termClock is a request's expiry as a clock time in the user's zone.
+func termClock(t time.Time, zone string) string {
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || err != nil {
+		loc, zone = time.Local, "local time"
+	}
+	return t.In(loc).Format("15:04") + " " + zone
 }
 
 var (
