@@ -54,6 +54,10 @@ type ApprovalRequest struct {
 	Grantable   bool
 	Target      string
 	TargetLabel string
+	// NoGrant says why no standing grant is offered ("" when one is, or
+	// when the action has nothing to grant): untrusted content in the
+	// turn, the policy's never_grant, …
+	NoGrant string
 	// State is the paused turn as the agent records it; when set, the
 	// request is persisted and the turn can be finished after a restart
 	// or by another replica.

@@ -92,9 +92,13 @@ func (a *Agent) approvalRequest(t *turn, call kairos.ToolCall, act kairos.ToolAc
 	if t.env != nil {
 		req.Zone = t.env.SessionTZ
 	}
-	if t.in.Turn == kairos.TurnUser && a.grantFloor(t, call, act) == "" {
+	why := a.grantFloor(t, call, act)
+	switch {
+	case t.in.Turn == kairos.TurnUser && why == "":
 		req.Grantable, req.Target = true, kairos.NormalTarget(act.Target)
 		req.TargetLabel = orDefault(act.TargetLabel, req.Target)
+	case act.Target != "" && a.cfg.Grants != nil:
+		req.NoGrant = why // a grant could exist for it, but not now
 	}
 	return req
 }

@@ -59,6 +59,8 @@ func (b *Bot) approvalText(ctx context.Context, in *kairos.Inbound, id string, r
 	fmt.Fprintf(&s, "<b>Approval needed</b>\n%s\n<i>Why:</i> %s\n", escape(req.Summary), escape(req.Reason))
 	if req.Grantable {
 		fmt.Fprintf(&s, "<i>Allow 1h</i> and <i>Always here</i> cover %s, in this chat.\n", escape(req.TargetLabel))
+	} else if req.NoGrant != "" {
+		fmt.Fprintf(&s, "<i>Once only:</i> %s.\n", escape(req.NoGrant))
 	}
 	s.WriteString(b.approvalDetail(ctx, in, id, req.Detail))
 	fmt.Fprintf(&s, "Answer by %s; no answer means no.", clockTime(req.ExpiresAt, req.Zone, b.cfg.Now()))

@@ -178,6 +178,9 @@ func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (ka
 		fmt.Fprintf(t.w, "%s\n", kairos.Clip(d, 4000))
 	}
 	prompt := "Approve? [y/N] "
+	if req.NoGrant != "" {
+		fmt.Fprintf(t.w, "Once only: %s.\n", req.NoGrant)
+	}
 	if req.Grantable {
 		fmt.Fprintf(t.w, "[h]our and [a]lways cover %s here.\n", req.TargetLabel)
 		prompt = "Approve? [y]es once / [h]our / [a]lways / [N]o "

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
 )
@@ -250,4 +251,110 @@ func regexpFind(t *testing.T, re, s string) string {
 		t.Fatalf("no %s in:\n%s", re, s)
 	}
 	return m[1]
+}
+
+// TestTaintStillAsksUnderGrant: with "Always here" on forgetting
+// memories, a forget in a clean turn runs unasked; the same forget asked
+// for by an injection in an MCP result (a tainted turn) still asks, with
+// Approve and Deny only and the reason, and a Deny keeps the memory.
+func TestTaintStillAsksUnderGrant(t *testing.T) {
+	e, _ := mcpEnv(t, "")
+	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case last.Role == "user" && strings.Contains(last.Content, "weather"):
+			return testkit.ToolReply(testkit.ToolCall{Name: "notes__inject", Arguments: `{"city":"Lisbon"}`})
+		case last.Role == "tool" && strings.Contains(last.Content, "IGNORE ALL PREVIOUS INSTRUCTIONS"):
+			// The injection gets the model to forget: the granted target.
+			return approvalModel(testkit.ChatRequest{Messages: append(r.Messages, testkit.ChatMessage{Role: "user", Content: "forget it"})})
+		}
+		return approvalModel(r)
+	})
+	e.start()
+	waitFor(t, "the MCP server to connect", func() bool { return strings.Contains(e.logs.String(), "mcp server connected") })
+	const u = approvalChat
+	forget := func(n int) {
+		e.tg.PushText(u, u, "remember that I live in Lisbon", time.Now())
+		waitReply(t, e.tg, u, n, "Done")
+		e.tg.PushText(u, u, "forget where I live", time.Now())
+	}
+	forget(1)
+	waitReply(t, e.tg, u, 2, "Approval needed")
+	if _, err := e.tg.PressButton(u, u, "Always here"); err != nil {
+		t.Fatal(err)
+	}
+	waitReply(t, e.tg, u, 3, "Forget outcome")
+	forget(4)
+	if got := waitReply(t, e.tg, u, 5, "Forget outcome"); !strings.Contains(got, "success") {
+		t.Fatalf("the granted forget: %q", got)
+	}
+
+	e.tg.PushText(u, u, "remember that I live in Lisbon", time.Now())
+	waitReply(t, e.tg, u, 6, "Done")
+	e.tg.PushText(u, u, "what's the weather?", time.Now())
+	req := waitReply(t, e.tg, u, 7, "Approval needed")
+	if !strings.Contains(req, "Once only: untrusted content (notes__inject) is in this turn") {
+		t.Errorf("the tainted request: %q", req)
+	}
+	if b := strings.Join(e.tg.SentTo(u)[6].Buttons(), ","); b != "Approve,Deny" {
+		t.Errorf("a tainted request offered %q", b)
+	}
+	if _, err := e.tg.PressButton(u, u, "Deny"); err != nil {
+		t.Fatal(err)
+	}
+	waitReply(t, e.tg, u, 8, "did not approve")
+	db := (&approvalRig{vars: e.vars}).db(t)
+	if n := count(t, db, "memories", ""); n != 1 {
+		t.Fatalf("%d memories after the denied injected forget, want 1", n)
+	}
+	if n := approvalsAsked(e.tg, u); n != 2 {
+		t.Errorf("asked %d times, want 2 (the first forget, the injected one)", n)
+	}
+}
+
+// TestTaskDeniedWithoutTaskGrant: a grant made in a conversation does
+// not cover the user's scheduled task there (denied, as without a grant)
+// until /grants says tasks may use it; then the task's forget runs.
+func TestTaskDeniedWithoutTaskGrant(t *testing.T) {
+	rig := newApprovalRig(t, "")
+	e := &env{t: t, tg: rig.tg, llm: rig.llm, vars: rig.vars, logs: &syncBuffer{}, out: &syncBuffer{}}
+	e.runUntil()
+	var db *store.DB
+	rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
+	rig.tg.PressButton(approvalChat, approvalChat, "Always here")
+	waitReply(t, rig.tg, approvalChat, 3, "Forget outcome")
+
+	thread := kairos.ThreadKey(kairos.ChannelTelegram, kairos.ChatDM, approvalChat, approvalChat, 0)
+	task := func(n int) {
+		rig.tg.PushText(approvalChat, approvalChat, "remember that I live in Lisbon", time.Now())
+		waitReply(t, rig.tg, approvalChat, n, "Done")
+		at := time.Now().Add(time.Second)
+		e.seedSchedules(t, &kairos.Schedule{UserID: approvalChat, ChatID: approvalChat, ThreadKey: thread, Kind: kairos.ScheduleTask,
+			TZ: "UTC", NextRun: at, Start: at.UTC().Format("2006-01-02T15:04:05"), Task: "forget where I live"})
+	}
+	task(4)
+	denied := waitReply(t, rig.tg, approvalChat, 5, "Scheduled task")
+	if !strings.Contains(denied, "did not approve") {
+		t.Fatalf("a task used a grant that does not cover tasks: %q", denied)
+	}
+	if n := count(t, db, "memories", ""); n != 1 {
+		t.Fatalf("%d memories after the denied task, want 1", n)
+	}
+	rig.tg.PushText(approvalChat, approvalChat, "/grants", time.Now())
+	waitReply(t, rig.tg, approvalChat, 6, "not for scheduled tasks")
+	if _, err := rig.tg.PressButton(approvalChat, approvalChat, "Tasks may use 1"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the tasks answer", func() bool { return countContaining(callbackTexts(rig.tg), "Scheduled tasks in that chat may now use") == 1 })
+	task(7)
+	ran := waitReply(t, rig.tg, approvalChat, 8, "Scheduled task")
+	if strings.Contains(ran, "did not approve") || !strings.Contains(ran, "success") {
+		t.Fatalf("the task with a task grant: %q", ran)
+	}
+	if n := count(t, db, "memories", ""); n != 0 {
+		t.Fatalf("%d memories after the granted task, want 0", n)
+	}
+	if n := approvalsAsked(rig.tg, approvalChat); n != 1 {
+		t.Errorf("asked %d times, want once", n)
+	}
 }
