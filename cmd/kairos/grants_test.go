@@ -345,7 +345,9 @@ func TestTaskDeniedWithoutTaskGrant(t *testing.T) {
 	if _, err := rig.tg.PressButton(approvalChat, approvalChat, "Tasks may use 1"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the tasks answer", func() bool { return countContaining(callbackTexts(rig.tg), "Scheduled tasks in that chat may now use") == 1 })
+	waitFor(t, "the tasks answer", func() bool {
+		return countContaining(callbackTexts(rig.tg), "Scheduled tasks in that chat may now use") == 1
+	})
 	task(7)
 	ran := waitReply(t, rig.tg, approvalChat, 8, "Scheduled task")
 	if strings.Contains(ran, "did not approve") || !strings.Contains(ran, "success") {
