@@ -2,14 +2,21 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
+	"github.com/kairos-agent/kairos/store/storetest"
 )
 
 // runUntil runs `kairos run` in process until the returned stop is called
@@ -358,5 +365,62 @@ func TestTaskDeniedWithoutTaskGrant(t *testing.T) {
 	}
 	if n := approvalsAsked(rig.tg, approvalChat); n != 1 {
 		t.Errorf("asked %d times, want once", n)
+	}
+}
+
+// TestAlwaysHereOnTheOtherReplica: two `kairos run` replicas on one
+// PostgreSQL database behind a round-robin webhook balancer; "Always
+// here" pressed through one covers the forgets that reach either.
+func TestAlwaysHereOnTheOtherReplica(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess replicas test")
+	}
+	if os.Getenv(storetest.EnvURL) == "" {
+		t.Skip(storetest.EnvURL + " not set: no PostgreSQL server")
+	}
+	bin := kairosBinary(t)
+	rig := newApprovalRig(t, "")
+	rr := &roundRobin{served: map[string]int{}}
+	lb := httptest.NewServer(rr)
+	t.Cleanup(lb.Close)
+	replicas := startReplicaProcs(t, bin, rig.tg, rr, lb.URL, func(r int) map[string]string {
+		vars := maps.Clone(rig.vars)
+		vars["KAIROS_DATA_DIR"] = filepath.Join(t.TempDir(), fmt.Sprint("data", r))
+		return vars
+	})
+	var db *store.DB
+	rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
+	if _, err := rig.tg.PressButton(approvalChat, approvalChat, "Always here"); err != nil {
+		t.Fatal(err)
+	}
+	waitReply(t, rig.tg, approvalChat, 3, "Forget outcome")
+	waitFor(t, "the grant", func() bool { return count(t, db, "grants", "") == 1 })
+	rr.mu.Lock()
+	first := len(rr.order)
+	rr.mu.Unlock()
+	// Two forgets in a row: consecutive updates reach the two replicas.
+	for i, n := range []int{4, 5} {
+		rig.tg.PushText(approvalChat, approvalChat, fmt.Sprintf("forget where I live (%d)", i), time.Now())
+		waitReply(t, rig.tg, approvalChat, n, "Forget outcome")
+	}
+	for _, p := range replicas {
+		p.stop(t, syscall.SIGTERM, 30*time.Second)
+	}
+	rr.mu.Lock()
+	after := append([]string(nil), rr.order[first:]...)
+	rr.mu.Unlock()
+	if len(after) != 2 || after[0] == after[1] {
+		t.Fatalf("the two forgets did not reach both replicas: %q", after)
+	}
+	if n := approvalsAsked(rig.tg, approvalChat); n != 1 {
+		t.Errorf("asked %d times, want once: %q", n, textsTo(rig.tg, approvalChat))
+	}
+	if n := count(t, db, "grants", "uses = 2"); n != 1 {
+		t.Errorf("the grant was not used by both forgets")
+	}
+	if t.Failed() {
+		for i, p := range replicas {
+			t.Logf("replica %d log:\n%s", i, p.logs.String())
+		}
 	}
 }
