@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/http/httptest"
 	"os"
@@ -422,5 +423,47 @@ func TestAlwaysHereOnTheOtherReplica(t *testing.T) {
 		for i, p := range replicas {
 			t.Logf("replica %d log:\n%s", i, p.logs.String())
 		}
+	}
+}
+
+// TestTerminalAlwaysAndGrants: kairos chat offers the same choices as the
+// keyboard ([a]lways here), remembers the grant, lists it in /grants and
+// revokes it with /grants revoke ID; the next forget asks again.
+func TestTerminalAlwaysAndGrants(t *testing.T) {
+	e := chatEnv(t)
+	e.llm.SetHandler(approvalModel)
+	pr, pw := io.Pipe()
+	m := e.main()
+	m.Stdin = pr
+	done := make(chan int, 1)
+	go func() { done <- m.Main(context.Background(), []string{"chat"}) }()
+	say := func(line string) { io.WriteString(pw, line+"\n") }
+	say("remember that I live in Lisbon")
+	waitOut(t, e.out, "Done: stored")
+	say("forget where I live")
+	waitOut(t, e.out, "Approve? [y]es once / [h]our / [a]lways / [N]o")
+	if !strings.Contains(e.out.String(), "Forget the memory ‘Lives in Lisbon’ (saved today)?") {
+		t.Fatalf("the terminal's request:\n%s", e.out.String())
+	}
+	say("a")
+	waitOut(t, e.out, "Forget outcome")
+	say("remember that I live in Lisbon")
+	say("forget where I live")
+	waitFor(t, "the second forget's answer", func() bool { return strings.Count(e.out.String(), "Forget outcome") == 2 })
+	if n := strings.Count(e.out.String(), "Approval needed"); n != 1 {
+		t.Fatalf("asked %d times:\n%s", n, e.out.String())
+	}
+	say("/grants")
+	waitOut(t, e.out, "Standing approvals")
+	id := regexpFind(t, `; id ([0-9a-f-]{36})`, e.out.String())
+	say("/grants revoke " + id)
+	waitOut(t, e.out, "Revoked: forgetting any of your memories")
+	say("remember that I live in Lisbon")
+	say("forget where I live")
+	waitFor(t, "the third request", func() bool { return strings.Count(e.out.String(), "Approval needed") == 2 })
+	say("n")
+	pw.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, e.logs.String())
 	}
 }
