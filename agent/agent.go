@@ -593,6 +593,11 @@ func (a *Agent) needsApproval(t *turn, act kairos.ToolAction) (bool, string) {
 // failure to ask counts as a denial.
 func (a *Agent) ask(ctx context.Context, t *turn, call kairos.ToolCall, act kairos.ToolAction, reason string) kairos.Decision {
 	if dec, ok := t.decided[call.ID]; ok {
+		if call.ID == t.resumed {
+			t.resumed = "" // the decision that resumed the turn: logged once, here
+			a.log.Info("approval decided", "user_id", t.in.UserID, "thread", t.in.ThreadKey(), "action", act.Name,
+				"outcome", dec.Outcome, "scope", kairos.GrantScopeLabel(dec.Scope), "by", dec.By, "reason", reason)
+		}
 		// Decided before the turn paused or was resumed: a grant the
 		// decision asked for is kept now (once: the scope is spent).
 		if a.keepGrant(ctx, t, call, act, dec) {

@@ -153,7 +153,7 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 		}
 	}
 	if persist && b.cfg.ParkApprovals {
-		return b.park(ctx, id, pa, kbm)
+		return b.park(ctx, id, pa, kbm, req.ExpiresAt)
 	}
 	return b.awaitDecision(ctx, id, pa, kbm, wait, persist)
 }
@@ -475,6 +475,13 @@ func (b *Bot) waitsHere(id string) bool {
 	return ok
 }
 
+// expiresHere reports whether a parked request's expiry timer runs in
+// this process (the sweeper leaves its expiry to it).
+func (b *Bot) expiresHere(id string) bool {
+	_, ok := b.parked.Load(id)
+	return ok
+}
+
 // resumeOrphan claims a decided turn nobody waits for and finishes it.
 func (b *Bot) resumeOrphan(ctx context.Context, row *kairos.PendingApproval, dec kairos.Decision) {
 	// Messages held for this request (hold.go) run after the turn.
@@ -578,13 +585,20 @@ func (b *Bot) sweepApprovals(ctx context.Context) {
 		if b.waitsHere(row.ID) {
 			continue // its waiter is alive in this process, only slow to beat
 		}
+		// A request parked here has its expiry here (park.go): it is
+		// expired, and its turn resumed, by that timer.
+		mine := b.expiresHere(row.ID)
 		switch {
 		case row.Status == kairos.ApprovalPending && !row.ExpiresAt.After(now):
-			b.expireOrphan(ctx, row)
+			if !mine {
+				b.expireOrphan(ctx, row)
+			}
 		case row.Status == kairos.ApprovalPending && row.MessageID == 0 && now.Sub(row.HeartbeatAt) > approvalReshow:
 			b.reshowApproval(ctx, row)
 		case row.Status == kairos.DecisionExpired && row.ClaimedBy == "":
-			b.tellExpired(ctx, row)
+			if !mine {
+				b.tellExpired(ctx, row)
+			}
 		case row.Status != kairos.ApprovalPending && row.ClaimedBy == "":
 			b.resumeOrphan(ctx, row, rowDecision(row))
 		}

@@ -124,6 +124,7 @@ type Bot struct {
 	approvals sync.Map      // callback id → *pendingApproval (the live waiters of this process)
 	names     sync.Map      // user id → the kairos.UserName last stored (names.go)
 	resuming  sync.Map      // approval id → chan struct{} closed when its resumed turn is done (park.go)
+	parked    sync.Map      // approval id → struct{}: parked here, its expiry timer running (park.go)
 	held      holds         // messages waiting for a pending approval (hold.go)
 	stopping  chan struct{} // closed when Shutdown begins: persisted approvals stop waiting
 	stopOnce  sync.Once

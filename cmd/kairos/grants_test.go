@@ -213,7 +213,9 @@ func TestChatAnsweredWhileApprovalWaits(t *testing.T) {
 	if !strings.Contains(req, "Answer by "+at) {
 		t.Errorf("the request does not show its expiry %s: %q", at, req)
 	}
-	waitReply(t, rig.tg, approvalChat, forgetAgain+3, "expired before anyone answered")
+	if got := waitReply(t, rig.tg, approvalChat, forgetAgain+3, "Forget outcome"); !strings.Contains(got, "expired") {
+		t.Errorf("the turn's answer after the expiry: %q", got)
+	}
 	if k := rig.tg.SentTo(approvalChat)[forgetAgain+1]; len(k.Buttons()) != 0 || !strings.Contains(k.LastText(), "Expired at "+at) {
 		t.Errorf("the expired keyboard: buttons %q, text %q", k.Buttons(), k.LastText())
 	}
