@@ -6,12 +6,13 @@ import (
 
 	"github.com/go-telegram/bot/models"
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/desk"
 )
 
 // GrantButtonPrefix starts the callback data of the /grants buttons
 // (Revoke, tasks on/off); Config.GrantButton handles them. The keyboards
 // go out through SendWithButtons, as our own JSON.
-const GrantButtonPrefix = "gr:"
+const GrantButtonPrefix = desk.GrantButtonPrefix
 
 // grantCallback handles a /grants button: the handler's answer is the
 // toast and, when it says so, the pressed message loses its keyboard.
