@@ -352,33 +352,50 @@ func TestApprovalRefusesOthersAndDecidesOnce(t *testing.T) {
 	}
 }
 
-// TestApprovalAcrossReplicas runs two `kairos run` replicas on one
-// PostgreSQL database behind a round-robin webhook balancer: the turn
-// waits on one replica, the button press reaches the other, and the
-// waiting turn learns the decision from the database and finishes once.
-func TestApprovalAcrossReplicas(t *testing.T) {
+// pressedOnReplicas starts two replicas of a fresh rig (skipping without
+// PostgreSQL), pauses a forget for approval, presses the button named
+// press and waits for the forget's answer.
+func pressedOnReplicas(t *testing.T, press string) (*approvalRig, *roundRobin, []*proc, *store.DB) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("subprocess replicas test")
 	}
 	if os.Getenv(storetest.EnvURL) == "" {
 		t.Skip(storetest.EnvURL + " not set: no PostgreSQL server")
 	}
-	bin := kairosBinary(t)
 	rig := newApprovalRig(t, "")
+	rr, replicas := rig.startReplicas(t)
+	var db *store.DB
+	rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
+	if _, err := rig.tg.PressButton(approvalChat, approvalChat, press); err != nil {
+		t.Fatal(err)
+	}
+	waitReply(t, rig.tg, approvalChat, 3, "Forget outcome")
+	return rig, rr, replicas, db
+}
+
+// startReplicas starts two `kairos run` replicas of the rig (on its
+// PostgreSQL schema, each with a data directory of its own) behind a
+// round-robin webhook balancer.
+func (rig *approvalRig) startReplicas(t *testing.T) (*roundRobin, []*proc) {
+	t.Helper()
+	bin := kairosBinary(t)
 	rr := &roundRobin{served: map[string]int{}}
 	lb := httptest.NewServer(rr)
 	t.Cleanup(lb.Close)
-	replicas := startReplicaProcs(t, bin, rig.tg, rr, lb.URL, func(r int) map[string]string {
+	return rr, startReplicaProcs(t, bin, rig.tg, rr, lb.URL, func(r int) map[string]string {
 		vars := maps.Clone(rig.vars)
 		vars["KAIROS_DATA_DIR"] = filepath.Join(t.TempDir(), fmt.Sprint("data", r))
 		return vars
 	})
-	var db *store.DB
-	rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
-	if _, err := rig.tg.PressButton(approvalChat, approvalChat, "Approve"); err != nil {
-		t.Fatal(err)
-	}
-	waitReply(t, rig.tg, approvalChat, 3, "Forget outcome")
+}
+
+// TestApprovalAcrossReplicas runs two `kairos run` replicas on one
+// PostgreSQL database behind a round-robin webhook balancer: the turn
+// waits on one replica, the button press reaches the other, and the
+// waiting turn learns the decision from the database and finishes once.
+func TestApprovalAcrossReplicas(t *testing.T) {
+	rig, rr, replicas, db := pressedOnReplicas(t, "Approve")
 	for _, p := range replicas {
 		p.stop(t, syscall.SIGTERM, 30*time.Second)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
-	"github.com/kairos-agent/kairos/internal/testkit/mcpserver"
 	"github.com/kairos-agent/kairos/store"
 )
 
@@ -129,12 +127,8 @@ func TestApprovalFatigueWeek(t *testing.T) {
 // runFatigueWeek runs the week in a fresh `kairos run` and counts.
 func runFatigueWeek(t *testing.T, week []fatigueStep, always bool) fatigueCount {
 	t.Helper()
-	srv := mcpserver.New("notes")
-	ts := httptest.NewServer(srv.Handler("fatigue-token"))
-	t.Cleanup(ts.Close)
-	t.Cleanup(srv.Release)
 	e := newEnv(t)
-	e.vars["KAIROS_SECRET_NOTES"] = "fatigue-token"
+	srv, url := notesServer(t, e)
 	pol := fmt.Sprintf(`access:
   operators: [%d]
   allowed_users: [%d]
@@ -152,7 +146,7 @@ mcp:
       token_secret: NOTES
       tools: [echo, add_note, inject]
       impact: {inject: read}
-`, operatorID, approvalChat, ts.URL)
+`, operatorID, approvalChat, url)
 	if err := os.WriteFile(e.vars["KAIROS_POLICY"], []byte(pol), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -251,19 +245,14 @@ func containsString(xs []string, s string) bool {
 // so three failed runs do not disable it mid-week.
 func seedLightsSkill(t *testing.T, e *env) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, store.Config{DataDir: e.vars["KAIROS_DATA_DIR"], DatabaseURL: e.vars["KAIROS_DATABASE_URL"]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := e.openStore(t)
 	owner := kairos.UserKey(kairos.ChannelTelegram, approvalChat)
 	sk := &kairos.Skill{Name: "lights", Owner: owner, Scope: kairos.SkillScopeUser, Enabled: true}
 	v := &kairos.SkillVersion{Version: 1, Description: "Switches the lights of a room on", InputSchema: json.RawMessage(`{"type":"object","properties":{"room":{"type":"string"}}}`),
 		Code: "async function run(input) { try { return await postJSON(\"https://ha.example/api/services/light/turn_on\", {entity_id: \"light.\" + input.room}); } " +
 			"catch (e) { return {sent: false, error: String(e)}; } }",
 		Capabilities: kairos.SkillCapabilities{Hosts: []string{"ha.example"}}, Risk: []string{kairos.RiskNetworkWrite}, CreatedBy: owner, ApprovedBy: owner}
-	if err := store.NewSkillStore(db).CreateSkill(ctx, sk, v); err != nil {
+	if err := store.NewSkillStore(db).CreateSkill(context.Background(), sk, v); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -17,7 +13,6 @@ import (
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
-	"github.com/kairos-agent/kairos/store/storetest"
 )
 
 // runUntil runs `kairos run` in process until the returned stop is called
@@ -375,28 +370,7 @@ func TestTaskDeniedWithoutTaskGrant(t *testing.T) {
 // PostgreSQL database behind a round-robin webhook balancer; "Always
 // here" pressed through one covers the forgets that reach either.
 func TestAlwaysHereOnTheOtherReplica(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess replicas test")
-	}
-	if os.Getenv(storetest.EnvURL) == "" {
-		t.Skip(storetest.EnvURL + " not set: no PostgreSQL server")
-	}
-	bin := kairosBinary(t)
-	rig := newApprovalRig(t, "")
-	rr := &roundRobin{served: map[string]int{}}
-	lb := httptest.NewServer(rr)
-	t.Cleanup(lb.Close)
-	replicas := startReplicaProcs(t, bin, rig.tg, rr, lb.URL, func(r int) map[string]string {
-		vars := maps.Clone(rig.vars)
-		vars["KAIROS_DATA_DIR"] = filepath.Join(t.TempDir(), fmt.Sprint("data", r))
-		return vars
-	})
-	var db *store.DB
-	rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
-	if _, err := rig.tg.PressButton(approvalChat, approvalChat, "Always here"); err != nil {
-		t.Fatal(err)
-	}
-	waitReply(t, rig.tg, approvalChat, 3, "Forget outcome")
+	rig, rr, replicas, db := pressedOnReplicas(t, "Always here")
 	waitFor(t, "the grant", func() bool { return count(t, db, "grants", "") == 1 })
 	rr.mu.Lock()
 	first := len(rr.order)
