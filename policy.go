@@ -185,6 +185,10 @@ type SessionsPolicy struct {
 type ApprovalsPolicy struct {
 	Required []string `yaml:"required" json:"required"` // action names, e.g. memory.forget
 	Timeout  Duration `yaml:"timeout" json:"timeout"`   // expiry means deny
+	// NeverGrant lists what can only be approved once: no "Allow 1h" or
+	// "Always here" (grant.go). Entries are action names, tool names
+	// (notes__add_note, skill__vat_price) or NeverGrantUnlistedHost.
+	NeverGrant []string `yaml:"never_grant" json:"never_grant"`
 }
 
 // BuiltinBlockedCategories are refused whatever the policy says (seed 004).
@@ -261,8 +265,9 @@ func DefaultPolicy() *Policy {
 			TokenUsageRetention:     MustDuration("P400D"),
 		},
 		Approvals: ApprovalsPolicy{
-			Required: []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets, ActionMCPWrite},
-			Timeout:  MustDuration("PT10M"),
+			Required:   []string{ActionMemoryForget, ActionCodeNetworkWrite, ActionCodeSecrets, ActionMCPWrite},
+			Timeout:    MustDuration("PT10M"),
+			NeverGrant: []string{ActionSkillCreate, ActionSkillUpdate, ActionSkillRollback, NeverGrantUnlistedHost},
 		},
 		Media:     DefaultMediaPolicy(),
 		Schedules: DefaultSchedulesPolicy(),

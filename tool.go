@@ -35,6 +35,19 @@ type ToolAction struct {
 	// diff, its tests and their results), shown with the approval request;
 	// a front end sends it as a document when it is long.
 	Detail string
+	// Summary says in one sentence, as a question, what the call will do
+	// ("Forget the memory ‘prefers tea’ (saved Tuesday)?"); the approval
+	// request leads with it.
+	Summary string
+	// Target is what the call is about, normalised, for a standing grant
+	// (grant.go): a host and method, an MCP tool and the arguments that
+	// matter, a skill and its version. Empty: it can only be approved once.
+	Target string
+	// TargetLabel is Target as people read it: what "Always here" covers.
+	TargetLabel string
+	// UnlistedHost: the call writes to a host outside network.allow_list
+	// (or to one it does not name), see NeverGrantUnlistedHost.
+	UnlistedHost bool
 }
 
 // ToolInvocation is one call with the context it runs in.
@@ -49,6 +62,7 @@ type ToolInvocation struct {
 	TriggerMessage string     // the user's message that started the turn
 	Reasoning      string     // the model's text that came with the call
 	Now            time.Time  // the turn's time (the message's date)
+	Zone           string     // the user's IANA time zone ("" when unknown)
 	Tainted        bool       // untrusted content is already in the turn
 	TaintSource    string     // what it was, when Tainted ("search", "a document", …)
 	Files          []CellFile // the turn's attachments (code cells may read them)

@@ -39,12 +39,25 @@ type ApprovalRequest struct {
 	ThreadKey string
 	UserKey   string
 	Action    string // "memory.forget", …
-	Summary   string // what will happen, in a line
+	Tool      string // the tool called ("memory", "notes__add_note")
+	Summary   string // what will happen, in one sentence (ToolAction.Summary)
 	Reason    string // why it needs approval (impactful, tainted context, …)
 	// Detail is the whole of what is approved (ToolAction.Detail): code,
 	// a diff, test results. Long details go as a document.
 	Detail    string
 	ExpiresAt time.Time
+	// Zone is the user's IANA time zone: the request shows its expiry as
+	// a clock time there.
+	Zone string
+	// Grantable: "Allow 1h" and "Always here" are offered (the floor of
+	// grant.go allows a grant); Target and TargetLabel say for what.
+	Grantable   bool
+	Target      string
+	TargetLabel string
+	// NoGrant says why no standing grant is offered ("" when one is, or
+	// when the action has nothing to grant): untrusted content in the
+	// turn, the policy's never_grant, …
+	NoGrant string
 	// State is the paused turn as the agent records it; when set, the
 	// request is persisted and the turn can be finished after a restart
 	// or by another replica.
@@ -67,7 +80,11 @@ const (
 type Decision struct {
 	Outcome string // DecisionApproved, DecisionDenied, DecisionExpired
 	By      string // user key of who decided
+	ByName  string // their name, when the front end knows it (the decided keyboard shows it)
 	At      time.Time
+	// Scope is what an approval stands for: GrantOnce, GrantHour or
+	// GrantAlways (the button pressed).
+	Scope string
 }
 
 // ToolRegistry offers the tools a policy enables. A disabled tool is absent

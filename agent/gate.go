@@ -159,7 +159,7 @@ func (a *Agent) gate(ctx context.Context, t *turn, call kairos.ToolCall, act kai
 			if err := a.transition(ctx, t, t.tm, ModeExecute, TransitionInput{Actor: dec.By, At: t.in.Date, ApprovalToken: call.ID}); err != nil {
 				return false, dec.Outcome, kairos.ErrorMessage(err)
 			}
-			approval = dec.Outcome
+			approval = journalApproval(dec)
 		default:
 			return false, "", fmt.Sprintf("%s is not available to you", act.Name)
 		}

@@ -28,6 +28,7 @@ type paused struct {
 	stepCalls int                        // tool calls counted before the step
 	decided   map[string]kairos.Decision // the step's decisions so far
 	handedOff bool                       // another process continues the turn
+	resumed   string                     // the call whose decision resumed the turn (logged when reached)
 }
 
 // pausedTurn is the persisted form (JSON) of a turn waiting for approval.
@@ -121,6 +122,7 @@ func (a *Agent) Resume(ctx context.Context, state []byte, dec kairos.Decision, o
 		decided[k] = v
 	}
 	decided[p.CallID] = dec
+	t.resumed = p.CallID
 	if err := a.toolStep(ctx, t, p.Step, tools, p.Asst, decided); err != nil {
 		return a.finish(ctx, t, "", err)
 	}

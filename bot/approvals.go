@@ -53,20 +53,21 @@ const (
 
 // pendingApproval is a live waiter of this process.
 type pendingApproval struct {
-	ch      chan kairos.Decision
-	userID  int64
-	kb      atomic.Pointer[keyboardMsg] // set once the keyboard is sent
-	decided atomic.Bool                 // in-memory requests only (no store)
-	closed  atomic.Bool                 // the keyboard was edited to show the outcome
+	ch        chan kairos.Decision
+	userID    int64
+	grantable bool
+	kb        atomic.Pointer[keyboardMsg] // set once the keyboard is sent
+	decided   atomic.Bool                 // in-memory requests only (no store)
+	closed    atomic.Bool                 // the keyboard was edited to show the outcome
 }
 
 // closeOnce closes pa's keyboard unless it was closed already. A press can
 // reach handleCallback before Approve has recorded the keyboard's message
 // id (or the row its message id); then the press closes nothing and
 // Approve closes it once it has the id.
-func (b *Bot) closeOnce(ctx context.Context, pa *pendingApproval, kb *keyboardMsg, outcome string) {
+func (b *Bot) closeOnce(ctx context.Context, pa *pendingApproval, kb *keyboardMsg, dec kairos.Decision) {
 	if kb != nil && kb.msgID != 0 && pa.closed.CompareAndSwap(false, true) {
-		b.closeKeyboard(ctx, *kb, outcome)
+		b.closeKeyboard(ctx, *kb, dec)
 	}
 }
 
@@ -75,6 +76,7 @@ type keyboardMsg struct {
 	in    *kairos.Inbound
 	msgID int64
 	text  string
+	zone  string // the user's zone: the decided line's clock time
 }
 
 // inlineKeyboard is sent as our own JSON: go-telegram/bot's button type
@@ -91,9 +93,6 @@ type inlineButton struct {
 // noButtons is the markup that removes a keyboard.
 var noButtons = inlineKeyboard{InlineKeyboard: [][]inlineButton{}}
 
-var decisionLabel = map[string]string{kairos.DecisionApproved: "✅ Approved", kairos.DecisionDenied: "❌ Denied",
-	kairos.DecisionExpired: "⌛ Expired (denied)"}
-
 // Approve sends an inline keyboard and waits for the answer. With a store
 // and a turn state the request is persisted first (see above).
 func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
@@ -102,14 +101,10 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 	rand.Read(tok)
 	id := hex.EncodeToString(tok)
 	wait := req.ExpiresAt.Sub(b.cfg.Now())
-	text := fmt.Sprintf("<b>Approval needed</b>\n%s\n<i>Why:</i> %s\n%sExpires in %s; no answer means no.",
-		escape(req.Summary), escape(req.Reason), b.approvalDetail(ctx, r.in, id, req.Detail), roundDur(wait))
-	kb := inlineKeyboard{InlineKeyboard: [][]inlineButton{{
-		{Text: "Approve", CallbackData: "ap:" + id + ":y"},
-		{Text: "Deny", CallbackData: "ap:" + id + ":n"},
-	}}}
+	text := b.approvalText(ctx, r.in, id, req)
+	kb := approvalKeyboard(id, req.Grantable)
 	ch := make(chan kairos.Decision, 1)
-	pa := &pendingApproval{ch: ch, userID: r.in.UserID}
+	pa := &pendingApproval{ch: ch, userID: r.in.UserID, grantable: req.Grantable}
 	b.approvals.Store(id, pa)
 	defer b.approvals.Delete(id)
 	st := b.cfg.Approvals
@@ -121,8 +116,9 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 		// turn's continuation (a crash before the send: the sweeper shows
 		// the keyboard again, see reshowApproval).
 		row := &kairos.PendingApproval{ID: id, UpdateID: r.upd, ChatID: r.in.ChatID, ChatKind: r.in.ChatKind, TopicID: r.in.TopicID,
-			UserID: r.in.UserID, ThreadKey: req.ThreadKey, Action: req.Action, Text: text, State: req.State,
-			ExpiresAt: req.ExpiresAt}
+			UserID: r.in.UserID, ThreadKey: req.ThreadKey, Action: req.Action, Tool: req.Tool, Grantable: req.Grantable,
+			Target: req.Target, TargetLabel: req.TargetLabel, SourceMessageID: r.in.MessageID, Zone: req.Zone, Text: text,
+			State: req.State, ExpiresAt: req.ExpiresAt}
 		if err := st.CreateApproval(ctx, row, r.upd != 0); err != nil {
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
 		}
@@ -140,21 +136,24 @@ func (r *replier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kai
 		}
 		return kairos.Decision{Outcome: kairos.DecisionDenied}, err
 	}
-	kbm := keyboardMsg{in: r.in, msgID: msgID, text: text}
+	kbm := keyboardMsg{in: r.in, msgID: msgID, text: text, zone: req.Zone}
 	pa.kb.Store(&kbm)
 	if persist && msgID != 0 { // 0: a sweeper's re-show sent it and records it
 		open, err := st.SetApprovalMessage(context.WithoutCancel(ctx), id, msgID, false)
 		if err != nil {
-			b.closeKeyboard(context.WithoutCancel(ctx), kbm, kairos.DecisionDenied)
+			b.closeKeyboard(context.WithoutCancel(ctx), kbm, kairos.Decision{Outcome: kairos.DecisionDenied, At: b.cfg.Now()})
 			return kairos.Decision{Outcome: kairos.DecisionDenied}, err
 		}
 		if !open {
 			// Decided before the message id was recorded: the decider
 			// could not close the keyboard, so this process does.
 			if row, err := st.FindApproval(ctx, id); err == nil {
-				b.closeOnce(context.WithoutCancel(ctx), pa, &kbm, row.Status)
+				b.closeOnce(context.WithoutCancel(ctx), pa, &kbm, rowDecision(row))
 			}
 		}
+	}
+	if persist && b.cfg.ParkApprovals {
+		return b.park(ctx, id, pa, kbm, req.ExpiresAt)
 	}
 	return b.awaitDecision(ctx, id, pa, kbm, wait, persist)
 }
@@ -199,17 +198,7 @@ func (b *Bot) awaitDecision(ctx context.Context, id string, pa *pendingApproval,
 	for {
 		select {
 		case dec := <-ch:
-			b.closeOnce(context.WithoutCancel(ctx), pa, &kbm, dec.Outcome)
-			if persist {
-				// A press that came before the row was written decided in
-				// memory: record it (a no-op when the row has it).
-				if _, err := st.DecideApproval(context.WithoutCancel(ctx), id, dec.Outcome, dec.By, dec.At); err != nil {
-					b.log.Warn("decide approval", "err", err)
-				} else if row, err := st.FindApproval(ctx, id); err == nil && row.Status != kairos.ApprovalPending {
-					dec = rowDecision(row) // the row's decision is the one
-				}
-			}
-			return b.claimAsWaiter(ctx, id, dec, persist)
+			return b.takePress(ctx, id, pa, kbm, dec, persist)
 		case <-tick:
 			row, err := st.HeartbeatApproval(ctx, id, b.cfg.Now())
 			if err != nil {
@@ -225,7 +214,7 @@ func (b *Bot) awaitDecision(ctx context.Context, id string, pa *pendingApproval,
 				if !pa.decided.CompareAndSwap(false, true) {
 					continue // a press is being delivered on ch
 				}
-				b.closeOnce(ctx, pa, &kbm, kairos.DecisionExpired)
+				b.closeOnce(ctx, pa, &kbm, kairos.Decision{Outcome: kairos.DecisionExpired, At: now})
 				return kairos.Decision{Outcome: kairos.DecisionExpired, At: now}, nil
 			}
 			won, err := st.DecideApproval(ctx, id, kairos.DecisionExpired, "", now)
@@ -235,7 +224,7 @@ func (b *Bot) awaitDecision(ctx context.Context, id string, pa *pendingApproval,
 				continue
 			}
 			if won {
-				b.closeOnce(ctx, pa, &kbm, kairos.DecisionExpired)
+				b.closeOnce(ctx, pa, &kbm, kairos.Decision{Outcome: kairos.DecisionExpired, At: now})
 				return b.claimAsWaiter(ctx, id, kairos.Decision{Outcome: kairos.DecisionExpired, At: now}, persist)
 			}
 			// Decided elsewhere just now: the next tick reads it.
@@ -267,11 +256,11 @@ func (b *Bot) claimAsWaiter(ctx context.Context, id string, dec kairos.Decision,
 }
 
 func rowDecision(row *kairos.PendingApproval) kairos.Decision {
-	return kairos.Decision{Outcome: row.Status, By: row.DecidedBy, At: row.DecidedAt}
+	return kairos.Decision{Outcome: row.Status, By: row.DecidedBy, At: row.DecidedAt, Scope: row.Scope}
 }
 
 func rowKeyboard(row *kairos.PendingApproval) keyboardMsg {
-	return keyboardMsg{in: rowInbound(row), msgID: row.MessageID, text: row.Text}
+	return keyboardMsg{in: rowInbound(row), msgID: row.MessageID, text: row.Text, zone: row.Zone}
 }
 
 func rowInbound(row *kairos.PendingApproval) *kairos.Inbound {
@@ -279,49 +268,38 @@ func rowInbound(row *kairos.PendingApproval) *kairos.Inbound {
 		TopicID: row.TopicID, UserID: row.UserID}
 }
 
-// closeKeyboard edits an approval message so it shows the outcome and no
-// buttons.
-func (b *Bot) closeKeyboard(ctx context.Context, kb keyboardMsg, outcome string) {
+// closeKeyboard edits an approval message so it shows who decided, how
+// and when, and no buttons.
+func (b *Bot) closeKeyboard(ctx context.Context, kb keyboardMsg, dec kairos.Decision) {
 	if kb.msgID == 0 {
 		return
 	}
-	if err := b.edit(ctx, kb.in, kb.msgID, kb.text+"\n\n"+decisionLabel[outcome], noButtons); err != nil {
+	if err := b.edit(ctx, kb.in, kb.msgID, kb.text+"\n\n"+decidedLine(dec, kb.zone, b.cfg.Now()), noButtons); err != nil {
 		b.log.Warn("close approval keyboard", "err", err)
 	}
 }
 
 // handleCallback resolves an approval button press. Only the user who was
-// asked, or an operator, may decide; the first decision wins.
+// asked, or an operator, may decide; only the asked user may allow for
+// longer than once, and only where the request offered it; the first
+// decision wins.
 func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	answer := func(text string) {
 		if err := b.api.call(ctx, "answerCallbackQuery", map[string]any{"callback_query_id": cq.ID, "text": text}, nil); err != nil {
 			b.log.Debug("answerCallbackQuery failed", "err", err)
 		}
 	}
-	if strings.HasPrefix(cq.Data, ScheduleButtonPrefix) && b.cfg.ScheduleButton != nil {
-		var chatID, msgID int64
-		if m := cq.Message.Message; m != nil {
-			chatID, msgID = m.Chat.ID, int64(m.ID)
-		}
-		b.scheduleCallback(ctx, cq.From.ID, chatID, msgID, cq.Data, answer)
+	if b.otherButton(ctx, cq, answer) {
 		return
 	}
-	if strings.HasPrefix(cq.Data, SkillButtonPrefix) && b.cfg.SkillButton != nil {
-		b.skillCallback(ctx, cq, answer)
-		return
-	}
-	parts := strings.Split(cq.Data, ":")
-	if len(parts) != 3 || parts[0] != "ap" || (parts[2] != "y" && parts[2] != "n") {
+	id, choice, ok := parseApprovalData(cq.Data)
+	if !ok {
 		answer("Unknown button.")
 		return
 	}
-	id := parts[1]
-	outcome := kairos.DecisionDenied
-	if parts[2] == "y" {
-		outcome = kairos.DecisionApproved
-	}
-	now := b.cfg.Now()
-	dec := kairos.Decision{Outcome: outcome, By: kairos.UserKey(kairos.ChannelTelegram, cq.From.ID), At: now}
+	cs := choiceScope[choice]
+	dec := kairos.Decision{Outcome: cs.outcome, Scope: cs.scope, By: kairos.UserKey(kairos.ChannelTelegram, cq.From.ID),
+		ByName: cq.From.FirstName, At: b.cfg.Now()}
 	var local *pendingApproval
 	if v, ok := b.approvals.Load(id); ok {
 		local = v.(*pendingApproval)
@@ -345,14 +323,12 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		// message id: the press names the message.
 		row.MessageID = int64(m.ID)
 	}
-	var asked int64
+	asked, grantable := localAsked(local)
 	if row != nil {
-		asked = row.UserID
-	} else {
-		asked = local.userID
+		asked, grantable = row.UserID, row.Grantable
 	}
-	if cq.From.ID != asked && !b.cfg.Policy().IsOperator(cq.From.ID) {
-		answer("Only the person who asked, or an operator, can decide.")
+	if refusal := pressRefusal(b.cfg.Policy(), cq.From.ID, asked, grantable, dec.Scope); refusal != "" {
+		answer(refusal)
 		return
 	}
 	if row == nil { // in memory only
@@ -360,29 +336,71 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 			answer("This request was already decided.")
 			return
 		}
-		b.closeOnce(ctx, local, local.kb.Load(), outcome)
+		b.closeOnce(ctx, local, local.kb.Load(), dec)
 		deliver(local.ch, dec)
-		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
+		answer(choiceAnswer(dec.Outcome, dec.Scope))
 		return
 	}
-	b.decidePersisted(ctx, id, outcome, dec, row, local, answer)
+	b.decidePersisted(ctx, id, dec, row, local, answer)
+}
+
+func localAsked(pa *pendingApproval) (int64, bool) {
+	if pa == nil {
+		return 0, false
+	}
+	return pa.userID, pa.grantable
+}
+
+// pressRefusal says why a press by `from` may not decide ("" when it
+// may): someone else than the asked user or an operator; a standing
+// grant the request did not offer (a forged button), or one chosen by
+// anyone but the asked user (an operator approves for once).
+func pressRefusal(p *kairos.Policy, from, asked int64, grantable bool, scope string) string {
+	switch {
+	case from != asked && !p.IsOperator(from):
+		return "Only the person who asked, or an operator, can decide."
+	case scope != kairos.GrantOnce && !grantable:
+		return "This request can only be approved once."
+	case scope != kairos.GrantOnce && from != asked:
+		return "Only the person who asked can allow it for longer; you can approve it once."
+	}
+	return ""
+}
+
+// otherButton hands a press of a non-approval button to its handler and
+// reports whether it did.
+func (b *Bot) otherButton(ctx context.Context, cq *models.CallbackQuery, answer func(string)) bool {
+	switch {
+	case strings.HasPrefix(cq.Data, ScheduleButtonPrefix) && b.cfg.ScheduleButton != nil:
+		var chatID, msgID int64
+		if m := cq.Message.Message; m != nil {
+			chatID, msgID = m.Chat.ID, int64(m.ID)
+		}
+		b.scheduleCallback(ctx, cq.From.ID, chatID, msgID, cq.Data, answer)
+	case strings.HasPrefix(cq.Data, SkillButtonPrefix) && b.cfg.SkillButton != nil:
+		b.skillCallback(ctx, cq, answer)
+	case strings.HasPrefix(cq.Data, GrantButtonPrefix) && b.cfg.GrantButton != nil:
+		b.grantCallback(ctx, cq, answer)
+	default:
+		return false
+	}
+	return true
 }
 
 // decidePersisted decides a persisted request once (a conditional update),
 // closes its keyboard and hands the decision to the waiter here, or makes
 // sure the turn is continued when the waiter may be gone.
-func (b *Bot) decidePersisted(ctx context.Context, id, outcome string, dec kairos.Decision, row *kairos.PendingApproval,
+func (b *Bot) decidePersisted(ctx context.Context, id string, dec kairos.Decision, row *kairos.PendingApproval,
 	local *pendingApproval, answer func(string)) {
-	now := dec.At
 	st := b.cfg.Approvals
-	won, err := st.DecideApproval(ctx, id, outcome, dec.By, now)
+	won, err := st.DecideApprovalAs(ctx, id, dec)
 	if err != nil {
 		b.log.Error("decide approval", "err", err)
 		answer("Something went wrong; please press again.")
 		return
 	}
 	if won {
-		answer(map[string]string{kairos.DecisionApproved: "Approved.", kairos.DecisionDenied: "Denied."}[outcome])
+		answer(choiceAnswer(dec.Outcome, dec.Scope))
 		if row.MessageID == 0 {
 			// Read before the asking replica recorded its keyboard: read
 			// again (that write precedes this decision or fails on it,
@@ -396,11 +414,11 @@ func (b *Bot) decidePersisted(ctx context.Context, id, outcome string, dec kairo
 			if lk := local.kb.Load(); kb.msgID == 0 && lk != nil {
 				kb = *lk
 			}
-			b.closeOnce(ctx, local, &kb, outcome)
+			b.closeOnce(ctx, local, &kb, dec)
 			deliver(local.ch, dec)
 			return
 		}
-		b.closeKeyboard(ctx, rowKeyboard(row), outcome)
+		b.closeKeyboard(ctx, rowKeyboard(row), dec)
 	} else {
 		known := row.MessageID // perhaps learnt from the press
 		if row, err = st.FindApproval(ctx, id); err != nil {
@@ -457,8 +475,24 @@ func (b *Bot) waitsHere(id string) bool {
 	return ok
 }
 
+// expiresHere reports whether a parked request's expiry timer runs in
+// this process (the sweeper leaves its expiry to it).
+func (b *Bot) expiresHere(id string) bool {
+	_, ok := b.parked.Load(id)
+	return ok
+}
+
 // resumeOrphan claims a decided turn nobody waits for and finishes it.
 func (b *Bot) resumeOrphan(ctx context.Context, row *kairos.PendingApproval, dec kairos.Decision) {
+	// Messages held for this request (hold.go) run after the turn.
+	done := make(chan struct{})
+	if _, busy := b.resuming.LoadOrStore(row.ID, done); busy {
+		return // this process resumes it already (or did a moment ago)
+	}
+	defer func() {
+		close(done)
+		time.AfterFunc(time.Minute, func() { b.resuming.CompareAndDelete(row.ID, done) })
+	}()
 	ok, err := b.cfg.Approvals.ClaimApproval(ctx, row.ID, claimResumer)
 	if err != nil || !ok {
 		if err != nil {
@@ -472,7 +506,14 @@ func (b *Bot) resumeOrphan(ctx context.Context, row *kairos.PendingApproval, dec
 	}
 	b.log.Info("resuming a turn paused for approval", "approval", row.ID, "outcome", dec.Outcome)
 	out := b.replier(row.UpdateID, rowInbound(row))
-	if err := b.cfg.Resume(ctx, row.State, dec, out); err != nil {
+	// A turn of the chat: after the turns queued before it, never beside
+	// another (park.go).
+	err = b.InChat(ctx, row.ChatID, func(ctx context.Context) {
+		if err := b.cfg.Resume(ctx, row.State, dec, out); err != nil {
+			b.log.Error("resume approved turn", "approval", row.ID, "err", err)
+		}
+	})
+	if err != nil {
 		b.log.Error("resume approved turn", "approval", row.ID, "err", err)
 	}
 }
@@ -501,7 +542,7 @@ func (b *Bot) tellExpired(ctx context.Context, row *kairos.PendingApproval) {
 		}
 		return
 	}
-	b.closeKeyboard(ctx, rowKeyboard(row), kairos.DecisionExpired)
+	b.closeKeyboard(ctx, rowKeyboard(row), kairos.Decision{Outcome: kairos.DecisionExpired, At: row.ExpiresAt})
 	action := row.Action
 	if action == "" {
 		action = "the action"
@@ -544,13 +585,20 @@ func (b *Bot) sweepApprovals(ctx context.Context) {
 		if b.waitsHere(row.ID) {
 			continue // its waiter is alive in this process, only slow to beat
 		}
+		// A request parked here has its expiry here (park.go): it is
+		// expired, and its turn resumed, by that timer.
+		mine := b.expiresHere(row.ID)
 		switch {
 		case row.Status == kairos.ApprovalPending && !row.ExpiresAt.After(now):
-			b.expireOrphan(ctx, row)
+			if !mine {
+				b.expireOrphan(ctx, row)
+			}
 		case row.Status == kairos.ApprovalPending && row.MessageID == 0 && now.Sub(row.HeartbeatAt) > approvalReshow:
 			b.reshowApproval(ctx, row)
 		case row.Status == kairos.DecisionExpired && row.ClaimedBy == "":
-			b.tellExpired(ctx, row)
+			if !mine {
+				b.tellExpired(ctx, row)
+			}
 		case row.Status != kairos.ApprovalPending && row.ClaimedBy == "":
 			b.resumeOrphan(ctx, row, rowDecision(row))
 		}
@@ -582,10 +630,7 @@ func (b *Bot) reshowApproval(ctx context.Context, row *kairos.PendingApproval) {
 		b.log.Warn("reshow approval", "err", err)
 		return
 	}
-	kb := inlineKeyboard{InlineKeyboard: [][]inlineButton{{
-		{Text: "Approve", CallbackData: "ap:" + row.ID + ":y"},
-		{Text: "Deny", CallbackData: "ap:" + row.ID + ":n"},
-	}}}
+	kb := approvalKeyboard(row.ID, row.Grantable)
 	msgID, err := b.sendKeyboardOnce(ctx, rowInbound(row), row.ID, row.Text, kb)
 	if err != nil || msgID == 0 {
 		if err != nil {
@@ -596,7 +641,7 @@ func (b *Bot) reshowApproval(ctx context.Context, row *kairos.PendingApproval) {
 	open, err := st.SetApprovalMessage(ctx, row.ID, msgID, false)
 	if err == nil && !open {
 		if fresh, err := st.FindApproval(ctx, row.ID); err == nil {
-			b.closeKeyboard(ctx, keyboardMsg{in: rowInbound(row), msgID: msgID, text: row.Text}, fresh.Status)
+			b.closeKeyboard(ctx, keyboardMsg{in: rowInbound(row), msgID: msgID, text: row.Text, zone: row.Zone}, rowDecision(fresh))
 		}
 	}
 }

@@ -58,6 +58,14 @@ type Config struct {
 	// Names keeps the first name and @username of the users who may talk
 	// to the agent, from their messages (optional; the console shows them).
 	Names kairos.NameStore
+	// GrantButton handles a press of a /grants button (callback data
+	// after GrantButtonPrefix), like SkillButton.
+	GrantButton func(ctx context.Context, fromID int64, data string) (answer string, closeKeyboard bool, err error)
+	// ParkApprovals: a turn waiting for an approval releases its chat.
+	// The request is parked in Approvals and the turn ends; the decision
+	// resumes it through Resume, in the chat's turn order (park.go).
+	// Needs Approvals and Resume.
+	ParkApprovals bool
 
 	Workers     int           // concurrent turns across chats (default 8)
 	PollTimeout time.Duration // long-poll timeout (default 30 s)
@@ -115,6 +123,9 @@ type Bot struct {
 
 	approvals sync.Map      // callback id → *pendingApproval (the live waiters of this process)
 	names     sync.Map      // user id → the kairos.UserName last stored (names.go)
+	resuming  sync.Map      // approval id → chan struct{} closed when its resumed turn is done (park.go)
+	parked    sync.Map      // approval id → struct{}: parked here, its expiry timer running (park.go)
+	held      holds         // messages waiting for a pending approval (hold.go)
 	stopping  chan struct{} // closed when Shutdown begins: persisted approvals stop waiting
 	stopOnce  sync.Once
 
@@ -467,6 +478,9 @@ func isCallback(payload []byte) bool {
 // interrupted (shutdown) stays pending and resumes at the next start.
 func (b *Bot) process(ctx context.Context, u *kairos.RawUpdate) {
 	start := time.Now()
+	if b.holdIfDepends(ctx, u) {
+		return // it waits for an approval of its chat (hold.go)
+	}
 	attempts, err := b.cfg.Updates.BumpAttempts(ctx, u.UpdateID)
 	if err != nil {
 		b.log.Error("count attempt", "err", err)

@@ -11,7 +11,8 @@ import (
 // decision wins, the keyboard in the chat loses its buttons, and the
 // paused turn continues here or on whichever replica waits for it. by is
 // who decided ("console:<id>", "token:<name>"). The answer is the
-// sentence a button press would show.
+// sentence a button press would show. A decision from the web approves
+// once: a standing grant is the asked user's own choice, in their chat.
 func (b *Bot) Decide(ctx context.Context, id string, approve bool, by string) (string, error) {
 	st := b.cfg.Approvals
 	if st == nil {
@@ -31,7 +32,7 @@ func (b *Bot) Decide(ctx context.Context, id string, approve bool, by string) (s
 		local = v.(*pendingApproval)
 	}
 	var said string
-	b.decidePersisted(ctx, id, outcome, dec, row, local, func(s string) { said = s })
+	b.decidePersisted(ctx, id, dec, row, local, func(s string) { said = s })
 	return said, nil
 }
 

@@ -40,10 +40,13 @@ func (t *tool) OfferedAction() string {
 // Action is mcp.read for a tool the policy marks read, else mcp.write,
 // which is impactful.
 func (t *tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
-	if _, err := arguments(inv.Arguments); err != nil {
+	args, err := arguments(inv.Arguments)
+	if err != nil {
 		return kairos.ToolAction{}, err
 	}
-	act := kairos.ToolAction{Name: t.OfferedAction(), Capability: kairos.CapMCP}
+	act := kairos.ToolAction{Name: t.OfferedAction(), Capability: kairos.CapMCP,
+		Summary: sentence(t.srv.name, t.remote.remote, t.remote.spec.Description, args)}
+	act.Target, act.TargetLabel = grantTarget(t.remote.spec.Name, args)
 	if act.Name == kairos.ActionMCPWrite {
 		act.Impactful = true
 		act.Reason = fmt.Sprintf("%s may change something through the MCP server %q", t.remote.remote, t.srv.name)

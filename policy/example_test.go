@@ -32,6 +32,7 @@ func ExampleSummary() {
 	// Agent: model from KAIROS_MODEL, 8 steps and 16 tool calls per turn, mode timeout PT30M
 	// Sessions: new session daily at 00:00; code executions kept P30D; no scheduled backup
 	// Approvals needed for: memory.forget, code.network_write, code.secrets, mcp.write (expire after PT10M)
+	// Approved once only (no standing grant): skill.create, skill.update, skill.rollback, network.unlisted_host
 	// Research: tiers memory, offline, web, model, book; offline folder none, kiwix-serve none; web 0 allowed domains
 	// No policy file: built-in defaults in force (checked never)
 }

@@ -98,6 +98,9 @@ var parseErrorCases = []parseErrorCase{
 		[]string{`policy.yaml:2:19: access.operators[1]: a Telegram user id is a positive number, got -5`}},
 	{"approval action", "approvals:\n  required: [memory.forgot]\n",
 		[]string{`policy.yaml:2:14: approvals.required[0]: "memory.forgot" is not a known action (search, memory.store, memory.recall, memory.list, memory.forget, code.execute, code.generate, code.status, code.network_write, code.secrets, schedule.create, schedule.list, schedule.cancel, mcp.read, mcp.write, skill.list, skill.test, skill.create, skill.update, skill.rollback, skill.run, research), did you mean "memory.forget"?`}},
+	{"never grant", "approvals:\n  never_grant: [skill.creat, notes__add_note, network.unlisted_host, \"a b\"]\n",
+		[]string{`policy.yaml:2:17: approvals.never_grant[0]: "skill.creat" is not an action (search, memory.store, memory.recall, memory.list, memory.forget, code.execute, code.generate, code.status, code.network_write, code.secrets, schedule.create, schedule.list, schedule.cancel, mcp.read, mcp.write, skill.list, skill.test, skill.create, skill.update, skill.rollback, skill.run, research), network.unlisted_host, or a tool named server__tool or skill__name, did you mean "skill.create"?`,
+			`policy.yaml:2:70: approvals.never_grant[3]: "a b" is not an action (search, memory.store, memory.recall, memory.list, memory.forget, code.execute, code.generate, code.status, code.network_write, code.secrets, schedule.create, schedule.list, schedule.cancel, mcp.read, mcp.write, skill.list, skill.test, skill.create, skill.update, skill.rollback, skill.run, research), network.unlisted_host, or a tool named server__tool or skill__name`}},
 	{"cron", "sessions:\n  backup_schedule: every day\n",
 		[]string{`policy.yaml:2:20: sessions.backup_schedule: "every day" is not a cron schedule (5 fields or @daily): expected exactly 5 fields, found 2: [every day]`}},
 	{"syntax error", "clock:\n  mode: [light\n",
@@ -167,6 +170,9 @@ func TestParseDecodesOverDefaults(t *testing.T) {
 		}},
 		{"an empty list empties", "approvals:\n  required: []\n", func(p *kairos.Policy) {
 			p.Approvals.Required = []string{}
+		}},
+		{"never_grant may be emptied", "approvals:\n  never_grant: []\n", func(p *kairos.Policy) {
+			p.Approvals.NeverGrant = []string{}
 		}},
 		{"rules replace, fields of new rules start empty", "clock:\n  checkins:\n    rules:\n      - id: only\n        when: {has_open_action: false, elapsed_any_channel_gte: P7D}\n        then: {offer_recap: true}\n",
 			func(p *kairos.Policy) {

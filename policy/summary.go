@@ -32,6 +32,7 @@ func Summary(p *kairos.Policy) string {
 		fmt.Sprintf("Agent: model %s, %d steps and %d tool calls per turn, mode timeout %s", model, a.MaxSteps, a.MaxToolCalls, a.ModeTimeout),
 		sessionsSummary(&p.Sessions),
 		fmt.Sprintf("Approvals needed for: %s (expire after %s)", list(p.Approvals.Required), p.Approvals.Timeout),
+		fmt.Sprintf("Approved once only (no standing grant): %s", list(p.Approvals.NeverGrant)),
 	}
 	if mcp := mcpSummary(p.MCP); mcp != "" {
 		lines = append(lines, mcp)

@@ -237,6 +237,23 @@ func validateApprovals(c *checker, ap *kairos.ApprovalsPolicy) {
 		}
 	}
 	c.dur("approvals.timeout", ap.Timeout, true)
+	for i, name := range ap.NeverGrant {
+		if !neverGrantable(name) {
+			c.add(fmt.Sprintf("approvals.never_grant[%d]", i), "%q is not an action (%s), %s, or a tool named server__tool or skill__name%s",
+				name, strings.Join(KnownActions, ", "), kairos.NeverGrantUnlistedHost, didYouMean(name, append(slices.Clone(KnownActions), kairos.NeverGrantUnlistedHost)))
+		}
+	}
+}
+
+// neverGrantable reports whether approvals.never_grant may list name: an
+// action, the unlisted-host condition, or a tool named <server>__<tool>
+// (an MCP server's, or skill__<name>).
+func neverGrantable(name string) bool {
+	if slices.Contains(KnownActions, name) || name == kairos.NeverGrantUnlistedHost {
+		return true
+	}
+	server, tool, ok := strings.Cut(name, kairos.MCPToolSep)
+	return ok && server != "" && tool != "" && !strings.ContainsAny(name, " \t\n")
 }
 
 func validateClock(c *checker, cp *kairos.ClockPolicy) {

@@ -63,7 +63,8 @@ var webChecks = []webCheck{
 //     removed;
 //   - let more people in: an operator or allowed user added,
 //     access.pairing turned on, access.group_replies no longer "mention";
-//   - loosen approvals: an action taken out of approvals.required, an MCP
+//   - loosen approvals: an action taken out of approvals.required or out of
+//     approvals.never_grant (it could be granted then), an MCP
 //     tool's impact lowered from write to read,
 //     clock.inference.require_confirmation_for_impactful_actions turned
 //     off (approvals.timeout is free: an expired request is denied);
@@ -248,6 +249,9 @@ func accessWidening(old, proposed *kairos.Policy) string {
 func approvalsLoosening(old, proposed *kairos.Policy) string {
 	if !subset(old.Approvals.Required, proposed.Approvals.Required) {
 		return "approvals.required"
+	}
+	if !subset(old.Approvals.NeverGrant, proposed.Approvals.NeverGrant) {
+		return "approvals.never_grant" // something approved once only could be granted
 	}
 	if old.Clock.Inference.RequireConfirmationForImpactfulActions && !proposed.Clock.Inference.RequireConfirmationForImpactfulActions {
 		return "clock.inference.require_confirmation_for_impactful_actions"

@@ -165,6 +165,16 @@ func approvalWidenings() []widening {
 			proposed.Approvals.Required = slices.DeleteFunc(slices.Clone(proposed.Approvals.Required), func(s string) bool { return s == action })
 			return "approvals.required"
 		}},
+		{"approvals.never_grant", func(r *rand.Rand, old, proposed *kairos.Policy) string {
+			entry := append(slices.Clone(kairos.Actions), kairos.NeverGrantUnlistedHost, "notes__add_note")[r.IntN(len(kairos.Actions)+2)]
+			both(old, proposed, func(p *kairos.Policy) {
+				if !slices.Contains(p.Approvals.NeverGrant, entry) {
+					p.Approvals.NeverGrant = append(slices.Clone(p.Approvals.NeverGrant), entry)
+				}
+			})
+			proposed.Approvals.NeverGrant = slices.DeleteFunc(slices.Clone(proposed.Approvals.NeverGrant), func(s string) bool { return s == entry })
+			return "approvals.never_grant"
+		}},
 		{"clock.inference.require_confirmation_for_impactful_actions", func(_ *rand.Rand, old, proposed *kairos.Policy) string {
 			both(old, proposed, func(p *kairos.Policy) { p.Clock.Inference.RequireConfirmationForImpactfulActions = true })
 			proposed.Clock.Inference.RequireConfirmationForImpactfulActions = false

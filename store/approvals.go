@@ -21,24 +21,33 @@ type approvalRow struct {
 	UserID      int64
 	ThreadKey   string
 	Action      string
-	Text        string
-	MessageID   int64
-	State       string
-	ExpiresAt   int64
-	CreatedAt   int64 `gorm:"autoCreateTime:false"`
-	Status      string
-	DecidedBy   string
-	DecidedAt   int64
-	HeartbeatAt int64
-	ClaimedBy   string
+	Tool        string
+	Grantable   bool
+	Target      string
+	TargetLabel string
+	// SourceMessageID is the user's message of the paused turn.
+	SourceMessageID int64
+	Scope           string
+	Zone            string
+	Text            string
+	MessageID       int64
+	State           string
+	ExpiresAt       int64
+	CreatedAt       int64 `gorm:"autoCreateTime:false"`
+	Status          string
+	DecidedBy       string
+	DecidedAt       int64
+	HeartbeatAt     int64
+	ClaimedBy       string
 }
 
 func (approvalRow) TableName() string { return "approvals" }
 
 func (r *approvalRow) domain() *kairos.PendingApproval {
 	pa := &kairos.PendingApproval{ID: r.ID, UpdateID: r.UpdateID, ChatID: r.ChatID, ChatKind: r.ChatKind, TopicID: r.TopicID,
-		UserID: r.UserID, ThreadKey: r.ThreadKey, Action: r.Action, Text: r.Text, MessageID: r.MessageID, State: []byte(r.State),
-		ExpiresAt: fromMS(r.ExpiresAt), CreatedAt: fromMS(r.CreatedAt), Status: r.Status, DecidedBy: r.DecidedBy,
+		UserID: r.UserID, ThreadKey: r.ThreadKey, Action: r.Action, Tool: r.Tool, Grantable: r.Grantable, Target: r.Target,
+		TargetLabel: r.TargetLabel, SourceMessageID: r.SourceMessageID, Zone: r.Zone, Text: r.Text, MessageID: r.MessageID, State: []byte(r.State),
+		ExpiresAt: fromMS(r.ExpiresAt), CreatedAt: fromMS(r.CreatedAt), Status: r.Status, DecidedBy: r.DecidedBy, Scope: r.Scope,
 		HeartbeatAt: fromMS(r.HeartbeatAt), ClaimedBy: r.ClaimedBy}
 	if r.DecidedAt != 0 {
 		pa.DecidedAt = fromMS(r.DecidedAt)
@@ -55,16 +64,19 @@ func (l *UpdateLog) CreateApproval(ctx context.Context, pa *kairos.PendingApprov
 		created = now
 	}
 	r := approvalRow{ID: pa.ID, UpdateID: pa.UpdateID, ChatID: pa.ChatID, ChatKind: pa.ChatKind, TopicID: pa.TopicID,
-		UserID: pa.UserID, ThreadKey: pa.ThreadKey, Action: pa.Action, Text: pa.Text, MessageID: pa.MessageID,
+		UserID: pa.UserID, ThreadKey: pa.ThreadKey, Action: pa.Action, Tool: pa.Tool, Grantable: pa.Grantable, Target: pa.Target,
+		TargetLabel: pa.TargetLabel, SourceMessageID: pa.SourceMessageID, Zone: pa.Zone, Text: pa.Text, MessageID: pa.MessageID,
 		State: string(pa.State), ExpiresAt: ms(pa.ExpiresAt), CreatedAt: ms(created), Status: kairos.ApprovalPending,
 		HeartbeatAt: ms(now)}
 	// The turn's deferred writes (DeferWrites) commit with the pause.
 	err := l.db.commit(ctx, markUpdateDone, func(ctx context.Context, tx *hotTx) error {
 		if _, err := tx.exec(ctx, `INSERT INTO approvals (id, update_id, chat_id, chat_kind, topic_id, user_id, thread_key, action, text,
-			message_id, state, expires_at, created_at, status, decided_by, decided_at, heartbeat_at, claimed_by)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			message_id, state, expires_at, created_at, status, decided_by, decided_at, heartbeat_at, claimed_by,
+			tool, grantable, target, target_label, source_message_id, zone)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.UpdateID, r.ChatID, r.ChatKind, r.TopicID, r.UserID, r.ThreadKey, r.Action, r.Text,
-			r.MessageID, r.State, r.ExpiresAt, r.CreatedAt, r.Status, r.DecidedBy, r.DecidedAt, r.HeartbeatAt, r.ClaimedBy); err != nil {
+			r.MessageID, r.State, r.ExpiresAt, r.CreatedAt, r.Status, r.DecidedBy, r.DecidedAt, r.HeartbeatAt, r.ClaimedBy,
+			r.Tool, r.Grantable, r.Target, r.TargetLabel, r.SourceMessageID, r.Zone); err != nil {
 			return err
 		}
 		if markUpdateDone && pa.UpdateID != 0 {
@@ -121,11 +133,26 @@ func (l *UpdateLog) FindApproval(ctx context.Context, id string) (*kairos.Pendin
 
 // DecideApproval moves a pending request to outcome, once.
 func (l *UpdateLog) DecideApproval(ctx context.Context, id, outcome, by string, at time.Time) (bool, error) {
+	return l.DecideApprovalAs(ctx, id, kairos.Decision{Outcome: outcome, By: by, At: at})
+}
+
+// DecideApprovalAs moves a pending request to dec's outcome, with its
+// grant scope, once. A scope is kept only on an approval of a request
+// that offered a grant.
+func (l *UpdateLog) DecideApprovalAs(ctx context.Context, id string, dec kairos.Decision) (bool, error) {
 	q := l.db.gdb.WithContext(ctx).Model(&approvalRow{}).Where("id = ? AND status = ?", id, kairos.ApprovalPending)
-	if outcome != kairos.DecisionExpired {
-		q = q.Where("expires_at > ?", ms(at))
+	if dec.Outcome != kairos.DecisionExpired {
+		q = q.Where("expires_at > ?", ms(dec.At))
 	}
-	res := q.Updates(map[string]any{"status": outcome, "decided_by": by, "decided_at": ms(at)})
+	set := map[string]any{"status": dec.Outcome, "decided_by": dec.By, "decided_at": ms(dec.At)}
+	if dec.Outcome == kairos.DecisionApproved && dec.Scope != kairos.GrantOnce {
+		if !kairos.ValidGrantScope(dec.Scope) {
+			return false, kairos.Errorf(kairos.EINVALID, "unknown grant scope %q", dec.Scope)
+		}
+		q = q.Where("grantable = ?", true)
+		set["scope"] = dec.Scope
+	}
+	res := q.Updates(set)
 	if res.Error != nil {
 		return false, fmt.Errorf("decide approval: %w", res.Error)
 	}
@@ -149,6 +176,20 @@ func (l *UpdateLog) HeartbeatApproval(ctx context.Context, id string, at time.Ti
 		return nil, fmt.Errorf("approval heartbeat: %w", err)
 	}
 	return l.FindApproval(ctx, id)
+}
+
+// PendingApprovalsInChat lists a chat's pending requests, oldest first.
+func (l *UpdateLog) PendingApprovalsInChat(ctx context.Context, chatID int64) ([]*kairos.PendingApproval, error) {
+	var rows []approvalRow
+	if err := l.db.gdb.WithContext(ctx).Where("chat_id = ? AND status = ?", chatID, kairos.ApprovalPending).
+		Order("created_at").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("pending approvals of a chat: %w", err)
+	}
+	out := make([]*kairos.PendingApproval, len(rows))
+	for i := range rows {
+		out[i] = rows[i].domain()
+	}
+	return out, nil
 }
 
 // StaleApprovals lists pending or unclaimed requests nobody waits for.

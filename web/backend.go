@@ -46,6 +46,12 @@ type Backend interface {
 	// Tools lists every tool the model can be offered, whether it is,
 	// and the MCP servers.
 	Tools(ctx context.Context) (*ToolsView, error)
+	// Grants lists the standing approvals in force (of one user key when
+	// userKey is set), newest first; grants that are gone (expired, or of
+	// a tool, MCP server or skill version that no longer exists) are not.
+	Grants(ctx context.Context, userKey string) ([]*kairos.Grant, error)
+	// RevokeGrant deletes a standing approval (ENOTFOUND); by says who.
+	RevokeGrant(ctx context.Context, id, by string) error
 	// PolicyText returns the policy file's text ("" when the defaults
 	// apply) and the policy in force.
 	PolicyText() (string, *kairos.Policy)

@@ -54,7 +54,7 @@ var nav = []navEntry{
 	{Page: "memories", Title: "Memories", Path: "/console/memories"},
 	{Page: "schedules", Title: "Schedules", Path: "/console/schedules"},
 	{Page: "approvals", Title: "Approvals", Path: "/console/approvals"},
-	// grants: {Page: "grants", Title: "Grants", Path: "/console/grants"},
+	{Page: "grants", Title: "Grants", Path: "/console/grants"},
 	{Page: "skills", Title: "Skills", Path: "/console/skills"},
 	{Page: "skill", Title: "Skill", Path: "/console/skill", Hidden: true},
 	{Page: "tools", Title: "Tools", Path: "/console/tools"},
@@ -190,6 +190,8 @@ func (s *Server) registerConsole(mux *http.ServeMux) {
 	handle("POST /console/schedules/cancel", s.withSession(s.cancelPost))
 	handle("GET /console/approvals", s.withSession(s.approvalsPage))
 	handle("POST /console/approvals/decide", s.withSession(s.decidePost))
+	handle("GET /console/grants", s.withSession(s.grantsPage))
+	handle("POST /console/grants/revoke", s.withSession(s.revokeGrantPost))
 	handle("GET /console/skills", s.withSession(s.skillsPage))
 	handle("GET /console/skill", s.withSession(s.skillPage))
 	handle("POST /console/skill/action", s.withSession(s.skillPost))

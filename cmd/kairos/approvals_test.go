@@ -121,7 +121,7 @@ func (rig *approvalRig) pauseForApproval(t *testing.T, db func() *store.DB) (tes
 	rig.tg.PushText(approvalChat, approvalChat, "forget where I live", time.Now())
 	waitReply(t, rig.tg, approvalChat, 2, "Approval needed")
 	kb := rig.tg.SentTo(approvalChat)[1]
-	if got := strings.Join(kb.Buttons(), ","); got != "Approve,Deny" {
+	if got := strings.Join(kb.Buttons(), ","); got != "Approve,Allow 1h,Always here,Deny" {
 		t.Fatalf("keyboard buttons = %q", got)
 	}
 	m := approveData.FindStringSubmatch(string(kb.ReplyMarkup))
@@ -346,9 +346,48 @@ func TestApprovalRefusesOthersAndDecidesOnce(t *testing.T) {
 	}
 	// The waiter may answer before the pressing goroutine's edit lands.
 	waitFor(t, "the keyboard to close", func() bool { return len(rig.tg.SentTo(approvalChat)[1].Buttons()) == 0 })
-	if n := count(t, db, "approvals", "status <> ? AND claimed_by = ?", "pending", "waiter"); n != 1 {
-		t.Errorf("%d requests decided and continued by the waiting turn, want 1", n)
+	// The turn parked (its chat was free meanwhile); the press resumed it.
+	if n := count(t, db, "approvals", "status <> ? AND claimed_by = ?", "pending", "resumer"); n != 1 {
+		t.Errorf("%d requests decided and continued by the resumed turn, want 1", n)
 	}
+}
+
+// pressedOnReplicas starts two replicas of a fresh rig (skipping without
+// PostgreSQL), pauses a forget for approval, presses the button named
+// press and waits for the forget's answer.
+func pressedOnReplicas(t *testing.T, press string) (*approvalRig, *roundRobin, []*proc, *store.DB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("subprocess replicas test")
+	}
+	if os.Getenv(storetest.EnvURL) == "" {
+		t.Skip(storetest.EnvURL + " not set: no PostgreSQL server")
+	}
+	rig := newApprovalRig(t, "")
+	rr, replicas := rig.startReplicas(t)
+	var db *store.DB
+	rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
+	if _, err := rig.tg.PressButton(approvalChat, approvalChat, press); err != nil {
+		t.Fatal(err)
+	}
+	waitReply(t, rig.tg, approvalChat, 3, "Forget outcome")
+	return rig, rr, replicas, db
+}
+
+// startReplicas starts two `kairos run` replicas of the rig (on its
+// PostgreSQL schema, each with a data directory of its own) behind a
+// round-robin webhook balancer.
+func (rig *approvalRig) startReplicas(t *testing.T) (*roundRobin, []*proc) {
+	t.Helper()
+	bin := kairosBinary(t)
+	rr := &roundRobin{served: map[string]int{}}
+	lb := httptest.NewServer(rr)
+	t.Cleanup(lb.Close)
+	return rr, startReplicaProcs(t, bin, rig.tg, rr, lb.URL, func(r int) map[string]string {
+		vars := maps.Clone(rig.vars)
+		vars["KAIROS_DATA_DIR"] = filepath.Join(t.TempDir(), fmt.Sprint("data", r))
+		return vars
+	})
 }
 
 // TestApprovalAcrossReplicas runs two `kairos run` replicas on one
@@ -356,28 +395,7 @@ func TestApprovalRefusesOthersAndDecidesOnce(t *testing.T) {
 // waits on one replica, the button press reaches the other, and the
 // waiting turn learns the decision from the database and finishes once.
 func TestApprovalAcrossReplicas(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess replicas test")
-	}
-	if os.Getenv(storetest.EnvURL) == "" {
-		t.Skip(storetest.EnvURL + " not set: no PostgreSQL server")
-	}
-	bin := kairosBinary(t)
-	rig := newApprovalRig(t, "")
-	rr := &roundRobin{served: map[string]int{}}
-	lb := httptest.NewServer(rr)
-	t.Cleanup(lb.Close)
-	replicas := startReplicaProcs(t, bin, rig.tg, rr, lb.URL, func(r int) map[string]string {
-		vars := maps.Clone(rig.vars)
-		vars["KAIROS_DATA_DIR"] = filepath.Join(t.TempDir(), fmt.Sprint("data", r))
-		return vars
-	})
-	var db *store.DB
-	rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
-	if _, err := rig.tg.PressButton(approvalChat, approvalChat, "Approve"); err != nil {
-		t.Fatal(err)
-	}
-	waitReply(t, rig.tg, approvalChat, 3, "Forget outcome")
+	rig, rr, replicas, db := pressedOnReplicas(t, "Approve")
 	for _, p := range replicas {
 		p.stop(t, syscall.SIGTERM, 30*time.Second)
 	}
@@ -398,8 +416,8 @@ func TestApprovalAcrossReplicas(t *testing.T) {
 	if n := count(t, db, "memories", ""); n != 0 {
 		t.Errorf("%d memories after the approved forget, want 0", n)
 	}
-	if n := count(t, db, "approvals", "status = ? AND claimed_by = ?", "approved", "waiter"); n != 1 {
-		t.Errorf("%d requests approved and continued by the waiting replica, want 1", n)
+	if n := count(t, db, "approvals", "status = ? AND claimed_by = ?", "approved", "resumer"); n != 1 {
+		t.Errorf("%d requests approved and continued once, by the replica that took the press, want 1", n)
 	}
 	if t.Failed() {
 		for i, p := range replicas {

@@ -156,14 +156,30 @@ func (t *terminal) Final(_ context.Context, text string) error {
 	return err
 }
 
+// Approve asks on the terminal with the keyboard's choices: [y]es once,
+// [h]our here and [a]lways here where a standing grant may be offered,
+// [N]o (anything else).
 func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
 	by := kairos.UserKey(kairos.ChannelCLI, cliUserID())
 	if t.in == nil {
 		return kairos.Decision{Outcome: kairos.DecisionDenied, By: by, At: time.Now()}, nil
 	}
-	const question = "Approve? [y/N] "
+	question := "Approve? [y/N] "
+	if req.Grantable {
+		question = "Approve? [y]es once / [h]our / [a]lways / [N]o "
+	}
 	t.mu.Lock()
 	fmt.Fprintf(t.w, "Approval needed: %s\nWhy: %s\n", plainText(req.Summary), plainText(req.Reason))
+	if d := strings.TrimSpace(req.Detail); d != "" {
+		fmt.Fprintf(t.w, "%s\n", kairos.Clip(d, 4000))
+	}
+	if req.NoGrant != "" {
+		fmt.Fprintf(t.w, "Once only: %s.\n", req.NoGrant)
+	}
+	if req.Grantable {
+		fmt.Fprintf(t.w, "[h]our and [a]lways cover %s here.\n", req.TargetLabel)
+	}
+	fmt.Fprintf(t.w, "(answer by %s)\n", termClock(req.ExpiresAt, req.Zone))
 	if t.in.ed == nil {
 		fmt.Fprint(t.w, question) // at a terminal the question is the prompt: a redraw keeps it
 	}
@@ -171,15 +187,29 @@ func (t *terminal) Approve(ctx context.Context, req *kairos.ApprovalRequest) (ka
 	actx, cancel := context.WithDeadline(ctx, req.ExpiresAt)
 	defer cancel()
 	l, ok := t.in.ask(actx, question)
+	dec := kairos.Decision{Outcome: kairos.DecisionDenied, By: by, At: time.Now()}
 	switch a := strings.ToLower(strings.TrimSpace(l)); {
 	case ok && (a == "y" || a == "yes"):
-		return kairos.Decision{Outcome: kairos.DecisionApproved, By: by, At: time.Now()}, nil
+		dec.Outcome = kairos.DecisionApproved
+	case ok && req.Grantable && (a == "h" || a == "hour"):
+		dec.Outcome, dec.Scope = kairos.DecisionApproved, kairos.GrantHour
+	case ok && req.Grantable && (a == "a" || a == "always"):
+		dec.Outcome, dec.Scope = kairos.DecisionApproved, kairos.GrantAlways
 	case ctx.Err() != nil:
 		return kairos.Decision{Outcome: kairos.DecisionDenied}, ctx.Err()
 	case !ok && actx.Err() != nil:
 		return kairos.Decision{Outcome: kairos.DecisionExpired, At: time.Now()}, nil
 	}
-	return kairos.Decision{Outcome: kairos.DecisionDenied, By: by, At: time.Now()}, nil
+	return dec, nil
+}
+
+// termClock is a request's expiry as a clock time in the user's zone.
+func termClock(t time.Time, zone string) string {
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || err != nil {
+		loc, zone = time.Local, "local time"
+	}
+	return t.In(loc).Format("15:04") + " " + zone
 }
 
 var (

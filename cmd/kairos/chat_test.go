@@ -109,7 +109,7 @@ func TestChatReminderIsApprovedAndArrives(t *testing.T) {
 	io.WriteString(pw, "/clock tz Europe/Lisbon\n")
 	waitOut(t, e.out, "Europe/Lisbon")
 	io.WriteString(pw, "please remind me to stretch in 10 minutes\n")
-	waitOut(t, e.out, "Approve? [y/N]")
+	waitOut(t, e.out, "Approve? [y")
 	io.WriteString(pw, "y\n")
 	waitOut(t, e.out, `"success":true`)
 	clk.Set(clk.Now().Add(11 * time.Minute))

@@ -295,8 +295,15 @@ func (r *apiReplier) Final(ctx context.Context, text string) error {
 	return nil
 }
 
+// Approve asks in the chat. The request does not hold the chat (nor the
+// caller): the turn parks, the caller is told so, and once decided the
+// turn's answer goes to the chat.
 func (r *apiReplier) Approve(ctx context.Context, req *kairos.ApprovalRequest) (kairos.Decision, error) {
-	return r.tg.Approve(ctx, req)
+	dec, err := r.tg.Approve(ctx, req)
+	if errors.Is(err, kairos.ErrHandedOff) {
+		r.text = "Waiting for approval in the user's chat: " + req.Summary + " Once it is decided, the answer goes to the chat."
+	}
+	return dec, err
 }
 
 func (be *consoleBackend) Overview(ctx context.Context) (*web.Overview, error) {

@@ -43,6 +43,8 @@ type core struct {
 	updates   *store.UpdateLog
 	memories  *store.MemoryStore
 	code      *store.CodeStore
+	grants    *store.GrantStore // standing approvals
+	grantDesk *desk.Grants      // /grants, its buttons, the web's grants (grants.go)
 	clock     *clockstate.Wrapper
 	model     *openai.Client
 	runner    *lazyRunner
@@ -208,6 +210,7 @@ func (m *Main) openStores(ctx context.Context, c *core) error {
 	c.policy = c.operators.wrap(c.policy)
 	c.memories = store.NewMemoryStore(c.db)
 	c.code = store.NewCodeStore(c.db)
+	c.grants = store.NewGrantStore(c.db)
 	c.clock = clockstate.New(store.NewClockStore(c.db), clockstate.Config{Policy: c.policy, Logger: c.log, Now: c.now})
 	return nil
 }
@@ -266,6 +269,7 @@ func (m *Main) openTools(c *core, provider *clockstate.Provider) error {
 	c.research = m.newResearch(c)
 	c.registry = tools.NewRegistry(search, code, m.memoryTool(c), c.sched.tool, c.skills.tools.Tool(), c.research.Tool()).
 		WithSource(c.openMCP(m)).WithSource(c.skills.tools)
+	c.grantDesk = c.newGrantDesk()
 	return nil
 }
 
@@ -299,7 +303,7 @@ func (m *Main) openAgent(c *core) {
 		Model: c.spend, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
 		SecretNames: m.Config.SecretNames(), Logger: c.log,
-		Modes: store.NewModeStore(c.db), Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
+		Modes: store.NewModeStore(c.db), Grants: c.grants, Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
 		VisionModel:    m.Config.VisionModel,
 		OnModelFailure: func(ctx context.Context, err error) { m.modelFailure(ctx, c, err) },
 		CountTokens:    tokens.Count,

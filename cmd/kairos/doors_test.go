@@ -167,7 +167,7 @@ func TestTerminalServesTheWholeTable(t *testing.T) {
 	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply { return testkit.TextReply("ok") })
 	m := e.main()
 	names := []string{"newsession", "codestats", "codefailures", "clock", "mode", "memory", "policy", "tools", "console",
-		"usage", "reminders", "skills"}
+		"usage", "reminders", "skills", "grants"}
 	var in strings.Builder
 	in.WriteString("/help\n")
 	for _, n := range names {

@@ -68,8 +68,8 @@ func (m *Main) newBot(ctx context.Context, c *core) (*bot.Bot, error) {
 		Claim: func(ctx context.Context, userID int64, code string) (string, bool) {
 			return m.claim(ctx, c, userID, code)
 		},
-		SkillButton: c.skills.panel.Button,
-		Workers:     m.Config.Workers, Metrics: c.metrics, Logger: c.log,
+		SkillButton: c.skills.panel.Button, GrantButton: c.grantDesk.Button, ParkApprovals: true,
+		Workers: m.Config.Workers, Metrics: c.metrics, Logger: c.log,
 		SharedOrder: m.Config.DatabaseURL != "", ReplicaID: replicaID(m.Config),
 		Limits: map[bool]bot.Limits{true: bot.Unlimited}[m.Config.SendLimitsOff],
 	})
@@ -193,7 +193,7 @@ func (m *Main) commands(c *core) *desk.Table {
 	t.Add(consoleCommand(m.webSrv.Load))
 	t.Add(c.usageDesk().Command())
 	m.addResearchCommands(c, t)
-	t.Add(c.sched.reminders.Command(), c.skills.panel.Command())
+	t.Add(c.sched.reminders.Command(), c.skills.panel.Command(), c.grantDesk.Command())
 	return t
 }
 

@@ -170,21 +170,28 @@ func (e *env) runCLI(t *testing.T, args ...string) string {
 // seedSchedules stores schedules in the env's database before Kairos starts.
 func (e *env) seedSchedules(t *testing.T, ss ...*kairos.Schedule) {
 	t.Helper()
+	st := store.NewScheduleStore(e.openStore(t))
+	for _, s := range ss {
+		if err := st.CreateSchedule(context.Background(), s, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// openStore opens e's database, migrated, until the test ends (a running
+// `kairos run` may share it).
+func (e *env) openStore(t *testing.T) *store.DB {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, store.Config{DataDir: e.vars["KAIROS_DATA_DIR"], DatabaseURL: e.vars["KAIROS_DATABASE_URL"]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st := store.NewScheduleStore(db)
-	for _, s := range ss {
-		if err := st.CreateSchedule(ctx, s, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return db
 }
 
 // Real time, end to end: a reminder due in 2 s arrives once; one due

@@ -330,7 +330,7 @@ func (t *Tool) Action(_ context.Context, inv *kairos.ToolInvocation) (kairos.Too
 	}
 	switch a.Action {
 	case ActionExecute:
-		return t.classify(t.pol(), a.Code).action, nil
+		return describeRun(t.classify(t.pol(), a.Code).action, a.Code), nil
 	case ActionGenerate:
 		cap := CapCode
 		if cell.GrantFor(t.pol()).Enabled {
@@ -390,7 +390,49 @@ func (t *Tool) classify(pol *kairos.Policy, code string) class {
 		c.action.Impactful = true
 		c.action.Reason = "the code " + strings.Join(why, " and ")
 	}
+	if write && !secrets {
+		grantTarget(&c.action, g, code)
+	}
 	return c
+}
+
+// grantTarget names the target of a network write for a standing grant:
+// the hosts and methods its calls name (NetworkTargets). A write whose
+// hosts cannot all be named, or that reaches a host outside the allow
+// list, is an unlisted-host write (kairos.NeverGrantUnlistedHost). Code
+// that also uses secrets gets no target: it is approved once each time.
+func grantTarget(act *kairos.ToolAction, g kairos.NetworkGrant, code string) {
+	tg, ok := cell.NetworkTargets(code)
+	if !ok {
+		act.UnlistedHost = true
+		return
+	}
+	for _, h := range tg.Hosts {
+		if !cell.AllowedHost(h, g.AllowHosts) {
+			act.UnlistedHost = true
+		}
+	}
+	act.Target = "network " + tg.String()
+	act.TargetLabel = "code that sends " + strings.Join(tg.Methods, "/") + " requests to " + strings.Join(tg.Hosts, ", ") + " and nowhere else"
+}
+
+// describeRun adds what an approval shows of a run: one sentence and the
+// whole code.
+func describeRun(act kairos.ToolAction, code string) kairos.ToolAction {
+	switch act.Name {
+	case NameNetworkWrite:
+		if tg, ok := cell.NetworkTargets(code); ok {
+			act.Summary = "Run code that sends " + strings.Join(tg.Methods, "/") + " requests to " + strings.Join(tg.Hosts, ", ") + "?"
+		} else {
+			act.Summary = "Run code that may send data to hosts it works out as it runs?"
+		}
+	case NameSecrets:
+		act.Summary = "Run code that uses your secrets?"
+	default:
+		act.Summary = "Run this code in the sandbox?"
+	}
+	act.Detail = "Code:\n" + code
+	return act
 }
 
 // knownNames keeps the names that are configured secrets.

@@ -108,14 +108,18 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 	case ActionStore:
 		return kairos.ToolAction{Name: kairos.ActionMemoryStore, Capability: kairos.CapMemoryWrite}, nil
 	case ActionForget:
-		what := "memory " + c.memoryID
+		what, summary := "memory "+c.memoryID, "Forget the memory "+c.memoryID+" (I could not read it)?"
 		ctx, cancel := context.WithTimeout(ctx, actionLookupTimeout)
 		defer cancel()
 		if m, err := t.store.FindMemory(ctx, inv.UserKey, c.memoryID); err == nil {
 			what = "the memory “" + clip(m.Content, 120) + "”"
+			summary = "Forget the memory ‘" + clip(m.Content, 120) + "’ (saved " + SavedWhen(m.CreatedAt, inv.Now, inv.Zone) + ")?"
 		}
+		// One grant covers forgetting any of the user's own memories in
+		// this chat: the memories are the user's, and the call is theirs.
 		return kairos.ToolAction{Name: kairos.ActionMemoryForget, Capability: kairos.CapMemoryWrite, Impactful: true,
-			Reason: "permanently deletes " + what}, nil
+			Reason: "permanently deletes " + what, Summary: summary, Target: "memories",
+			TargetLabel: "forgetting any of your memories"}, nil
 	default:
 		return kairos.ToolAction{Name: "memory." + c.action, Capability: kairos.CapMemoryRead}, nil
 	}
@@ -266,4 +270,28 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// SavedWhen says when a memory was saved, as a person would: "today",
+// "yesterday", a weekday within the last week, else the date; in the
+// user's zone (UTC when unknown), relative to now.
+func SavedWhen(at, now time.Time, zone string) string {
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || err != nil {
+		loc = time.UTC
+	}
+	a, n := at.In(loc), now.In(loc)
+	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc) }
+	switch d := int(day(n).Sub(day(a)).Hours()/24 + 0.5); {
+	case d == 0:
+		return "today"
+	case d == 1:
+		return "yesterday"
+	case d > 1 && d < 7:
+		return a.Weekday().String()
+	case a.Year() == n.Year():
+		return a.Format("2 Jan")
+	default:
+		return a.Format("2 Jan 2006")
+	}
 }

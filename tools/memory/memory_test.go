@@ -299,9 +299,11 @@ func TestActions(t *testing.T) {
 		{`{"action":"recall","query":"x"}`, kairos.ToolAction{Name: "memory.recall", Capability: "memory.read"}},
 		{`{"action":"list"}`, kairos.ToolAction{Name: "memory.list", Capability: "memory.read"}},
 		{`{"action":"forget","memory_id":"` + m.ID + `"}`, kairos.ToolAction{Name: "memory.forget", Capability: "memory.write", Impactful: true,
-			Reason: "permanently deletes the memory “Alice's wife is called Anna.”"}},
+			Reason: "permanently deletes the memory “Alice's wife is called Anna.”", Target: "memories", TargetLabel: "forgetting any of your memories",
+			Summary: "Forget the memory ‘Alice's wife is called Anna.’ (saved " + memory.SavedWhen(mustTime(t, m.CreatedAt), turn, "") + ")?"}},
 		{`{"action":"forget","memory_id":"no-such-id"}`, kairos.ToolAction{Name: "memory.forget", Capability: "memory.write", Impactful: true,
-			Reason: "permanently deletes memory no-such-id"}},
+			Reason: "permanently deletes memory no-such-id", Target: "memories", TargetLabel: "forgetting any of your memories",
+			Summary: "Forget the memory no-such-id (I could not read it)?"}},
 	}
 	for _, tc := range tests {
 		got, err := f.tool.Action(context.Background(), inv(alice, tc.args))
@@ -506,4 +508,38 @@ func FuzzArguments(f *testing.F) {
 			t.Fatalf("%s: invalid JSON %s", args, res.Content)
 		}
 	})
+}
+
+// TestSavedWhen says when a memory was saved as a person would, in the
+// user's zone: the day boundary is theirs, not UTC's.
+func TestSavedWhen(t *testing.T) {
+	now := time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC) // a Thursday
+	for _, tc := range []struct {
+		at   time.Time
+		zone string
+		want string
+	}{
+		{now.Add(-time.Hour), "", "today"},
+		{now.Add(-20 * time.Hour), "", "yesterday"},
+		{now.Add(-48 * time.Hour), "", "Tuesday"},
+		{now.AddDate(0, 0, -20), "", "20 Feb"},
+		{now.AddDate(-1, 0, 0), "", "12 Mar 2025"},
+		// 23:30 on Wednesday in UTC is Thursday in Tokyo: today there.
+		{time.Date(2026, 3, 11, 23, 30, 0, 0, time.UTC), "Asia/Tokyo", "today"},
+		{time.Date(2026, 3, 11, 23, 30, 0, 0, time.UTC), "", "yesterday"},
+		{now, "Not/AZone", "today"},
+	} {
+		if got := memory.SavedWhen(tc.at, now, tc.zone); got != tc.want {
+			t.Errorf("SavedWhen(%v, %q) = %q, want %q", tc.at, tc.zone, got, tc.want)
+		}
+	}
+}
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -265,7 +265,8 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 			return kairos.ToolAction{Name: kairos.ActionScheduleCancel, Capability: kairos.CapSchedule}, nil
 		}
 		reason := fmt.Sprintf("cancels the %s %q (next %s)", s.Kind, ViewOf(s).Text, Label(s.NextRun, s.TZ))
-		return kairos.ToolAction{Name: kairos.ActionScheduleCancel, Impactful: true, Reason: reason, Capability: kairos.CapSchedule}, nil
+		return kairos.ToolAction{Name: kairos.ActionScheduleCancel, Impactful: true, Reason: reason, Capability: kairos.CapSchedule,
+			Summary: fmt.Sprintf("Cancel the %s “%s” (next %s)?", kairos.KindLabel(s.Kind), ViewOf(s).Text, Label(s.NextRun, s.TZ))}, nil
 	}
 	act := kairos.ToolAction{Name: kairos.ActionScheduleCreate, Capability: kairos.CapSchedule, Impactful: true}
 	// An untrusted turn's rule is expanded only after the approval: what
@@ -289,8 +290,19 @@ func (t *Tool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.T
 		if len(notes) > 0 {
 			act.Reason += " (" + strings.Join(notes, "; ") + ")"
 		}
-		if s.Kind == kairos.ScheduleCell {
+		act.Summary = fmt.Sprintf("Create %s “%s” for %s", what, ViewOf(s).Text, Label(s.NextRun, s.TZ))
+		if s.Repeat != "" {
+			act.Summary += ", repeating " + s.Repeat
+		}
+		act.Summary += "?"
+		switch s.Kind {
+		case kairos.ScheduleCell:
 			t.cellAction(&act, s, inv)
+		case kairos.ScheduleReminder:
+			// A reminder only speaks at its time: one grant covers the
+			// user's reminders here. A task (a prompt run later, with
+			// tools) and a watching cell (code) are approved each time.
+			act.Target, act.TargetLabel = "reminders", "creating reminders (not tasks or watching cells)"
 		}
 	}
 	return act, nil

@@ -18,6 +18,7 @@ import (
 type prepared struct {
 	at      time.Time
 	kind    string
+	name    string
 	cur     *kairos.Skill // update, rollback
 	next    *kairos.SkillVersion
 	tr      *testRun // create, update
@@ -46,7 +47,20 @@ func (pr *prepared) action() kairos.ToolAction {
 	if len(pr.next.Risk) > 0 {
 		reason += "; risk: " + strings.Join(pr.next.Risk, ", ")
 	}
-	return kairos.ToolAction{Name: name, Capability: kairos.CapSkill, Impactful: true, AlwaysAsk: true, Reason: reason, Detail: pr.detail}
+	return kairos.ToolAction{Name: name, Capability: kairos.CapSkill, Impactful: true, AlwaysAsk: true, Reason: reason, Detail: pr.detail,
+		Summary: pr.sentence()}
+}
+
+// sentence is the approval's question: what the skill becomes.
+func (pr *prepared) sentence() string {
+	name := pr.name
+	switch pr.kind {
+	case ActUpdate:
+		return fmt.Sprintf("Replace your skill %s with version %d (the diff and its tests are below)?", name, pr.next.Version)
+	case ActRollback:
+		return fmt.Sprintf("Take your skill %s back to version %d (the diff is below)?", name, pr.next.Version)
+	}
+	return fmt.Sprintf("Add the skill %s: “%s” (its code and tests are below)?", name, kairos.Clip(pr.next.Description, 120))
 }
 
 func prepKey(inv *kairos.ToolInvocation) string {
@@ -81,7 +95,7 @@ func (s *Skills) prepare(ctx context.Context, inv *kairos.ToolInvocation, a *arg
 	if err != nil {
 		return nil, err
 	}
-	pr.at, pr.kind = now, a.Action
+	pr.at, pr.kind, pr.name = now, a.Action, a.Name
 	pr.detail = detail(pr, inv)
 	s.mu.Lock()
 	for k, old := range s.preps {

@@ -63,11 +63,22 @@ func (t *runTool) OfferedAction() string { return kairos.ActionSkillRun }
 
 // Action implements kairos.Tool: skill.run, impactful when the skill may
 // write to the network or reads secrets (as a code cell doing so is).
-func (t *runTool) Action(_ context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
+func (t *runTool) Action(ctx context.Context, inv *kairos.ToolInvocation) (kairos.ToolAction, error) {
 	if _, err := checkInput(inv.Arguments, t.sk.Current.InputSchema); err != nil {
 		return kairos.ToolAction{}, err
 	}
-	act := kairos.ToolAction{Name: kairos.ActionSkillRun, Capability: kairos.CapSkill}
+	// A standing grant names the version that will run now: an update
+	// (approved since the list was made) needs its own grant.
+	version := t.sk.Version
+	if cur, err := t.s.cfg.Store.FindSkill(ctx, inv.UserKey, t.sk.Name); err == nil && cur.Current != nil {
+		version = cur.Version
+	}
+	act := kairos.ToolAction{Name: kairos.ActionSkillRun, Capability: kairos.CapSkill,
+		Summary: fmt.Sprintf("Run your skill %s (version %d) with the input below?", t.sk.Name, version),
+		Target:  fmt.Sprintf("%s v%d", t.spec.Name, version), TargetLabel: fmt.Sprintf("running %s version %d with any input", t.sk.Name, version)}
+	if t.sk.Owner != inv.UserKey {
+		act.Summary = fmt.Sprintf("Run the shared skill %s (version %d) with the input below?", t.sk.Name, version)
+	}
 	var why []string
 	if slices.Contains(t.sk.Current.Risk, kairos.RiskNetworkWrite) {
 		why = append(why, "may send data to the network")
