@@ -261,9 +261,17 @@ func TestChatTerminalApprovalQuestionStays(t *testing.T) {
 	p.waitPrompt()
 	p.keys("please remind me to stretch in 10 minutes\r")
 	p.waitScreen("the question", func(s string) bool { return strings.Contains(s, "Approval needed") })
-	p.waitScreen("the question on the cursor's line", func(string) bool { return strings.HasPrefix(p.cursorLine(), "Approve? [y/N]") })
+	// The question is "Approve? [y/N]", or with a standing grant on
+	// offer "Approve? [y]es once / [h]our / [a]lways / [N]o".
+	p.waitScreen("the question on the cursor's line", func(string) bool {
+		l := p.cursorLine()
+		return strings.HasPrefix(l, "Approve? [") && strings.HasSuffix(strings.TrimSpace(l), "]") || strings.HasSuffix(strings.TrimSpace(l), "[N]o")
+	})
 	p.keys("y")
-	p.waitScreen("the answer typed after the question", func(string) bool { return p.cursorLine() == "Approve? [y/N] y" })
+	p.waitScreen("the answer typed after the question", func(string) bool {
+		l := p.cursorLine()
+		return strings.HasPrefix(l, "Approve? [") && strings.HasSuffix(l, " y")
+	})
 	p.keys("\r")
 	p.waitScreen("the approved reminder", func(s string) bool { return strings.Contains(s, `"success":true`) })
 	p.endWith("\x04")
