@@ -137,10 +137,17 @@ mcp:
 	// A tainted turn: an injection in an MCP result asks for the granted
 	// forget in the victim's private chat; the request offers no grant,
 	// and a forged Always here on it is refused.
-	section.add("tainted turn", g.asks(victim, victim, func() {
+	asked := g.asks(victim, victim, func() {
 		r.tg.PushText(victim, victim, "remember that I live in Lisbon", time.Now())
 		r.tg.PushText(victim, victim, "what's the weather?", time.Now())
-	}), "an injected forget ran on the grant")
+	})
+	section.add("tainted turn", asked, "an injected forget ran on the grant")
+	if !asked { // nothing left to forge on
+		section.add("always on a tainted request", false, "no request: the injected forget ran")
+		section.add("grant through the API", false, "no request: the injected forget ran")
+		section.report(t, "grants")
+		return
+	}
 	id = g.pendingID(victim)
 	cb = len(r.tg.CallbackAnswers())
 	r.tg.PushCallback(victim, victim, 0, "ap:"+id+":a")
