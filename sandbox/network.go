@@ -115,28 +115,6 @@ func normHost(h string) string {
 	return strings.TrimSuffix(strings.ToLower(h), ".")
 }
 
-// allowed reports whether host is on the allow-list: an exact host, or
-// "*.suffix" for any subdomain of suffix (not suffix itself).
-func allowed(host string, list []string) bool {
-	host = normHost(host)
-	for _, p := range list {
-		p = normHost(strings.TrimSpace(p))
-		if p == "" {
-			continue
-		}
-		if suf, ok := strings.CutPrefix(p, "*."); ok {
-			if strings.HasSuffix(host, "."+suf) {
-				return true
-			}
-			continue
-		}
-		if host == p {
-			return true
-		}
-	}
-	return false
-}
-
 // checkURL applies the network policy to one URL: allow-list first, then
 // the blocked categories.
 func checkURL(u *url.URL, grant *kairos.NetworkGrant) error {
@@ -149,7 +127,7 @@ func checkURL(u *url.URL, grant *kairos.NetworkGrant) error {
 	if u.Hostname() == "" {
 		return jsErr("NetworkError", "URL has no host")
 	}
-	if !allowed(u.Hostname(), grant.AllowHosts) {
+	if !kairos.HostAllowed(u.Hostname(), grant.AllowHosts) {
 		return jsErr("NetworkError", "host %s is not on the network allow-list", kairos.Clip(u.Hostname(), 100))
 	}
 	if cat := blockedCategory(u, grant.BlockedCategories); cat != "" {

@@ -10,22 +10,6 @@ import (
 	"github.com/kairos-agent/kairos"
 )
 
-// hostAllowed reports whether host (a name or a *.suffix pattern) lies
-// within one of the patterns.
-func hostAllowed(host string, patterns []string) bool {
-	host = strings.ToLower(strings.TrimSpace(host))
-	for _, p := range patterns {
-		p = strings.ToLower(strings.TrimSpace(p))
-		if p == host {
-			return true
-		}
-		if suf, ok := strings.CutPrefix(p, "*"); ok && strings.HasPrefix(suf, ".") && strings.HasSuffix(host, suf) {
-			return true
-		}
-	}
-	return false
-}
-
 // verb is the cell verb of a skill's runs: RESEARCH when it reads the
 // network, else BUILD (as the code tool classifies code).
 func verb(v *kairos.SkillVersion) string {

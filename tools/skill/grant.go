@@ -23,7 +23,7 @@ func approvalGrant(p *kairos.Policy, v *kairos.SkillVersion) *kairos.SkillGrant 
 	g := cell.GrantFor(p)
 	out := &kairos.SkillGrant{Budget: cell.BudgetFor(p, verb(v)).PolicyBudget()}
 	for _, h := range v.Capabilities.Hosts {
-		if g.Enabled && hostAllowed(h, g.AllowHosts) {
+		if g.Enabled && kairos.HostAllowed(h, g.AllowHosts) {
 			out.Hosts = append(out.Hosts, h)
 		}
 	}
@@ -82,7 +82,7 @@ func (s *Skills) runGrant(p *kairos.Policy, v *kairos.SkillVersion, g *kairos.Sk
 	now := cell.GrantFor(p)
 	var hosts []string
 	for _, h := range g.Hosts {
-		if now.Enabled && hostAllowed(h, now.AllowHosts) {
+		if now.Enabled && kairos.HostAllowed(h, now.AllowHosts) {
 			hosts = append(hosts, h)
 		}
 	}

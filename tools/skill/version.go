@@ -105,7 +105,7 @@ func (s *Skills) checkCapabilities(p *kairos.Policy, v *kairos.SkillVersion) err
 		if !g.Enabled {
 			return kairos.Errorf(kairos.EFORBIDDEN, "the network is switched off (features.network); a skill cannot use %s", h)
 		}
-		if !hostAllowed(h, g.AllowHosts) {
+		if !kairos.HostAllowed(h, g.AllowHosts) {
 			return kairos.Errorf(kairos.EFORBIDDEN, "%s is not in the policy's network.allow_list (%s)", h, strings.Join(g.AllowHosts, ", "))
 		}
 	}
