@@ -7,6 +7,7 @@ import (
 	"html/template"
 
 	"github.com/kairos-agent/kairos/internal/chart"
+	"github.com/kairos-agent/kairos/usage"
 )
 
 // The console's charts are drawn this size and shown as wide as their
@@ -50,4 +51,4 @@ func (f figure) render() (template.HTML, error) {
 }
 
 // count writes a count ("1,204").
-func count(v float64) string { return Thousands(int64(v + 0.5)) }
+func count(v float64) string { return usage.Thousands(int64(v + 0.5)) }

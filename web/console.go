@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos/desk"
+	"github.com/kairos-agent/kairos/usage"
 )
 
 //go:embed templates/*.html
@@ -19,7 +20,7 @@ var staticFS embed.FS
 
 var funcs = template.FuncMap{
 	"usd":       USD,
-	"thousands": Thousands,
+	"thousands": usage.Thousands,
 	"millis":    Millis,
 	"telegram":  TelegramHTML,
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kairos-agent/kairos/usage"
 )
 
 // The numbers people read: money in dollars to the cent (two significant
@@ -32,29 +34,12 @@ func USD(v float64) string {
 		}
 	default:
 		cents := int64(math.Round(v * 100))
-		s = fmt.Sprintf("$%s.%02d", Thousands(cents/100), cents%100)
+		s = fmt.Sprintf("$%s.%02d", usage.Thousands(cents/100), cents%100)
 	}
 	if neg && v != 0 {
 		return "-" + s
 	}
 	return s
-}
-
-// Thousands writes n with thousands separators: 12,345.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return sign + b.String()
 }
 
 // Millis writes a latency in milliseconds: "840 ms", "6.3 s".

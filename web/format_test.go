@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kairos-agent/kairos/usage"
 )
 
 func TestNumbersPeopleRead(t *testing.T) {
@@ -17,7 +19,7 @@ func TestNumbersPeopleRead(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
 		{USD(0), "$0.00"}, {USD(0.0004569), "$0.00046"}, {USD(0.0030459000000000003), "$0.0030"}, {USD(0.00999), "$0.01"},
 		{USD(0.005), "$0.0050"}, {USD(1.2345), "$1.23"}, {USD(1234567.891), "$1,234,567.89"}, {USD(-2.5), "-$2.50"},
-		{Thousands(0), "0"}, {Thousands(999), "999"}, {Thousands(1000), "1,000"}, {Thousands(-1234567), "-1,234,567"},
+		{usage.Thousands(0), "0"}, {usage.Thousands(999), "999"}, {usage.Thousands(1000), "1,000"}, {usage.Thousands(-1234567), "-1,234,567"},
 		{Millis(6.264), "6.3 ms"}, {Millis(840.4), "840 ms"}, {Millis(6264), "6.3 s"}, {Millis(0), "0 ms"},
 		{Span(45 * time.Second), "45 s"}, {Span(8 * time.Minute), "8 min"}, {Span(3*time.Hour + 5*time.Minute), "3 h 5 min"},
 		{Span(26 * time.Hour), "1 day 2 h"}, {Span(72 * time.Hour), "3 days"},
