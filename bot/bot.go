@@ -526,14 +526,14 @@ func (b *Bot) markDone(ctx context.Context, u *kairos.RawUpdate) {
 // Allowed reports whether a user may reach the agent: an operator or
 // allowed user of the policy, or one admitted at run time (pairing,
 // kairos access allow, a claimed operator).
+// The rule is the desk's (desk.PrincipalOf), not the bot's own.
 func (b *Bot) Allowed(ctx context.Context, userID int64) (bool, error) {
-	if b.cfg.Policy().IsAllowed(userID) {
-		return true, nil
+	var access desk.Access
+	if b.cfg.Access != nil {
+		access = b.cfg.Access
 	}
-	if b.cfg.Access == nil {
-		return false, nil
-	}
-	return b.cfg.Access.HasAccess(ctx, userID)
+	pr, err := desk.PrincipalOf(ctx, b.cfg.Policy(), access, userID)
+	return pr.Role > kairos.StrangerRole, err
 }
 
 // handleMessage turns a Telegram message into an Inbound and routes it.

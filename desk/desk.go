@@ -54,14 +54,21 @@ func (d *Desk) Table() *Table { return d.cfg.Table }
 // Principal is who sent in: an operator, an allowed user (by the policy
 // or admitted at run time) or a stranger.
 func (d *Desk) Principal(ctx context.Context, userID int64) (kairos.Principal, error) {
-	p := d.cfg.Policy()
+	return PrincipalOf(ctx, d.cfg.Policy(), d.cfg.Access, userID)
+}
+
+// PrincipalOf is the one rule of who a user is: an operator or allowed
+// user of the policy p, one admitted at run time (access: pairing,
+// kairos access allow, a claimed operator; may be nil), else a stranger.
+// The bot's refusal of strangers and the API's check ask it too.
+func PrincipalOf(ctx context.Context, p *kairos.Policy, access Access, userID int64) (kairos.Principal, error) {
 	switch {
 	case p.IsOperator(userID):
 		return kairos.Principal{UserID: userID, Role: kairos.OperatorRole}, nil
 	case p.IsAllowed(userID):
 		return kairos.Principal{UserID: userID, Role: kairos.UserRole}, nil
-	case d.cfg.Access != nil:
-		ok, err := d.cfg.Access.HasAccess(ctx, userID)
+	case access != nil:
+		ok, err := access.HasAccess(ctx, userID)
 		if err != nil {
 			return kairos.Principal{}, err
 		}
