@@ -187,20 +187,21 @@ func (m *Main) notifyOperators(ctx context.Context, c *core, b *bot.Bot, perr er
 // terminal, the API) serves these; /help and /start come from the table.
 func (m *Main) commands(c *core) *desk.Table {
 	t := desk.NewTable()
-	t.Add(m.baseCommands(c)...)
+	u := c.usageDesk()
+	t.Add(m.baseCommands(c, u)...)
 	m.addMediaCommands(c, t)
 	m.addMCPCommands(c, t)
 	t.Add(consoleCommand(m.webSrv.Load))
-	t.Add(c.usageDesk().Command())
+	t.Add(u.Command())
 	m.addResearchCommands(c, t)
 	t.Add(c.sched.reminders.Command(), c.skills.panel.Command(), c.grantDesk.Command())
 	return t
 }
 
-func (m *Main) baseCommands(c *core) []desk.Command {
+func (m *Main) baseCommands(c *core, u *desk.Usage) []desk.Command {
 	b := &desk.Basics{EndSession: c.jobs.Sessions().End, Code: c.code, Skills: c.skills.panel, Memories: c.memories,
 		Clock: c.clock.ClockCommand, Mode: c.agent.ModeCommand, Now: c.now,
-		CodeChart: c.usageDesk().CodeChart,
+		CodeChart: u.CodeChart,
 		PolicyText: func() string {
 			text := policy.Summary(c.policy())
 			if c.watcher != nil {
