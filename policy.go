@@ -191,6 +191,11 @@ type ApprovalsPolicy struct {
 	NeverGrant []string `yaml:"never_grant" json:"never_grant"`
 }
 
+// BuiltinTools are the names of the tools Kairos itself offers (beside
+// MCP servers' and skills'): what agent.disabled_tools may name.
+// TestBuiltinToolsAreTheRegistrys keeps it equal to the registry's.
+var BuiltinTools = []string{"search", "code", "memory", "schedule", "skill", "research"}
+
 // BuiltinBlockedCategories are refused whatever the policy says (seed 004).
 var BuiltinBlockedCategories = []string{"banking", "payments", "crypto_exchanges", "login_flows"}
 

@@ -206,7 +206,7 @@ func validateAgent(c *checker, a *kairos.AgentPolicy) {
 	c.dur("agent.mode_timeout", a.ModeTimeout, true)
 	c.dur("agent.model_timeout", a.ModelTimeout, true)
 	for i, t := range a.DisabledTools {
-		c.enum(fmt.Sprintf("agent.disabled_tools[%d]", i), t, []string{"search", "code", "memory", "schedule"})
+		c.enum(fmt.Sprintf("agent.disabled_tools[%d]", i), t, kairos.BuiltinTools)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -287,5 +288,36 @@ func TestAPIModelOutageIs503(t *testing.T) {
 	waitReply(t, e.tg, 2002, 1, "Sorry")
 	if logs := e.logs.String(); strings.Contains(logs, "level=ERROR") {
 		t.Fatalf("an outage was logged as a fault:\n%s", logs)
+	}
+}
+
+// TestBuiltinToolsAreTheRegistrys: the names agent.disabled_tools may
+// take (kairos.BuiltinTools, which the policy validates against) are
+// exactly the tools the registry offers of its own, so a new built-in
+// tool can be disabled (before: "skill" and "research" were refused as
+// unknown) and no name is accepted that disables nothing.
+func TestBuiltinToolsAreTheRegistrys(t *testing.T) {
+	e := chatEnv(t)
+	e.writePolicy(t, "features:\n  self_update: true\n  cli_exec: true\n")
+	c := e.openCore(t)
+	var got []string
+	for _, tl := range c.registry.Tools(c.policy()) {
+		if _, mcp := tl.(kairos.ExternalTool); !mcp && !strings.HasPrefix(tl.Spec().Name, kairos.SkillToolPrefix) {
+			got = append(got, tl.Spec().Name)
+		}
+	}
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(kairos.BuiltinTools))
+	if !slices.Equal(got, want) {
+		t.Fatalf("the registry's own tools %v, kairos.BuiltinTools %v", got, want)
+	}
+	for _, name := range kairos.BuiltinTools {
+		p := *c.policy()
+		p.Agent.DisabledTools = []string{name}
+		for _, tl := range c.registry.Tools(&p) {
+			if tl.Spec().Name == name {
+				t.Errorf("agent.disabled_tools [%s] left %s offered", name, name)
+			}
+		}
 	}
 }
