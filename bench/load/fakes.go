@@ -290,6 +290,8 @@ type model struct {
 
 	mu       sync.Mutex
 	requests int
+	bytes    int64 // request bodies of /v1/chat/completions, summed
+	maxBytes int
 	other    map[string]int
 }
 
@@ -317,12 +319,18 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
 		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, 400)
 		return
 	}
 	m.mu.Lock()
 	m.requests++
+	m.bytes += int64(len(body))
+	m.maxBytes = max(m.maxBytes, len(body))
 	m.mu.Unlock()
 	last := ""
 	for i := len(req.Messages) - 1; i >= 0; i-- {

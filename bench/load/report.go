@@ -82,6 +82,10 @@ func (b *bench) printCosts() {
 	tg := b.tg
 	fmt.Printf("Bot API calls: sendMessage %d, editMessageText %d, sendChatAction %d, getUpdates %d; model requests %d\n",
 		tg.calls["sendMessage"], tg.calls["editMessageText"], tg.calls["sendChatAction"], tg.calls["getUpdates"], b.llm.requests)
+	if b.llm.requests > 0 {
+		fmt.Printf("model request bodies: mean %.1f KB, largest %.1f KB\n",
+			float64(b.llm.bytes)/float64(b.llm.requests)/1024, float64(b.llm.maxBytes)/1024)
+	}
 	fmt.Printf("RSS: idle %.1f MB (VmRSS after %v), peak %.1f MB (VmHWM); CPU %.2f s over the run; threads %d\n",
 		float64(b.idle.rssKB)/1024, b.o.settle, float64(b.peak.hwmKB)/1024, b.peak.cpu.Seconds(), b.peak.threads)
 	var ru syscall.Rusage
