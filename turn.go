@@ -103,6 +103,9 @@ type ToolScope struct {
 	// Turn is the kind of turn the tools are for: a task's turn gets no
 	// tool at all when schedules.tasks_may_use_tools is false.
 	Turn TurnKind
+	// Wanted names tools the turn asked for (more_tools, or called
+	// earlier in the session): offered whatever the message says.
+	Wanted []string
 }
 
 // ScopedToolRegistry is a ToolRegistry whose tools depend on the user

@@ -391,22 +391,16 @@ func (a *Agent) Models(p *kairos.Policy) []string {
 	return ms
 }
 
+// offeredTools lists the tools a step offers: the registry's pick for
+// the message and what the turn asked for, those the mode offers, and
+// more_tools when some of the user's tools are left out (offer.go).
 func (a *Agent) offeredTools(t *turn) []kairos.Tool {
 	if a.cfg.Tools == nil {
 		return nil
 	}
-	all := a.tools(t, false)
-	if a.cfg.Modes == nil || t.tm == nil {
-		return all
-	}
-	// The mode decides which tools are offered; a call that needs a
-	// higher mode is still found (and gated) by runTools.
-	allowed := allowedActions(Mode(t.tm.Mode))
-	out := make([]kairos.Tool, 0, len(all))
-	for _, tl := range all {
-		if toolOffered(Mode(t.tm.Mode), allowed, tl) {
-			out = append(out, tl)
-		}
+	out := a.modeOffers(t, a.tools(t, false))
+	if len(out) > 0 && len(a.notOffered(t, out)) > 0 {
+		out = append(slices.Clip(out), moreTool{})
 	}
 	return out
 }
@@ -416,7 +410,7 @@ func (a *Agent) offeredTools(t *turn) []kairos.Tool {
 // all every tool the user may call.
 func (a *Agent) tools(t *turn, all bool) []kairos.Tool {
 	if s, ok := a.cfg.Tools.(kairos.ScopedToolRegistry); ok {
-		return s.ToolsFor(t.pol, kairos.ToolScope{UserKey: t.in.UserKey(), Query: t.in.Text, All: all, Turn: t.in.Turn})
+		return s.ToolsFor(t.pol, kairos.ToolScope{UserKey: t.in.UserKey(), Query: t.in.Text, All: all, Turn: t.in.Turn, Wanted: t.wanted()})
 	}
 	return a.cfg.Tools.Tools(t.pol)
 }
@@ -438,6 +432,12 @@ func (a *Agent) runTools(ctx context.Context, t *turn, tools []kairos.Tool, asst
 		}
 		rec := &kairos.ToolCallRecord{ID: call.ID, SessionID: t.sess.ID, ThreadKey: t.in.ThreadKey(), UserKey: t.in.UserKey(),
 			Tool: call.Name, Arguments: redactArgs(call.Arguments), Mode: t.mode, Tainted: t.tainted, CreatedAt: a.cfg.Now()}
+		if call.Name == moreToolsName {
+			out[i] = toolOutcome{content: a.moreTools(t, call.Arguments)}
+			rec.Outcome, rec.Result = "ok", out[i].content
+			a.journal(ctx, rec)
+			continue
+		}
 		job, outcome, msg := a.admit(ctx, t, asst, call, rec)
 		if job == nil {
 			out[i] = toolOutcome{content: errorResult(msg)}

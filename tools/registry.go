@@ -35,16 +35,22 @@ func (r *Registry) WithSource(src kairos.ToolRegistry) *Registry {
 	return r
 }
 
-// Tools returns the tools enabled by p. A tool listed in
+// Tools returns every tool enabled by p. A tool listed in
 // agent.disabled_tools, or belonging to a feature that seed 004's flags
 // turn off (see Absent), is absent: the model neither sees nor can call it.
-func (r *Registry) Tools(p *kairos.Policy) []kairos.Tool { return r.ToolsFor(p, kairos.ToolScope{}) }
+func (r *Registry) Tools(p *kairos.Policy) []kairos.Tool {
+	return r.ToolsFor(p, kairos.ToolScope{All: true})
+}
 
 // ToolsFor returns the tools enabled by p for the scope's user: the
 // built-in ones, then each source's (a scoped source, the skills, gets
 // the scope). Absent applies to every source's tools too (so
 // features.self_update: false removes every skill__ tool, whatever source
 // offers them).
+//
+// Unless sc.All, it returns only the tools the turn is offered (see
+// Offered): the rest stay callable, and the agent names them to the model
+// (more_tools offers them).
 //
 // This is the one place a turn's tools are decided: the prompt's tool
 // guide, approvals, /tools and the console read its answer. A scheduled
@@ -54,17 +60,21 @@ func (r *Registry) ToolsFor(p *kairos.Policy, sc kairos.ToolScope) []kairos.Tool
 	if p != nil && sc.Turn == kairos.TurnTask && !p.Schedules.TasksMayUseTools {
 		return nil
 	}
-	ts := r.builtin(p)
+	ts, extra := r.builtin(p), []kairos.Tool(nil)
 	for _, src := range r.sources {
-		var extra []kairos.Tool
+		var more []kairos.Tool
 		if s, ok := src.(kairos.ScopedToolRegistry); ok {
-			extra = s.ToolsFor(p, sc)
+			more = s.ToolsFor(p, sc)
 		} else {
-			extra = src.Tools(p)
+			more = src.Tools(p)
 		}
-		if extra = keep(extra, p); len(extra) > 0 {
-			ts = append(slices.Clip(ts), extra...)
-		}
+		extra = append(extra, keep(more, p)...)
+	}
+	if !sc.All {
+		ts, extra = Offered(ts, extra, sc)
+	}
+	if len(extra) > 0 {
+		ts = append(slices.Clip(ts), extra...)
 	}
 	return ts
 }

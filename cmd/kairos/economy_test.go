@@ -23,10 +23,13 @@ const plainBudgetBytes = 3 * 1024
 
 // requestSize is one model request as the model receives it: the body's
 // bytes and its o200k_base tokens (gpt-4o's encoding).
-type requestSize struct{ bytes, tokens int }
+type requestSize struct {
+	bytes, tokens int
+	dbg           string
+}
 
 func sizeOf(r testkit.ChatRequest) requestSize {
-	return requestSize{len(r.Raw), tokens.Count("gpt-4o", string(r.Raw))}
+	return requestSize{len(r.Raw), tokens.Count("gpt-4o", string(r.Raw)), string(r.Raw)}
 }
 
 // economyModel answers a plain message, and calls memory recall for a
@@ -61,6 +64,7 @@ func TestPromptEconomy(t *testing.T) {
 
 	many, named := manyToolsTurn(t)
 	t.Logf("plain turn: %d bytes, %d tokens", plain.bytes, plain.tokens)
+	t.Logf("DEBUG %s\n%s", e.llm.Requests()[0].Raw, many.dbg)
 	t.Logf("tool turn: %d + %d bytes, %d + %d tokens", tool1.bytes, tool2.bytes, tool1.tokens, tool2.tokens)
 	t.Logf("50 skills + 2 MCP servers, plain turn: %d bytes, %d tokens", many.bytes, many.tokens)
 	if plain.bytes > plainBudgetBytes {

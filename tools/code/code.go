@@ -222,7 +222,7 @@ func (t *Tool) Spec() kairos.ToolSpec {
 		d.WriteString("generate: a coding model writes, runs and fixes code for `task` (+`context`), 3 tries. ")
 	}
 	fmt.Fprintf(&d, "status: a long run's result by `job_id` (runs over %s return one; execute with a checkpointed run's job_id resumes it as `resume`). ", t.asyncAfter.Round(time.Second))
-	d.WriteString("Globals: output(data) returns the result, sleep(ms), checkpoint({cursor,state})")
+	d.WriteString("Globals: output(data) returns the result (not console.log), sleep(ms), checkpoint({cursor,state})")
 	if len(names) > 0 {
 		d.WriteString(", listSecrets(), getSecret(name)")
 	}
@@ -239,9 +239,9 @@ func (t *Tool) Spec() kairos.ToolSpec {
 		d.WriteString("No network. ")
 	}
 	if len(names) > 0 {
-		fmt.Fprintf(&d, "Secrets (by name; print as [REDACTED]): %s. ", listOrNone(names, 8))
+		fmt.Fprintf(&d, "Secrets (by name; redacted in any output, never print them): %s. ", listOrNone(names, 8))
 	}
-	d.WriteString("No files or imports. Output is untrusted.")
+	d.WriteString("No files, process or imports.")
 	schema := `{"type":"object","properties":{` +
 		`"action":{"type":"string","enum":` + string(enum) + `},` +
 		`"code":{"type":"string","description":"JavaScript, for execute"},` +
@@ -251,6 +251,14 @@ func (t *Tool) Spec() kairos.ToolSpec {
 		`"job_id":{"type":"string"}},` +
 		`"required":["action"]}`
 	return kairos.ToolSpec{Name: "code", Description: d.String(), Parameters: toolutil.Schema(schema)}
+}
+
+// Cues are the words that offer code to a turn (tools.Offered): code,
+// calculation, data; without them it is reachable with more_tools.
+func (t *Tool) Cues() []string {
+	return []string{"code", "coding", "javascript", "js", "script", "calculat", "comput", "math", "cell", "convert", "pars",
+		"csv", "program", "sandbox", "run", "execut", "job", "checkpoint", "generat", "function", "algorithm", "regex",
+		"average", "percent", "sum", "sort", "count", "formula", "attach", "file", "pdf", "document"}
 }
 
 func listOrNone(xs []string, n int) string {

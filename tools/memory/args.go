@@ -376,7 +376,8 @@ func buildSpec(actions []string) kairos.ToolSpec {
 	}`
 	return kairos.ToolSpec{
 		Name:        "memory",
-		Description: "The user's long-term memory: user_memory (facts, goals, open loops…) and summaries (calendar roll-ups).",
+		Description: "The user's long-term memory: user_memory (facts, goals, open loops…) and summaries (calendar roll-ups). " +
+			"Recall before asking the user again; store lasting facts.",
 		Parameters:  toolutil.Schema(schema),
 	}
 }

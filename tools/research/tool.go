@@ -20,8 +20,8 @@ func (e *Engine) Tool() *Tool { return &Tool{e: e} }
 
 var spec = kairos.ToolSpec{
 	Name: "research",
-	Description: "A cited answer from checked sources: memory, then offline references, then the allowed web, as far as needed. " +
-		"Untrusted; abstained: true if nothing checked answers.",
+	Description: "A cited answer from checked sources: memory, then offline references, then the allowed web, as far as needed; " +
+		"abstained: true if nothing checked answers.",
 	Parameters: toolutil.Schema(`{
 		"type": "object",
 		"properties": {
@@ -35,6 +35,12 @@ var spec = kairos.ToolSpec{
 
 // Spec implements kairos.Tool.
 func (t *Tool) Spec() kairos.ToolSpec { return spec }
+
+// Cues are the words that offer research to a turn (tools.Offered);
+// without them it is reachable with more_tools.
+func (t *Tool) Cues() []string {
+	return []string{"research", "source", "cite", "citation", "evidence", "verif", "fact", "paper", "stud", "reference", "proof"}
+}
 
 type args struct {
 	Question string `json:"question"`

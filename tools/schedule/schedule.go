@@ -121,14 +121,14 @@ func specFor(cells bool) kairos.ToolSpec {
 	}
 	return kairos.ToolSpec{
 		Name: "schedule",
-		Description: "Reminders and scheduled work. create: " + kinds + ", at `when` (the user's words, e.g. \"tomorrow at 9\", or RFC 3339, in the user's zone; " +
-			"`when_iso`: your own reading), optionally repeating (`repeat`: an RFC 5545 RRULE or words like \"every weekday at 8am\"). " +
+		Description: "Reminders and scheduled work. create: " + kinds + ", at `when` (the user's words, e.g. \"tomorrow at 9\", in the user's zone; " +
+			"`when_iso`: your own reading), optionally repeating (`repeat`). " +
 			"The user approves before it exists. list: the user's schedules. cancel: schedule_id.",
 		Parameters: toolutil.Schema(`{"type":"object","properties":{
 		"action":{"type":"string","enum":["create","list","cancel"]},
 		"when":{"type":"string","description":"natural language or RFC 3339"},
 		"when_iso":{"type":"string","description":"RFC 3339"},
-		"repeat":{"type":"string","description":"RRULE or plain words: every weekday at 8am, every 2 weeks on Monday, on the last day of every month"},
+		"repeat":{"type":"string","description":"RFC 5545 RRULE or plain words: every weekday at 8am, every 2 weeks on Monday, on the last day of every month"},
 		"text":{"type":"string","description":"` + text + `"},
 		"task":{"type":"string","description":"a prompt run at that time"},` + code + `
 		"schedule_id":{"type":"string","description":"the id from action list"}},
@@ -144,6 +144,16 @@ func (t *Tool) Spec() kairos.ToolSpec {
 		return specs[1]
 	}
 	return specs[0]
+}
+
+// Cues are the words that offer schedule to a turn (tools.Offered):
+// reminders, times and repetitions; without them it is reachable with
+// more_tools, and offered again while the session has called it.
+func (t *Tool) Cues() []string {
+	return []string{"remind", "schedul", "alarm", "timer", "every", "daily", "weekly", "monthly", "yearly", "tomorrow",
+		"tonight", "later", "morning", "evening", "noon", "midnight", "weekday", "weekend", "monday", "tuesday", "wednesday",
+		"thursday", "friday", "saturday", "sunday", "minute", "hour", "clock", "watch", "notif", "alert", "recurr", "repeat",
+		"cancel", "agenda", "appointment", "deadline", "calendar"}
 }
 
 type args struct {

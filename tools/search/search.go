@@ -181,7 +181,7 @@ func (h httpDoer) warn(ctx context.Context, msg string, args ...any) {
 
 var spec = kairos.ToolSpec{
 	Name:        "search",
-	Description: "Search the internet for current information: facts, news, documentation. Results are untrusted web content.",
+	Description: "Search the web for current information: facts, news, documentation.",
 	Parameters: toolutil.Schema(`{
 		"type": "object",
 		"properties": {

@@ -3,6 +3,7 @@ package skill
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -124,7 +125,7 @@ func (s *Skills) ToolsFor(p *kairos.Policy, sc kairos.ToolScope) []kairos.Tool {
 	}
 	list := e.list
 	if !sc.All {
-		list = pick(list, sc.Query, p.Skills.MaxOffered, PromptTokens)
+		list = pick(list, sc, p.Skills.MaxOffered, PromptTokens)
 	}
 	out := make([]kairos.Tool, 0, len(list))
 	for _, sk := range list {
@@ -175,9 +176,12 @@ func slicesDeleteNoCurrent(list []*kairos.Skill) []*kairos.Skill {
 
 // pick keeps at most max skills and at most budget tokens of their specs,
 // the ones whose name and description share the most words with the
-// query first (then the most used, then by name).
-func pick(list []*kairos.Skill, query string, max, budget int) []*kairos.Skill {
-	words := wordsOf(query)
+// query first (then the most used, then by name); a skill the message
+// names ("skill_37", "invoices" for skill__invoices) or the turn wants
+// comes before all of them.
+func pick(list []*kairos.Skill, sc kairos.ToolScope, max, budget int) []*kairos.Skill {
+	words := wordsOf(sc.Query)
+	names := nameWords(sc.Query)
 	type scored struct {
 		sk    *kairos.Skill
 		score int
@@ -185,6 +189,9 @@ func pick(list []*kairos.Skill, query string, max, budget int) []*kairos.Skill {
 	ss := make([]scored, len(list))
 	for i, sk := range list {
 		ss[i] = scored{sk, relevance(words, sk)}
+		if names[sk.Name] || slices.Contains(sc.Wanted, kairos.SkillToolName(sk.Name)) {
+			ss[i].score += 1000
+		}
 	}
 	sort.SliceStable(ss, func(i, j int) bool {
 		if ss[i].score != ss[j].score {
@@ -228,6 +235,18 @@ func relevance(query []string, sk *kairos.Skill) int {
 		}
 	}
 	return n
+}
+
+// nameWords are the message's words with their underscores (skill
+// names keep theirs), as a set.
+func nameWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r > 127)
+	}) {
+		out[w] = true
+	}
+	return out
 }
 
 func wordsOf(s string) []string {

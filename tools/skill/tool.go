@@ -46,9 +46,13 @@ func (t *Tool) Spec() kairos.ToolSpec {
 		"code defining run(input), input_schema, tests, capabilities {hosts, secrets} if it needs the network or secrets); " +
 		"its tests run in the sandbox first, then a human approves; it is then offered as skill__<name>. update: a new " +
 		"version (shown as a diff; its tests and the kept old ones must pass). rollback: to a kept `version`. test: run a " +
-		"skill's tests, or given code+tests. list/show: your skills; not all are offered as tools, but any skill__<name> " +
-		"can be called.", Parameters: toolutil.Schema(toolSchema)}
+		"skill's tests, or given code+tests. list/show: your skills; any skill__<name> can be called, offered or not.",
+		Parameters: toolutil.Schema(toolSchema)}
 }
+
+// Cues are the words that offer the skill tool to a turn (tools.Offered);
+// without them it is reachable with more_tools.
+func (t *Tool) Cues() []string { return []string{"skill", "tool", "automat", "reusabl", "rollback"} }
 
 // args are the tool's arguments.
 type args struct {

@@ -1,0 +1,135 @@
+package tools
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kairos-agent/kairos"
+)
+
+// MaxExtraOffered bounds the skills and MCP tools a turn is offered when
+// its sources hold more than that: the most relevant to the message (or
+// named by it, or wanted) first; the others stay callable and reachable
+// with more_tools.
+const MaxExtraOffered = 6
+
+// cued is a built-in tool offered on demand: only when the message
+// holds one of its cue words (as a word's start: "remind" cues
+// "reminders"), names it, or the turn wants it. A built-in tool without
+// cues (search, memory) is always offered.
+type cued interface{ Cues() []string }
+
+// OnDemand reports whether tl is offered only when the turn asks for it.
+func OnDemand(tl kairos.Tool) bool {
+	_, ok := tl.(cued)
+	return ok
+}
+
+// Offered splits a turn's tools into those it is offered: every built-in
+// tool without cues; a cued built-in tool when the message cues or names
+// it; skills and MCP tools (extra) all when there are no more than
+// MaxExtraOffered, else those the message names or shares words with,
+// the best MaxExtraOffered. A tool in sc.Wanted is always offered.
+func Offered(builtin, extra []kairos.Tool, sc kairos.ToolScope) ([]kairos.Tool, []kairos.Tool) {
+	words := queryWords(sc.Query)
+	var core []kairos.Tool
+	for _, tl := range builtin {
+		c, ok := tl.(cued)
+		name := tl.Spec().Name
+		if !ok || wanted(sc, words, name) || cuedBy(words, c.Cues()) {
+			core = append(core, tl)
+		}
+	}
+	if len(extra) <= MaxExtraOffered {
+		return core, extra
+	}
+	type scored struct {
+		tl    kairos.Tool
+		i     int
+		score int
+	}
+	var ss []scored
+	for i, tl := range extra {
+		spec := tl.Spec()
+		n := overlap(words, spec.Name+" "+spec.Description)
+		if wanted(sc, words, spec.Name) {
+			n += 1000
+		}
+		if n > 0 {
+			ss = append(ss, scored{tl, i, n})
+		}
+	}
+	sort.SliceStable(ss, func(a, b int) bool { return ss[a].score > ss[b].score })
+	ss = ss[:min(len(ss), MaxExtraOffered)]
+	sort.Slice(ss, func(a, b int) bool { return ss[a].i < ss[b].i })
+	out := make([]kairos.Tool, len(ss))
+	for i, x := range ss {
+		out[i] = x.tl
+	}
+	return core, out
+}
+
+// Named reports whether the message names the tool: its whole name, or
+// the part after "__" (skill__invoices is named by "invoices"), as a word.
+func Named(query, name string) bool { return named(queryWords(query), name) }
+
+func wanted(sc kairos.ToolScope, words []string, name string) bool {
+	return slices.Contains(sc.Wanted, name) || named(words, name)
+}
+
+func named(words []string, name string) bool {
+	name = strings.ToLower(name)
+	_, short, found := strings.Cut(name, "__")
+	return slices.Contains(words, name) || found && slices.Contains(words, short)
+}
+
+// queryWords splits a message into lower-case words of letters, digits
+// and underscores (tool names keep theirs).
+func queryWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r > 127)
+	})
+}
+
+func cuedBy(words, cues []string) bool {
+	for _, w := range words {
+		for _, c := range cues {
+			if strings.HasPrefix(w, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// overlap counts the message's words of 4 letters or more that start a
+// word of text (or that a word of text starts).
+func overlap(words []string, text string) int {
+	own := queryWords(strings.ReplaceAll(text, "_", " "))
+	n := 0
+	for _, q := range words {
+		if len(q) < 4 || stopWords[q] {
+			continue
+		}
+		for _, w := range own {
+			if len(w) >= 4 && (strings.HasPrefix(w, q) || strings.HasPrefix(q, w)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// stopWords are common words of four letters or more that say nothing of
+// a tool.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("about after again also been before could does doing done from have hello here into just " +
+		"know like make many more most much need only other over please should some than thank thanks that their them then " +
+		"there these they thing this today very want what when where which while will with would your yours") {
+		stopWords[w] = true
+	}
+}
