@@ -375,9 +375,9 @@ func buildSpec(actions []string) kairos.ToolSpec {
 		"required": ["action"]
 	}`
 	return kairos.ToolSpec{
-		Name:        "memory",
+		Name: "memory",
 		Description: "The user's long-term memory: user_memory (facts, goals, open loops…) and summaries (calendar roll-ups). " +
 			"Recall before asking the user again; store lasting facts.",
-		Parameters:  toolutil.Schema(schema),
+		Parameters: toolutil.Schema(schema),
 	}
 }
