@@ -18,7 +18,7 @@ import (
 // them (cmd/kairos's golden file, pinned by TestGoldenPromptAndTools).
 func fourTools(tb testing.TB) []kairos.ToolSpec {
 	tb.Helper()
-	data, err := os.ReadFile("../cmd/kairos/testdata/tools.golden")
+	data, err := os.ReadFile("../cmd/kairos/testdata/all_tools.golden")
 	if err != nil {
 		tb.Fatal(err)
 	}

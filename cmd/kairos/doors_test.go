@@ -138,8 +138,9 @@ func TestTaskWithoutToolsIsOfferedNone(t *testing.T) {
 }
 
 // TestNoSecretsWordWithCredentialsOff: with features.credentials_access
-// false (the default) cells have no secrets, and the prompt says nothing
-// of getSecret or the secrets' names.
+// false (the default) cells have no secrets, and what the model is given
+// (the prompt and the code tool's description) says nothing of getSecret
+// or the secrets' names.
 func TestNoSecretsWordWithCredentialsOff(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		t.Run(fmt.Sprint("credentials_access=", on), func(t *testing.T) {
@@ -148,9 +149,13 @@ func TestNoSecretsWordWithCredentialsOff(t *testing.T) {
 			e.vars["KAIROS_SECRET_HOME_TOKEN"] = "s3cr3t-value"
 			e.llm.Enqueue(testkit.TextReply("hi"))
 			e.start()
-			e.tg.PushText(operatorID, operatorID, "hello", time.Now())
+			e.tg.PushText(operatorID, operatorID, "hello, run some code", time.Now())
 			waitReply(t, e.tg, operatorID, 1, "hi")
-			sys := e.llm.LastRequest().SystemPrompt()
+			req := e.llm.LastRequest()
+			sys := req.SystemPrompt()
+			for _, td := range req.Tools {
+				sys += "\n" + td.Description
+			}
 			mentions := strings.Contains(sys, "getSecret") || strings.Contains(sys, "HOME_TOKEN") || strings.Contains(sys, "listSecrets")
 			if mentions != on {
 				t.Fatalf("credentials_access %v: prompt mentions secrets: %v\n%s", on, mentions, sys)

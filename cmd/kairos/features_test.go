@@ -52,7 +52,9 @@ func (e *env) offeredTools() testkit.ChatRequest {
 	e.t.Helper()
 	e.llm.Enqueue(testkit.TextReply("Hello."))
 	e.start()
-	e.tg.PushText(2002, 2002, "hi", time.Now())
+	// The message names every on-demand tool, so each one that exists is
+	// offered (tools.Offered).
+	e.tg.PushText(2002, 2002, "hi: code, schedule, skill, research", time.Now())
 	waitReply(e.t, e.tg, 2002, 1, "Hello")
 	reqs := e.llm.Requests()
 	if len(reqs) == 0 {

@@ -37,15 +37,17 @@ func golden(t *testing.T, name, got string) {
 }
 
 // TestGoldenPromptAndTools pins the system prompt and the tool schemas the
-// model receives on a first message, and keeps their fixed overhead small
-// (seed 003: minimal surface area).
+// model receives on a plain first message, and every built-in tool's
+// schema (a message that names them all is offered them all), and keeps
+// the plain message's fixed overhead small (seed 003: minimal surface
+// area; issue 36: a plain message sends what it needs).
 func TestGoldenPromptAndTools(t *testing.T) {
 	e := newEnv(t)
 	delete(e.vars, "TELEGRAM_BOT_TOKEN")
-	e.llm.Enqueue(testkit.TextReply("ok"))
+	e.llm.Enqueue(testkit.TextReply("ok"), testkit.TextReply("ok"))
 	c := e.openCore(t)
-	in := cliMessage("hello", time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))
-	if err := c.agent.HandleMessage(context.Background(), in, &terminal{w: e.out}); err != nil {
+	at := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	if err := c.agent.HandleMessage(context.Background(), cliMessage("hello", at), &terminal{w: e.out}); err != nil {
 		t.Fatal(err)
 	}
 	req := e.llm.LastRequest()
@@ -56,11 +58,18 @@ func TestGoldenPromptAndTools(t *testing.T) {
 	compact, _ := json.Marshal(req.Tools)
 	sys, tl := agent.EstimateTokens(req.SystemPrompt()), agent.EstimateTokens(string(compact))
 	t.Logf("fixed overhead: system prompt %d + tool schemas %d = %d tokens (estimate)", sys, tl, sys+tl)
-	// 1500 until the research tool (about 80 tokens) joined the list.
-	if sys+tl > 1600 {
-		t.Errorf("fixed overhead %d tokens, budget 1600", sys+tl)
+	// 1600 while every built-in tool was offered to every message.
+	if sys+tl > 700 {
+		t.Errorf("fixed overhead %d tokens, budget 700", sys+tl)
 	}
 	if !strings.Contains(req.SystemPrompt(), "2026-11-21T09:00:00") {
 		t.Error("the system prompt lacks the clock envelope")
 	}
+
+	named := "hello: search, memory, code, schedule, skill, research"
+	if err := c.agent.HandleMessage(context.Background(), cliMessage(named, at.Add(time.Minute)), &terminal{w: e.out}); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.MarshalIndent(e.llm.LastRequest().Tools, "", "  ")
+	golden(t, "all_tools", string(all))
 }
