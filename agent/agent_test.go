@@ -87,13 +87,21 @@ func newHarness(t *testing.T, models []string, withModes bool, ts ...*echoTool) 
 // not nil): an MCP manager, the skills.
 func newHarnessWith(t *testing.T, models []string, withModes bool, source kairos.ToolRegistry, ts ...*echoTool) *harness {
 	t.Helper()
-	db := storetest.MustOpenDB(t)
-	h := &harness{db: db, llm: testkit.NewFakeOpenAI(t), sessions: store.NewSessionStore(db), clock: &mock.Clock{}, tools: ts, pol: kairos.DefaultPolicy()}
-	h.pol.Agent.Retries = 1
 	var kt []kairos.Tool
 	for _, x := range ts {
 		kt = append(kt, x)
 	}
+	h := newHarnessOf(t, models, withModes, source, kt...)
+	h.tools = ts
+	return h
+}
+
+// newHarnessOf is newHarnessWith with any built-in tools.
+func newHarnessOf(t *testing.T, models []string, withModes bool, source kairos.ToolRegistry, kt ...kairos.Tool) *harness {
+	t.Helper()
+	db := storetest.MustOpenDB(t)
+	h := &harness{db: db, llm: testkit.NewFakeOpenAI(t), sessions: store.NewSessionStore(db), clock: &mock.Clock{}, pol: kairos.DefaultPolicy()}
+	h.pol.Agent.Retries = 1
 	cfg := agent.Config{
 		Model: &usage.Model{Next: openai.New(openai.Config{BaseURL: h.llm.URL()}), Guard: usage.New(usage.Config{
 			Store: store.NewUsageStore(db), Recorder: h.sessions, Policy: func() *kairos.Policy { return h.pol }})},

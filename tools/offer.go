@@ -52,7 +52,8 @@ func Offered(builtin, extra []kairos.Tool, sc kairos.ToolScope) ([]kairos.Tool, 
 	var ss []scored
 	for i, tl := range extra {
 		spec := tl.Spec()
-		n := overlap(words, spec.Name+" "+spec.Description)
+		_, short, _ := strings.Cut(spec.Name, "__") // "skill" and a server's name say nothing of the tool
+		n := overlap(words, short+" "+spec.Description)
 		if wanted(sc, words, spec.Name) {
 			n += 1000
 		}
@@ -104,11 +105,11 @@ func cuedBy(words, cues []string) bool {
 }
 
 // overlap counts the message's words of 4 letters or more that start a
-// word of text (or that a word of text starts).
+// word of text (or that a word of text starts); underscores part words.
 func overlap(words []string, text string) int {
 	own := queryWords(strings.ReplaceAll(text, "_", " "))
 	n := 0
-	for _, q := range words {
+	for _, q := range queryWords(strings.ReplaceAll(strings.Join(words, " "), "_", " ")) {
 		if len(q) < 4 || stopWords[q] {
 			continue
 		}
