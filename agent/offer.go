@@ -35,8 +35,8 @@ func (moreTool) Call(context.Context, *kairos.ToolInvocation) (*kairos.ToolResul
 
 // blurbs name what a built-in tool that is not offered yet is for, in
 // the prompt's list of more tools.
-var blurbs = map[string]string{"code": "JavaScript cells", "schedule": "reminders, timed tasks, watching cells",
-	"skill": "make and manage your skills", "research": "cited answers from checked sources"}
+var blurbs = map[string]string{"code": "JavaScript cells", "schedule": "reminders, timed tasks",
+	"skill": "your own tools", "research": "cited answers"}
 
 // maxNamedMore bounds the skills and MCP tools the prompt names.
 const maxNamedMore = 8

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,22 +22,24 @@ const plainBudgetBytes = 3 * 1024
 
 // requestSize is one model request as the model receives it: the body's
 // bytes and its o200k_base tokens (gpt-4o's encoding).
-type requestSize struct {
-	bytes, tokens int
-	dbg           string
-}
+type requestSize struct{ bytes, tokens int }
 
 func sizeOf(r testkit.ChatRequest) requestSize {
-	return requestSize{len(r.Raw), tokens.Count("gpt-4o", string(r.Raw)), string(r.Raw)}
+	return requestSize{len(r.Raw), tokens.Count("gpt-4o", string(r.Raw))}
 }
 
-// economyModel answers a plain message, and calls memory recall for a
-// message that asks what it remembers, then answers with the result.
+// economyModel answers a plain message; it calls memory recall for a
+// message that asks what it remembers, and more_tools (for the weather)
+// for one about a trip, then says whether the weather tool is offered.
 func economyModel(r testkit.ChatRequest) testkit.Reply {
 	last := r.Messages[len(r.Messages)-1]
 	switch {
 	case last.Role == "user" && strings.Contains(last.Content, "remember"):
 		return testkit.ToolReply(testkit.ToolCall{Name: "memory", Arguments: `{"action":"recall","query":"favourite things"}`})
+	case last.Role == "user" && strings.Contains(last.Content, "trip"):
+		return testkit.ToolReply(testkit.ToolCall{Name: "more_tools", Arguments: `{"query":"look up the weather of a city"}`})
+	case last.Role == "tool" && r.HasTool("desk__weather_lookup"):
+		return testkit.TextReply("Weather tool offered.")
 	case last.Role == "tool":
 		return testkit.TextReply("Recalled.")
 	}
@@ -64,7 +65,6 @@ func TestPromptEconomy(t *testing.T) {
 
 	many, named := manyToolsTurn(t)
 	t.Logf("plain turn: %d bytes, %d tokens", plain.bytes, plain.tokens)
-	t.Logf("DEBUG %s\n%s", e.llm.Requests()[0].Raw, many.dbg)
 	t.Logf("tool turn: %d + %d bytes, %d + %d tokens", tool1.bytes, tool2.bytes, tool1.tokens, tool2.tokens)
 	t.Logf("50 skills + 2 MCP servers, plain turn: %d bytes, %d tokens", many.bytes, many.tokens)
 	if plain.bytes > plainBudgetBytes {
@@ -108,13 +108,20 @@ mcp:
 	e.tg.PushText(2002, 2002, "hello, how are you today?", time.Now())
 	waitReply(t, e.tg, 2002, 1, "Plain.")
 	first := e.llm.Requests()[0]
-	if !slices.ContainsFunc(first.ToolNames(), func(n string) bool { return strings.HasPrefix(n, "desk__") }) &&
-		!strings.Contains(first.SystemPrompt(), "desk__") {
-		t.Errorf("the second MCP server's tools are neither offered nor named: %v", first.ToolNames())
+	if !strings.Contains(first.SystemPrompt(), "50 skills and 13 MCP tools") {
+		t.Errorf("the prompt does not say what more_tools reaches:\n%s", first.SystemPrompt())
 	}
 	e.tg.PushText(2002, 2002, "please run skill_37 on my notes", time.Now())
 	waitReply(t, e.tg, 2002, 2, "Plain.")
-	return sizeOf(first), e.llm.Requests()[1]
+	named := e.llm.Requests()[1]
+	// A tool of the second server the message does not bring up, reached
+	// by a query.
+	e.tg.PushText(2002, 2002, "so, my trip?", time.Now())
+	waitReply(t, e.tg, 2002, 3, "Weather tool offered.")
+	if reqs := e.llm.Requests(); reqs[2].HasTool("desk__weather_lookup") {
+		t.Errorf("the trip message was offered the weather tool before more_tools: %v", reqs[2].ToolNames())
+	}
+	return sizeOf(first), named
 }
 
 // seedSkills stores n enabled skills of the test user, each with a
