@@ -31,8 +31,6 @@ type Config struct {
 
 	// Models are tried in order: the primary model, then the fallbacks.
 	Models []string
-	// SecretNames are the names (never values) of the secrets code may use.
-	SecretNames []string
 	// VisionModel answers turns with images when set (KAIROS_VISION_MODEL).
 	VisionModel string
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -111,16 +110,6 @@ func LoadConfig(getenv func(string) string, environ func() []string) (Config, er
 		}
 	}
 	return c, nil
-}
-
-// SecretNames lists the secrets by name, sorted.
-func (c Config) SecretNames() []string {
-	names := make([]string, 0, len(c.Secrets))
-	for n := range c.Secrets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // SensitiveValues are the values no log line may contain.

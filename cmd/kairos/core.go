@@ -302,8 +302,8 @@ func (m *Main) openAgent(c *core) {
 	acfg := agent.Config{
 		Model: c.spend, Sessions: c.sessions, Clock: c.clock, Tools: c.registry, Memories: c.memories,
 		Policy: c.policy, Models: append([]string{m.Config.Model}, m.Config.FallbackModels...),
-		SecretNames: m.Config.SecretNames(), Logger: c.log,
-		Modes: store.NewModeStore(c.db), Grants: c.grants, Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
+		Logger: c.log,
+		Modes:  store.NewModeStore(c.db), Grants: c.grants, Observer: c.metrics, Rollover: c.jobs.Sessions().Rollover,
 		VisionModel:    m.Config.VisionModel,
 		OnModelFailure: func(ctx context.Context, err error) { m.modelFailure(ctx, c, err) },
 		CountTokens:    tokens.Count,
