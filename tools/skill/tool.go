@@ -42,11 +42,11 @@ const toolSchema = `{"type":"object","properties":{
 
 // Spec implements kairos.Tool.
 func (t *Tool) Spec() kairos.ToolSpec {
-	return kairos.ToolSpec{Name: "skill", Description: "Your own reusable tools. create: a new skill (name, description, " +
-		"code defining run(input), input_schema, tests, capabilities {hosts, secrets} if it needs the network or secrets); " +
-		"its tests run in the sandbox first, then a human approves; it is then offered as skill__<name>. update: a new " +
-		"version (shown as a diff; its tests and the kept old ones must pass). rollback: to a kept `version`. test: run a " +
-		"skill's tests, or given code+tests. list/show: your skills; any skill__<name> can be called, offered or not.",
+	return kairos.ToolSpec{Name: "skill", Description: "Your own reusable tools. create: a new skill (capabilities {hosts, secrets} " +
+		"only if it needs the network or secrets); its tests run in the sandbox first, then a human approves; it is then the " +
+		"tool skill__<name>. update: a new version (shown as a diff; its tests and the kept old ones must pass). rollback: to " +
+		"a kept `version`. test: run a skill's tests, or given code+tests. list/show: your skills; any skill__<name> can be " +
+		"called, offered or not.",
 		Parameters: toolutil.Schema(toolSchema)}
 }
 
