@@ -20,6 +20,53 @@ const MaxExtraOffered = 6
 // cues (search, memory) is always offered.
 type cued interface{ Cues() []string }
 
+// TimeCue, among a tool's cues, cues it with any mention of a clock time
+// or a span, in words no list names: "5pm", "17:30", "at 7", "in 20",
+// "2h", "by 9".
+const TimeCue = "@time"
+
+// mentionsTime reports whether the words hold a clock time or a span: a
+// number with a clock or unit suffix, hh:mm (split by queryWords into two
+// numbers), or a number after at, by, in, until, till, before or after.
+func mentionsTime(words []string) bool {
+	for i, w := range words {
+		n := 0
+		for n < len(w) && w[n] >= '0' && w[n] <= '9' {
+			n++
+		}
+		if n == 0 || n > 2 {
+			continue
+		}
+		switch w[n:] {
+		case "am", "pm", "h", "hr", "hrs", "m", "min", "mins", "d", "s", "sec", "secs", "w":
+			return true
+		case "":
+		default:
+			continue
+		}
+		if i > 0 && slices.Contains([]string{"at", "by", "in", "until", "till", "before", "after", "from", "around"}, words[i-1]) {
+			return true
+		}
+		if i+1 < len(words) && (isNumber(words[i+1]) && len(words[i+1]) == 2 || unitWord(words[i+1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isNumber(w string) bool {
+	return w != "" && strings.Trim(w, "0123456789") == ""
+}
+
+func unitWord(w string) bool {
+	for _, u := range []string{"am", "pm", "sec", "min", "hour", "hr", "day", "week", "month", "year"} {
+		if strings.HasPrefix(w, u) {
+			return true
+		}
+	}
+	return false
+}
+
 // OnDemand reports whether tl is offered only when the turn asks for it.
 func OnDemand(tl kairos.Tool) bool {
 	_, ok := tl.(cued)
@@ -94,6 +141,9 @@ func queryWords(s string) []string {
 }
 
 func cuedBy(words, cues []string) bool {
+	if slices.Contains(cues, TimeCue) && mentionsTime(words) {
+		return true
+	}
 	for _, w := range words {
 		for _, c := range cues {
 			if strings.HasPrefix(w, c) {

@@ -152,3 +152,34 @@ func isSubsequence(sub, of []string) bool {
 	}
 	return i == len(sub)
 }
+
+// TestTimeMentionCuesSchedule: a clock time or a span cues a tool whose
+// cues hold tools.TimeCue, whatever the words around it, and a number
+// that is no time (an id, a count, a year) does not. Generated: every
+// time form × every frame.
+func TestTimeMentionCuesSchedule(t *testing.T) {
+	p := kairos.DefaultPolicy()
+	p.Schedules.Enabled = true
+	timed := onDemand{named("schedule"), []string{tools.TimeCue}}
+	offers := func(msg string) bool {
+		got, _ := tools.Offered([]kairos.Tool{timed}, nil, kairos.ToolScope{Query: msg})
+		return len(got) == 1
+	}
+	times := []string{"5pm", "5 pm", "7am", "17:30", "at 7", "by 9", "in 20", "in 20 min", "2h", "45m", "90 secs",
+		"30s", "in 3 days", "3 weeks", "10 minutes", "around 6", "until 11", "after 4", "8.15pm", "at 10:45"}
+	frames := []string{"ping me %s", "%s stretch", "nudge me %s about the oven", "yo, %s, the call",
+		"mañana %s llamar", "%s!!", "can you do the thing %s please"}
+	for _, tm := range times {
+		for _, f := range frames {
+			if msg := fmt.Sprintf(f, tm); !offers(msg) {
+				t.Errorf("%q: schedule not cued by the time %q", msg, tm)
+			}
+		}
+	}
+	for _, msg := range []string{"load 10001 m3", "I have 3 cats", "order #4521 shipped", "in 2026 we moved",
+		"room 101", "chapter 12 of the book", "what's 17 times 23"} {
+		if offers(msg) {
+			t.Errorf("%q: schedule cued by a number that is no time", msg)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/calendar"
+	"github.com/kairos-agent/kairos/tools"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
 
@@ -153,7 +154,8 @@ func (t *Tool) Cues() []string {
 	return []string{"remind", "schedul", "alarm", "timer", "every", "daily", "weekly", "monthly", "yearly", "tomorrow",
 		"tonight", "later", "morning", "evening", "noon", "midnight", "weekday", "weekend", "monday", "tuesday", "wednesday",
 		"thursday", "friday", "saturday", "sunday", "minute", "hour", "clock", "watch", "notif", "alert", "recurr", "repeat",
-		"cancel", "agenda", "appointment", "deadline", "calendar"}
+		"cancel", "agenda", "appointment", "deadline", "calendar", "ping", "nudge", "wake", "forget",
+		"until", "till", "tmrw", "tomorow", "weeks", "tonite", "asap", tools.TimeCue}
 }
 
 type args struct {
