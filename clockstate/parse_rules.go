@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/olebedev/when/rules"
@@ -62,10 +63,26 @@ const (
 
 // spanRule is a rule whose regexp's group 1 is the phrase; the groups
 // after it are the captures (the surrounding boundary stays outside).
-type spanRule struct{ re *regexp.Regexp }
+// The regexp is compiled when the rule first runs: a rule runs only when
+// the text holds one of its triggers, and most texts never wake most
+// rules (compiling all of them at start-up allocated 1.6 MB and kept
+// 0.5 MB; doc/benchmarks.md, "Memory (issue 36)").
+type spanRule struct{ *lazyRegexp }
+
+// lazyRegexp is a regexp compiled at its first use.
+type lazyRegexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
+}
 
 func (s spanRule) Find(text string) *rules.Match {
-	ix := s.re.FindStringSubmatchIndex(text)
+	ix := s.get().FindStringSubmatchIndex(text)
 	if ix == nil || ix[2] < 0 {
 		return nil
 	}
@@ -82,7 +99,12 @@ func (s spanRule) Find(text string) *rules.Match {
 
 func span(expr string) spanRule {
 	expr = strings.NewReplacer("WEEKDAY", reWeekdayWord, "MONTH", reMonthWord, "NUM", reNumWord, "AMPM", `(?:am|pm|a\.m\.|p\.m\.)`).Replace(expr)
-	return spanRule{regexp.MustCompile(`(?i)(?:\W|^)(` + expr + `)(?:\W|$)`)}
+	return lazySpan(`(?i)(?:\W|^)(` + expr + `)(?:\W|$)`)
+}
+
+// lazySpan is the span rule of a whole expression, compiled at first use.
+func lazySpan(expr string) spanRule {
+	return spanRule{&lazyRegexp{expr: expr}}
 }
 
 const (
@@ -101,7 +123,7 @@ var allRules = append(append(append(append(append(vagueRules, monthlyRules...), 
 	{rWeekdayOfWeek, span(`(WEEKDAY)\s+(?:of\s+|in\s+)?(next|this|last)\s+(?:week|wk)|(next|this|last)\s+(?:week|wk)(?:'s)?\s+(?:on\s+)?(WEEKDAY)`), applyWeekdayOfWeek, []string{"week", "wk"}},
 	{rDayRange, span(`(?:from|between)\s+(WEEKDAY)\s+(?:and|to|till|until|through|-)\s+(WEEKDAY)`), applyDayRange, []string{"from", "between"}},
 	{rDateYear, span(`(?:WEEKDAY,?\s+)?(MONTH)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})|(?:WEEKDAY,?\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(MONTH)\.?,?\s+(\d{4})`), applyDateYear, []string{"#", "&", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
-	{rShiftFrom, spanRule{regexp.MustCompile(`(?i)(?:\W|^)((` + reNumWord + `)(days?|weeks?)\s+(?:from|after))\s+(?:next\s+|this\s+|on\s+)?(?:` + reWeekdayWord + `|tomorrow|today)\b`)}, applyShiftFrom, []string{"from", "after"}},
+	{rShiftFrom, lazySpan(`(?i)(?:\W|^)((` + reNumWord + `)(days?|weeks?)\s+(?:from|after))\s+(?:next\s+|this\s+|on\s+)?(?:` + reWeekdayWord + `|tomorrow|today)\b`), applyShiftFrom, []string{"from", "after"}},
 	{rDuration, span(`(?:(in|within|after)\s+(?:about\s+|around\s+|approx(?:imately)?\s+|roughly\s+|like\s+|another\s+|just\s+)?)?(NUM` + reUnitWord + `\b(?:\s+and\s+a\s+(?:half|quarter)\b)?(?:\s*(?:,|and)?\s*NUM` + reUnitWord + `\b(?:\s+and\s+a\s+(?:half|quarter)\b)?)*)(?:\s+(ago|from\s+now|later|hence|earlier|before\s+now))?`), applyDuration, []string{"#", "a ", "an ", "half", "few", "couple", "teen", "twenty", "thirty", "forty", "fifty", "ninety", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "&", "sec", "mins", "minute", "#min", "# min", "hour", "hrs", "#hr", "# hr", " hr", "days", "a day", "one day", "# day", "#day", "week", "wk", "fortnight", "month", "year", "yr", "#h", "#m", "#s", "#d", "#w", "# h", "# m", "# s", "# d", "# w"}},
 	{rWeekday, en.Weekday(rules.Override), applyWeekday, []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}},
 	{rCasualDate, en.CasualDate(rules.Override), applyCasualDate, []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "night"}},
