@@ -7,11 +7,13 @@ package main
 // of its own, up to eight per core, and memory freed in one arena serves
 // only that arena: under a flood, with a dozen threads in SQLite, the
 // arenas each grew to a few megabytes and held 35–40 MB between them
-// (doc/benchmarks.md, "Memory (issue 36)"). Two arenas held the same work
-// in 15–20 MB less, at no measurable CPU.
+// (doc/benchmarks.md, "Memory (issue 36)"). One arena held the same work
+// in 23–26 MB less (two arenas: 19–21 MB less), at no measurable CPU:
+// glibc's per-thread caches serve most small allocations without the
+// arena's lock.
 //
 // The cap is set by a C constructor, before the Go runtime starts a
-// thread, as MALLOC_ARENA_MAX=2 would be; an operator's own
+// thread, as MALLOC_ARENA_MAX=1 would be; an operator's own
 // MALLOC_ARENA_MAX or GLIBC_TUNABLES arena_max wins (doc/config.md).
 
 /*
@@ -21,7 +23,7 @@ package main
 #include <pthread.h>
 #include <malloc.h>
 
-#define KAIROS_ARENA_MAX 2
+#define KAIROS_ARENA_MAX 1
 
 static void kairos_cap_arenas(void) __attribute__((constructor));
 

@@ -15,7 +15,7 @@ import (
 const arenasChild = "KAIROS_TEST_ARENAS_CHILD"
 
 // TestMallocArenas: however many threads allocate in C at once, the
-// process keeps at most two malloc arenas; an operator's MALLOC_ARENA_MAX
+// process keeps one malloc arena; an operator's MALLOC_ARENA_MAX
 // or GLIBC_TUNABLES arena_max is left to glibc.
 func TestMallocArenas(t *testing.T) {
 	if os.Getenv(arenasChild) != "" {
@@ -30,8 +30,8 @@ func TestMallocArenas(t *testing.T) {
 		if n < 0 {
 			t.Skip("not glibc: no malloc arenas to count")
 		}
-		if n > 2 {
-			t.Fatalf("after %d threads allocated at once: %d malloc arenas, want at most 2", threads, n)
+		if n != 1 {
+			t.Fatalf("after %d threads allocated at once: %d malloc arenas, want 1", threads, n)
 		}
 	}
 	for _, env := range []string{"MALLOC_ARENA_MAX=6", "GLIBC_TUNABLES=glibc.malloc.arena_max=6"} {
@@ -46,8 +46,8 @@ func TestMallocArenas(t *testing.T) {
 			t.Fatalf("%s: child printed no count:\n%s", env, out)
 		}
 		n, _ := strconv.Atoi(strings.Fields(v)[0])
-		if n <= 2 || n > 6 {
-			t.Errorf("%s: %d malloc arenas after 16 threads, want the operator's cap (3 to 6)", env, n)
+		if n <= 1 || n > 6 {
+			t.Errorf("%s: %d malloc arenas after 16 threads, want the operator's cap (2 to 6)", env, n)
 		}
 	}
 }
