@@ -117,8 +117,9 @@ type Bot struct {
 
 	mu       sync.Mutex
 	chats    map[int64]*chatQueue
+	ready    []chatLine // chats with work waiting for a worker, oldest first
+	busy     int        // workers running (at most cfg.Workers)
 	inflight sync.WaitGroup
-	sem      chan struct{}
 	queued   int
 
 	approvals sync.Map      // callback id → *pendingApproval (the live waiters of this process)
@@ -195,12 +196,12 @@ func New(cfg Config) (*Bot, error) {
 		lim:   newLimiter(cfg.Limits, time.Now),
 		log:   cfg.Logger.With("component", "bot"),
 		chats: map[int64]*chatQueue{},
-		sem:   make(chan struct{}, cfg.Workers),
 
 		stopping: make(chan struct{}),
 		attempts: newAttemptLimiter(AttemptWindow),
 	}
 	b.work, b.cancelWork = context.WithCancel(context.Background())
+	context.AfterFunc(b.work, b.endReady)
 	return b, nil
 }
 

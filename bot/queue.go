@@ -7,11 +7,12 @@ import (
 	"github.com/kairos-agent/kairos"
 )
 
-// chatQueue is one chat's work in arrival order; one goroutine drains it
-// (runChat), so the chat's turns never run beside each other.
+// chatQueue is one chat's work in arrival order. While it has work the
+// chat has a line: it waits in the ready list or a worker runs its turn,
+// so the chat's turns never run beside each other.
 type chatQueue struct {
 	items   []queued
-	running bool
+	running bool // the chat has a line
 }
 
 // queued is one piece of a chat's work: a stored update, or a turn that
@@ -82,8 +83,11 @@ func (b *Bot) schedule(u *kairos.RawUpdate) {
 	b.enqueue(u.ChatID, queued{u: u})
 }
 
-// enqueue appends work to the chat's queue and starts its drainer when
-// none runs.
+// enqueue appends work to the chat's queue. A chat with work and no line
+// yet joins the end of the ready list, and a worker starts when fewer
+// than Workers run: a chat waiting for a worker is an entry in that list,
+// not a goroutine (a flood of a thousand chats kept a thousand parked
+// goroutines and their stacks; doc/benchmarks.md, "Memory (issue 36)").
 func (b *Bot) enqueue(chat int64, it queued) {
 	b.mu.Lock()
 	q := b.chats[chat]
@@ -94,53 +98,89 @@ func (b *Bot) enqueue(chat int64, it queued) {
 	q.items = append(q.items, it)
 	b.queued++
 	b.cfg.Metrics.QueueDepth(b.queued)
-	start := !q.running
-	q.running = true
-	if start {
+	if !q.running {
+		q.running = true
 		b.inflight.Add(1)
-	}
-	b.mu.Unlock()
-	if start {
-		go b.runChat(b.work, chat, q)
-	}
-}
-
-// runChat drains one chat's queue in order; the semaphore bounds how many
-// chats run turns at once, so one slow chat holds one worker, not all.
-func (b *Bot) runChat(ctx context.Context, chat int64, q *chatQueue) {
-	defer b.inflight.Done()
-	for {
-		b.mu.Lock()
-		if len(q.items) == 0 || ctx.Err() != nil {
-			q.running = false
-			b.dropCalls(q)
-			if len(q.items) == 0 {
-				delete(b.chats, chat)
-			}
+		if b.work.Err() != nil {
+			b.endLine(chat, q) // shutting down: no worker takes it
 			b.mu.Unlock()
 			return
 		}
-		it := q.items[0]
-		q.items = q.items[1:]
+		b.ready = append(b.ready, chatLine{chat, q})
+	}
+	start := len(b.ready) > 0 && b.busy < b.cfg.Workers
+	if start {
+		b.busy++
+	}
+	b.mu.Unlock()
+	if start {
+		go b.worker(b.work)
+	}
+}
+
+// chatLine is a chat in the ready list.
+type chatLine struct {
+	chat int64
+	q    *chatQueue
+}
+
+// worker runs one turn of the first ready chat, puts the chat back at the
+// end of the list while it has more, and goes on with the next until no
+// chat is ready: the chats share the workers in turn, one slow chat holds
+// one worker, and a chat's turns never run beside each other (a chat is
+// in the list or at a worker, never both).
+func (b *Bot) worker(ctx context.Context) {
+	b.mu.Lock()
+	for len(b.ready) > 0 && ctx.Err() == nil {
+		l := b.ready[0]
+		b.ready[0] = chatLine{}
+		b.ready = b.ready[1:]
+		it := l.q.items[0]
+		l.q.items[0] = queued{}
+		l.q.items = l.q.items[1:]
 		b.queued--
 		b.cfg.Metrics.QueueDepth(b.queued)
 		b.mu.Unlock()
 
-		select {
-		case b.sem <- struct{}{}:
-		case <-ctx.Done():
-			if it.call != nil {
-				it.call.drop(errShuttingDown)
-			}
-			continue // the loop's top ends the line
-		}
 		if it.call != nil {
-			b.runCall(ctx, chat, it.call)
+			b.runCall(ctx, l.chat, it.call)
 		} else {
 			b.processInOrder(ctx, it.u)
 		}
-		<-b.sem
+
+		b.mu.Lock()
+		if len(l.q.items) == 0 || ctx.Err() != nil {
+			b.endLine(l.chat, l.q)
+		} else {
+			b.ready = append(b.ready, l)
+		}
 	}
+	b.busy--
+	b.mu.Unlock()
+}
+
+// endReady ends the lines still waiting for a worker when the work
+// context ends (shutdown): their calls are told at once, their stored
+// updates stay pending.
+func (b *Bot) endReady() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, l := range b.ready {
+		b.endLine(l.chat, l.q)
+	}
+	clear(b.ready)
+	b.ready = b.ready[:0]
+}
+
+// endLine ends a chat's line: its queued calls are dropped, and a chat
+// with nothing left is forgotten. b.mu is held.
+func (b *Bot) endLine(chat int64, q *chatQueue) {
+	q.running = false
+	b.dropCalls(q)
+	if len(q.items) == 0 {
+		delete(b.chats, chat)
+	}
+	b.inflight.Done()
 }
 
 var errShuttingDown = kairos.Errorf(kairos.ECONFLICT, "The bot is shutting down; try again after it restarts.")

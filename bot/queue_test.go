@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -85,5 +86,51 @@ func TestInChatQueuesBehindTheChatsTurn(t *testing.T) {
 	b.Shutdown(time.Minute)
 	if err := b.InChat(context.Background(), 42, func(context.Context) {}); kairos.ErrorCode(err) != kairos.ECONFLICT {
 		t.Fatalf("after shutdown: %v", err)
+	}
+}
+
+// TestWaitingChatsHoldNoGoroutine: chats waiting for a worker are queued
+// work (the depth gauge counts them), not parked goroutines, and each
+// gets its turn when the worker frees up.
+func TestWaitingChatsHoldNoGoroutine(t *testing.T) {
+	const chats = 300
+	m := &depthMetrics{seen: make(chan int, 4*chats)}
+	b, err := bot.New(bot.Config{Token: "t", APIURL: "http://127.0.0.1:1", Metrics: m, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown(time.Minute)
+	hold, held := make(chan struct{}), make(chan struct{})
+	busy := make(chan error, 1)
+	go func() {
+		busy <- b.InChat(context.Background(), 1, func(context.Context) { close(held); <-hold })
+	}()
+	<-held
+	m.waitDepth(t, 0)
+	before := runtime.NumGoroutine()
+	var wg sync.WaitGroup
+	ran := make(chan int64, chats)
+	for c := int64(100); c < 100+chats; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := b.InChat(context.Background(), c, func(context.Context) { ran <- c }); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	m.waitDepth(t, chats)
+	// Each caller is a goroutine of the test; the bot adds none per chat.
+	if extra := runtime.NumGoroutine() - before; extra > chats+10 {
+		t.Errorf("%d chats waiting for the one worker: %d more goroutines, want the %d callers and a few", chats, extra, chats)
+	}
+	close(hold)
+	if err := <-busy; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	seen := map[int64]bool{}
+	for len(seen) < chats {
+		seen[<-ran] = true
 	}
 }
