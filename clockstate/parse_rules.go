@@ -102,6 +102,34 @@ func span(expr string) spanRule {
 	return lazySpan(`(?i)(?:\W|^)(` + expr + `)(?:\W|$)`)
 }
 
+// lazyRule is an olebedev/when rule (a *rules.F) made at its first use:
+// building one compiles its regexp.
+type lazyRule struct{ *lazyWhen }
+
+type lazyWhen struct {
+	mk   func() *rules.F
+	once sync.Once
+	f    *rules.F
+}
+
+func (l *lazyWhen) get() *rules.F {
+	l.once.Do(func() { l.f = l.mk() })
+	return l.f
+}
+
+func (l lazyRule) Find(text string) *rules.Match { return l.get().Find(text) }
+
+// whenRule is the olebedev/when rule mk makes, with its matches
+// overriding earlier ones, made at first use.
+func whenRule(mk func(rules.Strategy) rules.Rule) lazyRule {
+	return lazyRule{&lazyWhen{mk: func() *rules.F { return mk(rules.Override).(*rules.F) }}}
+}
+
+// whenExpr is a rules.F on expr, compiled at first use.
+func whenExpr(expr string) lazyRule {
+	return lazyRule{&lazyWhen{mk: func() *rules.F { return &rules.F{RegExp: regexp.MustCompile(expr)} }}}
+}
+
 // lazySpan is the span rule of a whole expression, compiled at first use.
 func lazySpan(expr string) spanRule {
 	return spanRule{&lazyRegexp{expr: expr}}
@@ -125,23 +153,23 @@ var allRules = append(append(append(append(append(vagueRules, monthlyRules...), 
 	{rDateYear, span(`(?:WEEKDAY,?\s+)?(MONTH)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})|(?:WEEKDAY,?\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(MONTH)\.?,?\s+(\d{4})`), applyDateYear, []string{"#", "&", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
 	{rShiftFrom, lazySpan(`(?i)(?:\W|^)((` + reNumWord + `)(days?|weeks?)\s+(?:from|after))\s+(?:next\s+|this\s+|on\s+)?(?:` + reWeekdayWord + `|tomorrow|today)\b`), applyShiftFrom, []string{"from", "after"}},
 	{rDuration, span(`(?:(in|within|after)\s+(?:about\s+|around\s+|approx(?:imately)?\s+|roughly\s+|like\s+|another\s+|just\s+)?)?(NUM` + reUnitWord + `\b(?:\s+and\s+a\s+(?:half|quarter)\b)?(?:\s*(?:,|and)?\s*NUM` + reUnitWord + `\b(?:\s+and\s+a\s+(?:half|quarter)\b)?)*)(?:\s+(ago|from\s+now|later|hence|earlier|before\s+now))?`), applyDuration, []string{"#", "a ", "an ", "half", "few", "couple", "teen", "twenty", "thirty", "forty", "fifty", "ninety", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "&", "sec", "mins", "minute", "#min", "# min", "hour", "hrs", "#hr", "# hr", " hr", "days", "a day", "one day", "# day", "#day", "week", "wk", "fortnight", "month", "year", "yr", "#h", "#m", "#s", "#d", "#w", "# h", "# m", "# s", "# d", "# w"}},
-	{rWeekday, en.Weekday(rules.Override), applyWeekday, []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}},
-	{rCasualDate, en.CasualDate(rules.Override), applyCasualDate, []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "night"}},
-	{rCasualTime, en.CasualTime(rules.Override), applyCasualTime, []string{"morning", "afternoon", "evening", "night", "noon"}},
-	{rHour, en.Hour(rules.Override), applyHour, []string{"#", "&", "am", "pm", "a.", "p.", "#a", "#p"}},
-	{rHourMinute, en.HourMinute(rules.Override), applyHourMinute, []string{"#", "&", ":", "-", "："}},
-	{rDeadline, en.Deadline(rules.Override), applyAmount, []string{"in", "within"}},
-	{rPastTime, en.PastTime(rules.Override), applyAmount, []string{"ago"}},
-	{rMonthDate, en.ExactMonthDate(rules.Override), applyMonthDate, []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
+	{rWeekday, whenRule(en.Weekday), applyWeekday, []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}},
+	{rCasualDate, whenRule(en.CasualDate), applyCasualDate, []string{"now", "tod", "tonight", "tom", "tmr", "yesterday", "night"}},
+	{rCasualTime, whenRule(en.CasualTime), applyCasualTime, []string{"morning", "afternoon", "evening", "night", "noon"}},
+	{rHour, whenRule(en.Hour), applyHour, []string{"#", "&", "am", "pm", "a.", "p.", "#a", "#p"}},
+	{rHourMinute, whenRule(en.HourMinute), applyHourMinute, []string{"#", "&", ":", "-", "："}},
+	{rDeadline, whenRule(en.Deadline), applyAmount, []string{"in", "within"}},
+	{rPastTime, whenRule(en.PastTime), applyAmount, []string{"ago"}},
+	{rMonthDate, whenRule(en.ExactMonthDate), applyMonthDate, []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
 	{rDotDate, span(`(\d{1,2})\.(\d{1,2})\.(\d{4})`), applyDotDate, []string{"#."}},
 	{rYMDSlash, span(`(\d{4})/(\d{1,2})/(\d{1,2})`), applyYMDSlash, []string{"#/"}},
 	{rWeekdayAbbr, span(`(tues|thurs|weds)\.?`), applyWeekdayAbbr, []string{"tues", "thurs", "weds"}},
 	{rDashDate, span(`(\d{1,2})-(\d{1,2})-(\d{4})`), applySlashDate, []string{"#-"}},
 	{rSlashYear, span(`(\d{1,2})/(\d{1,2})/(\d{4})`), applySlashDate, []string{"#/"}},
-	{rFromNow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`)}, applyAmount, []string{"from", "later", "hence"}},
-	{rCompactIn, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`)}, applyCompactIn, []string{"in"}},
-	{rMidnight, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(midnight|midday)(?:\W|$)`)}, applyMidnight, []string{"mid"}},
-	{rWindow, &rules.F{RegExp: regexp.MustCompile(`(?i)(?:\W|^)(this|next|last|the)\s+(week|wk|weekend|month|year|yr)(?:\W|$)`)}, applyWindow, []string{"week", "wk", "month", "year", "yr"}},
+	{rFromNow, whenExpr(`(?i)(?:\W|^)(an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few|a\s+couple(?:\s+of)?|half\s+an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+(from\s+now|later|hence)(?:\W|$)`), applyAmount, []string{"from", "later", "hence"}},
+	{rCompactIn, whenExpr(`(?i)(?:\W|^)(in|within)\s+(\d{1,4}|a\s+couple(?:\s+of)?)\s*(s|m|h|d|w|hr|hrs|min|mins|sec|secs|wk|wks|yr|yrs|seconds?|minutes?|hours?|days?|weeks?|months?|years?)(?:\W|$)`), applyCompactIn, []string{"in"}},
+	{rMidnight, whenExpr(`(?i)(?:\W|^)(midnight|midday)(?:\W|$)`), applyMidnight, []string{"mid"}},
+	{rWindow, whenExpr(`(?i)(?:\W|^)(this|next|last|the)\s+(week|wk|weekend|month|year|yr)(?:\W|$)`), applyWindow, []string{"week", "wk", "month", "year", "yr"}},
 }...)
 
 // ---- durations ----

@@ -189,8 +189,14 @@ func upperAbbrevAfterTime(s string) (out string, regions []byteSpan) {
 // For olebedev/when's rules (whose Left/Right cover only the captures) it
 // also returns the regexp's whole match, from the same run, for fullSpan.
 func findRule(r rules.Rule, text string, off int) (*rules.Match, []int) {
-	f, ok := r.(*rules.F)
-	if !ok {
+	var f *rules.F
+	switch x := r.(type) {
+	case *rules.F:
+		f = x
+	case lazyRule:
+		f = x.get()
+	}
+	if f == nil {
 		m := r.Find(text[off:])
 		if m != nil {
 			m.Left += off
