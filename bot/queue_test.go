@@ -120,8 +120,9 @@ func TestWaitingChatsHoldNoGoroutine(t *testing.T) {
 		}()
 	}
 	m.waitDepth(t, chats)
-	// Each caller is a goroutine of the test; the bot adds none per chat.
-	if extra := runtime.NumGoroutine() - before; extra > chats+10 {
+	// Each caller is a goroutine of the test; the bot adds none per chat
+	// (a goroutine per waiting chat would make twice as many).
+	if extra := runtime.NumGoroutine() - before; extra > chats+chats/2 {
 		t.Errorf("%d chats waiting for the one worker: %d more goroutines, want the %d callers and a few", chats, extra, chats)
 	}
 	close(hold)
