@@ -137,7 +137,7 @@ func (tg *telegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "setMyCommands", "deleteWebhook", "sendChatAction", "answerCallbackQuery", "deleteMessage":
 		writeAPI(w, 200, true, "")
 	default:
-		writeAPI(w, 404, nil, "Not Found: method "+method)
+		tg.peerMethod(w, method) // peer.go
 	}
 }
 

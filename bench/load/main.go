@@ -32,6 +32,9 @@ type options struct {
 	migrate     bool
 	cpuProfile  string
 	heapProfile string
+	peer        string // "" (kairos) or "picoclaw": see peer.go
+	peerBin     string
+	peerStream  bool
 }
 
 func main() {
@@ -50,6 +53,7 @@ func main() {
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write kairos's CPU profile of the whole run to this file (KAIROS_CPU_PROFILE)")
 	flag.StringVar(&o.heapProfile, "heapprofile", "", "write kairos's heap profile at idle (after -settle, before the load) to this file (KAIROS_PPROF=on)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (database and kairos.log)")
+	peerFlags(&o)
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -76,8 +80,10 @@ type bench struct {
 	logf      *os.File // kairos's stdout and stderr
 	progress  chan struct{}
 
-	cmd    *exec.Cmd
-	exited chan error // cmd.Wait's result
+	bin     string   // the binary run: kairos, or the peer's
+	runArgs []string // its arguments: "run", or the peer's
+	cmd     *exec.Cmd
+	exited  chan error // cmd.Wait's result
 
 	migrated   time.Duration // `kairos migrate`, whole process
 	started    time.Time     // `kairos run` started
@@ -93,6 +99,9 @@ func run(o options) error {
 	if o.chats <= 0 || o.messages <= 0 {
 		return errors.New("-chats and -messages must be positive")
 	}
+	if err := o.checkPeer(); err != nil {
+		return err
+	}
 	dir, err := os.MkdirTemp("", "kairos-load-")
 	if err != nil {
 		return err
@@ -102,18 +111,22 @@ func run(o options) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	if o.bin == "" {
+	if o.bin == "" && o.peer == "" {
 		if o.bin, err = buildKairos(dir); err != nil {
 			return err
 		}
 	}
 
-	tg := newTelegram(fakeToken)
+	tg := newTelegram(o.botToken())
 	defer tg.close()
 	llm := newModel()
 	defer llm.close()
-	b := &bench{o: o, dir: dir, tg: tg, llm: llm, load: makeLoad(o.chats, o.messages)}
-	if err := b.setEnv(); err != nil {
+	b := &bench{o: o, dir: dir, tg: tg, llm: llm, load: makeLoad(o.chats, o.messages), bin: o.bin, runArgs: []string{"run"}}
+	setEnv, setup := b.setEnv, b.migrate
+	if o.peer != "" {
+		setEnv, setup = b.setPeerEnv, b.peerSetup
+	}
+	if err := setEnv(); err != nil {
 		return err
 	}
 	if b.logf, err = os.Create(filepath.Join(dir, "kairos.log")); err != nil {
@@ -123,7 +136,7 @@ func run(o options) error {
 	b.watchReplies()
 
 	if o.migrate {
-		if err := b.migrate(); err != nil {
+		if err := setup(); err != nil {
 			return err
 		}
 	}
@@ -255,7 +268,7 @@ func (b *bench) migrate() error {
 
 // start starts `kairos run`, its output going to b.logf.
 func (b *bench) start() error {
-	b.cmd = exec.Command(b.o.bin, "run")
+	b.cmd = exec.Command(b.bin, b.runArgs...)
 	b.cmd.Env = b.env
 	b.cmd.Stdout, b.cmd.Stderr = b.logf, b.logf
 	b.started = time.Now()

@@ -36,6 +36,7 @@ func (b *bench) report() error {
 	r.printFairness(b.o.chats, b.loadStart)
 	fmt.Printf("lost %d, doubled %d, stale placeholders %d, out of order chats %d, other bot messages %d\n", f.lost, f.doubled, f.stale, f.outOfOrder, f.other)
 	b.printCosts()
+	b.tg.printAllCalls()
 	if f.lost > 0 || f.doubled > 0 || f.outOfOrder > 0 {
 		logPath := b.logf.Name()
 		fmt.Printf("kairos log tail (%s):\n%s\n", logPath, tail(logPath))
@@ -49,6 +50,10 @@ func (b *bench) printSetting() {
 	limits := "on"
 	if !o.limits {
 		limits = "off (KAIROS_SEND_LIMITS=off)"
+	}
+	if o.peer != "" {
+		limits = "as built into " + o.peerBin
+		fmt.Printf("agent: %s (%s), not kairos\n", o.peer, o.peerBin)
 	}
 	workers := "default"
 	if o.workers > 0 {
@@ -71,7 +76,7 @@ func (b *bench) printStartup() {
 	if !b.o.migrate {
 		db = "empty database, migrations included"
 	} else {
-		fmt.Printf("kairos migrate on an empty database: %s (whole process)\n", ms(b.migrated))
+		fmt.Printf("%s on an empty database: %s (whole process)\n", map[bool]string{false: "kairos migrate", true: "picoclaw onboard"}[b.o.peer != ""], ms(b.migrated))
 	}
 	fmt.Printf("start to first getUpdates (%s): %s (first Bot API call, getMe, at %s)\n", db, ms(b.tg.firstPoll.Sub(b.started)), ms(b.tg.firstCall.Sub(b.started)))
 }
