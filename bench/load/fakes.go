@@ -269,7 +269,7 @@ func (tg *telegram) editMessageText(w http.ResponseWriter, p map[string]json.Raw
 
 // seenLocked notes the first time a complete reply is visible.
 func (tg *telegram) seenLocked(chat int64, text string) {
-	if strings.HasSuffix(text, placeholderSuffix) {
+	if strings.HasSuffix(text, placeholderSuffix) || text == peerPlaceholder {
 		return
 	}
 	if _, ok := tg.done[text]; ok {
@@ -293,6 +293,7 @@ type model struct {
 	bytes    int64 // request bodies of /v1/chat/completions, summed
 	maxBytes int
 	other    map[string]int
+	cover    coverage // peer.go
 }
 
 func newModel() *model {
@@ -332,6 +333,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.bytes += int64(len(body))
 	m.maxBytes = max(m.maxBytes, len(body))
 	m.mu.Unlock()
+	m.cover.note(body)
 	last := ""
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		if req.Messages[i].Role == "user" {

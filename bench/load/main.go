@@ -18,23 +18,25 @@ import (
 )
 
 type options struct {
-	bin         string
-	chats       int
-	messages    int
-	workers     int
-	limits      bool
-	rate        float64
-	settle      time.Duration
-	timeout     time.Duration
-	stall       time.Duration
-	databaseURL string
-	keep        bool
-	migrate     bool
-	cpuProfile  string
-	heapProfile string
-	peer        string // "" (kairos) or "picoclaw": see peer.go
-	peerBin     string
-	peerStream  bool
+	bin           string
+	chats         int
+	messages      int
+	workers       int
+	limits        bool
+	rate          float64
+	settle        time.Duration
+	timeout       time.Duration
+	stall         time.Duration
+	databaseURL   string
+	keep          bool
+	migrate       bool
+	cpuProfile    string
+	heapProfile   string
+	peer          string // "" (kairos) or "picoclaw": see peer.go
+	peerBin       string
+	peerStream    bool
+	closed        bool   // see closed.go
+	requestSample string // see peer.go
 }
 
 func main() {
@@ -326,6 +328,10 @@ func (b *bench) sampleIdle() error {
 // drive pushes the load in the background: all at once, or paced at
 // -rate from b.loadStart.
 func (b *bench) drive() {
+	if b.o.closed {
+		b.driveClosed()
+		return
+	}
 	b.loadStart = time.Now()
 	go func() {
 		for i, m := range b.load {

@@ -18,11 +18,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
+
+// peerPlaceholder is the text PicoClaw sends when a message arrives and
+// later edits into the reply (its default); it is no reply, and one left
+// unedited is a stale placeholder.
+const peerPlaceholder = "Thinking... 💭"
 
 // peerToken is the bot token a peer is given: telego refuses a token that
 // does not match ^\d+:[\w-]{35}$, which fakeToken does not.
@@ -32,6 +39,8 @@ const peerToken = "777000:LOAD-fake-bot-token-0123456789abcde"
 func peerFlags(o *options) {
 	flag.StringVar(&o.peer, "peer", "", `drive a peer instead of kairos: "picoclaw" (needs -peer-bin)`)
 	flag.StringVar(&o.peerBin, "peer-bin", "", "the peer's binary (PicoClaw: CGO_ENABLED=0 go build -tags goolm,stdjson ./cmd/picoclaw)")
+	flag.BoolVar(&o.closed, "closed", false, "closed loop: each chat sends its next message when the reply to its previous one is seen (closed.go); the default pushes everything at once")
+	flag.StringVar(&o.requestSample, "request-sample", "", "write the last model request body (JSON) to this file, to see what a plain turn sends")
 	flag.BoolVar(&o.peerStream, "peer-streaming", false, "PicoClaw: turn on Telegram streaming (sendMessageDraft) and model streaming; off is what `picoclaw onboard` writes")
 }
 
@@ -107,7 +116,7 @@ func picoclawConfig(home, tgURL, modelURL string, chats, workers int, stream boo
 			"type":        "telegram",
 			"allow_from":  allow,
 			"typing":      map[string]any{"enabled": true},
-			"placeholder": map[string]any{"enabled": true, "text": []string{"Thinking... 💭"}},
+			"placeholder": map[string]any{"enabled": true, "text": []string{peerPlaceholder}},
 			"settings":    settings,
 		}},
 		"gateway": map[string]any{"host": "127.0.0.1", "port": gatewayPort, "log_level": "warn"},
@@ -201,4 +210,58 @@ func knownMethod(m string) bool {
 		return true
 	}
 	return false
+}
+
+// coverage records which of the load's messages the model saw, in any
+// request: an agent that folds messages arriving during a turn into that
+// turn (PicoClaw's "steering") answers several messages with one reply,
+// and the echo model echoes only the last, so the others count as lost
+// replies although the model saw them.
+type coverage struct {
+	mu   sync.Mutex
+	seen map[string]int // user text → requests that carried it
+	last []byte         // the last request body (-request-sample)
+}
+
+var loadText = regexp.MustCompile(`load \d+ m\d+`)
+
+func (c *coverage) note(body []byte) {
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = body
+	if c.seen == nil {
+		c.seen = map[string]int{}
+	}
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		// An agent may wrap the text (a time stamp, a sender line) or
+		// join several messages: find the load's texts inside.
+		for _, t := range loadText.FindAllString(contentText(m.Content), -1) {
+			c.seen[t]++
+		}
+	}
+}
+
+// printCoverage prints how many of the load's messages reached the model,
+// and writes the last request body to sample if it is set.
+func (m *model) printCoverage(total int, sample string) {
+	m.cover.mu.Lock()
+	defer m.cover.mu.Unlock()
+	fmt.Printf("messages the model saw: %d of %d, in %d requests\n", len(m.cover.seen), total, m.requests)
+	if sample != "" && m.cover.last != nil {
+		if err := os.WriteFile(sample, m.cover.last, 0o644); err != nil {
+			fmt.Println("request sample:", err)
+		}
+	}
 }
