@@ -12,7 +12,9 @@ import (
 // person waits for an answer. No chat ever has two messages waiting, so
 // an agent that folds messages arriving during a turn into that turn
 // (PicoClaw) does one turn per message, like kairos, and the two do the
-// same work.
+// same work. -think waits that long before each next message (a person
+// reading the answer); with none, the next message follows the reply at
+// once, inside the moment an agent may still be closing the turn.
 
 var echoText = regexp.MustCompile(`^echo: load (\d+) m(\d+)$`)
 
@@ -47,7 +49,12 @@ func (b *bench) driveClosed() {
 			}
 			i, _ := strconv.Atoi(sm[2])
 			if i+1 < b.o.messages {
-				b.tg.push(mustInt64(sm[1]), fmt.Sprintf("load %s m%d", sm[1], i+1))
+				chat, text := mustInt64(sm[1]), fmt.Sprintf("load %s m%d", sm[1], i+1)
+				if b.o.think > 0 {
+					time.AfterFunc(b.o.think, func() { b.tg.push(chat, text) })
+				} else {
+					b.tg.push(chat, text)
+				}
 				pushed++
 			}
 		}

@@ -12,4 +12,14 @@
 //
 //	go run -tags sqlite_fts5 ./bench/load -chats 50 -messages 20
 //	go run -tags sqlite_fts5 ./bench/load -chats 1000 -messages 5 -limits=false
+//
+// With -peer picoclaw -peer-bin PATH it drives PicoClaw instead (peer.go):
+// it writes PicoClaw's config.json (the fake Bot API as telego's API
+// server, the fake model as an OpenAI-compatible api_base, the load's
+// chats in allow_from) into a temporary PICOCLAW_HOME, runs `picoclaw
+// onboard` (the workspace templates) and then `picoclaw gateway`, with the
+// same pushes, reply detection and figures. -closed makes every chat wait
+// for the reply to its previous message before it sends the next
+// (closed.go). bench/peer/compare.sh alternates kairos and PicoClaw runs
+// and prints the ratios; doc/benchmarks.md, "Against PicoClaw (issue 36)".
 package main

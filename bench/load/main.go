@@ -18,25 +18,22 @@ import (
 )
 
 type options struct {
-	bin           string
-	chats         int
-	messages      int
-	workers       int
-	limits        bool
-	rate          float64
-	settle        time.Duration
-	timeout       time.Duration
-	stall         time.Duration
-	databaseURL   string
-	keep          bool
-	migrate       bool
-	cpuProfile    string
-	heapProfile   string
-	peer          string // "" (kairos) or "picoclaw": see peer.go
-	peerBin       string
-	peerStream    bool
-	closed        bool   // see closed.go
-	requestSample string // see peer.go
+	bin         string
+	chats       int
+	messages    int
+	workers     int
+	limits      bool
+	rate        float64
+	settle      time.Duration
+	timeout     time.Duration
+	stall       time.Duration
+	databaseURL string
+	keep        bool
+	migrate     bool
+	cpuProfile  string
+	heapProfile string
+
+	peerOptions // peer.go: -peer, -closed, …
 }
 
 func main() {

@@ -35,11 +35,22 @@ const peerPlaceholder = "Thinking... 💭"
 // does not match ^\d+:[\w-]{35}$, which fakeToken does not.
 const peerToken = "777000:LOAD-fake-bot-token-0123456789abcde"
 
+// peerOptions are the flags of peer.go and closed.go.
+type peerOptions struct {
+	peer          string // "" (kairos) or "picoclaw"
+	peerBin       string
+	peerStream    bool
+	closed        bool
+	think         time.Duration
+	requestSample string
+}
+
 // peerFlags registers the flags that select a peer instead of kairos.
 func peerFlags(o *options) {
 	flag.StringVar(&o.peer, "peer", "", `drive a peer instead of kairos: "picoclaw" (needs -peer-bin)`)
 	flag.StringVar(&o.peerBin, "peer-bin", "", "the peer's binary (PicoClaw: CGO_ENABLED=0 go build -tags goolm,stdjson ./cmd/picoclaw)")
 	flag.BoolVar(&o.closed, "closed", false, "closed loop: each chat sends its next message when the reply to its previous one is seen (closed.go); the default pushes everything at once")
+	flag.DurationVar(&o.think, "think", 0, "with -closed: wait this long after a reply before the chat's next message")
 	flag.StringVar(&o.requestSample, "request-sample", "", "write the last model request body (JSON) to this file, to see what a plain turn sends")
 	flag.BoolVar(&o.peerStream, "peer-streaming", false, "PicoClaw: turn on Telegram streaming (sendMessageDraft) and model streaming; off is what `picoclaw onboard` writes")
 }
@@ -148,6 +159,9 @@ func (b *bench) setPeerEnv() error {
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + b.dir,
 		"PICOCLAW_HOME=" + home,
+	}
+	if lvl := os.Getenv("PICOCLAW_LOG_LEVEL"); lvl != "" { // to see why a reply is missing (with -keep)
+		b.env = append(b.env, "PICOCLAW_LOG_LEVEL="+lvl)
 	}
 	b.bin, b.runArgs = b.o.peerBin, []string{"gateway"}
 	return nil

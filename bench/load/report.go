@@ -65,7 +65,7 @@ func (b *bench) printSetting() {
 		push = fmt.Sprintf("%.0f/s", o.rate)
 	}
 	if o.closed {
-		push = "closed loop (next message after the reply)"
+		push = fmt.Sprintf("closed loop (next message %v after the reply)", o.think)
 	}
 	fmt.Printf("load: %d chats × %d messages = %d, push %s, send limits %s, workers %s, database %s\n",
 		o.chats, o.messages, o.chats*o.messages, push, limits, workers, map[bool]string{true: "PostgreSQL", false: "SQLite"}[o.databaseURL != ""])

@@ -18,6 +18,8 @@
 #                       during a turn into it ("steering") and, in a flood, leaves
 #                       most of them without a reply; the closed loop makes both
 #                       agents do one turn per message.
+#   THINK=0s            with the closed push: the pause between a reply and the
+#                       chat's next message (bench/load -think)
 #   WORK=/tmp/peer-compare  where binaries and run logs go
 #   KAIROS_BIN=PATH     a kairos binary (default: built from this checkout)
 #   PICOCLAW_SRC=DIR    a PicoClaw source tree (default: PICOCLAW_GIT, else a
@@ -63,7 +65,9 @@ picoclaw_source() {
 		local entries
 		entries=$(git --git-dir="$PICOCLAW_GIT" ls-tree --name-only HEAD | grep -vx 'assets')
 		# shellcheck disable=SC2086
-		git --git-dir="$PICOCLAW_GIT" archive HEAD -- $entries | tar -x -C "$src"
+		# (git archive names the absent blobs on stderr; the tree is checked below)
+		git --git-dir="$PICOCLAW_GIT" archive HEAD -- $entries 2>/dev/null | tar -x -C "$src"
+		[[ -f $src/go.mod && -f $src/pkg/channels/manager.go ]] || { echo "compare.sh: $PICOCLAW_GIT gave no usable tree" >&2; exit 1; }
 		git --git-dir="$PICOCLAW_GIT" rev-parse HEAD >"$src/.commit"
 	else
 		git clone -q --depth 1 --branch "$PICOCLAW_REF" https://github.com/sipeed/picoclaw "$src"
@@ -103,10 +107,11 @@ run_one() {
 	*) echo "unknown load $load" >&2; exit 2 ;;
 	esac
 	case $push in
-	closed) args+=(-closed) ;;
-	flood) args+=(-stall 15s) ;; # PicoClaw leaves replies out: do not wait a minute for them
+	closed) args+=(-closed -think "${THINK:-0s}") ;;
+	flood) ;;
 	*) echo "unknown push $push" >&2; exit 2 ;;
 	esac
+	args+=(-stall 15s) # PicoClaw leaves replies out: do not wait a minute for them
 	case $agent in
 	kairos) args+=(-bin "$KAIROS_BIN") ;;
 	picoclaw)
@@ -149,7 +154,7 @@ table() {
 		for push in $PUSHES; do
 			for agent in kairos picoclaw; do
 				for f in "$WORK"/runs/"$load-$push-$agent"-*.txt; do
-					[[ -e $f ]] && echo "$load/$push $agent $(figures "$f")"
+					if [[ -e $f ]]; then echo "$load/$push $agent $(figures "$f")"; fi
 				done
 			done
 		done
@@ -164,13 +169,15 @@ table() {
 		nm = split("throughput_/s sustained_/s p50_ms p99_ms CPU_s idle_RSS_MB peak_RSS_MB model_request_KB replies lost doubled stale_placeholders model_saw model_requests CPU_per_reply_ms", names, " ")
 	}
 	{
+		if (!($1 in loads)) order[++nl] = $1
 		key = $1 SUBSEP $2; loads[$1] = 1
 		for (i = 1; i <= 14; i++) v[key, i] = v[key, i] " " $(i + 2)
 		v[key, 15] = v[key, 15] " " ($11 > 0 ? $7 * 1000 / $11 : 0)
 		runs[key]++
 	}
 	END {
-		for (l in loads) {
+		for (o = 1; o <= nl; o++) {
+			l = order[o]
 			printf "\n%s (kairos runs %d, picoclaw runs %d)\n", l, runs[l, "kairos"], runs[l, "picoclaw"]
 			printf "%-18s %-26s %-26s %s\n", "measure", "kairos median [range]", "picoclaw median [range]", "kairos/picoclaw"
 			for (i = 1; i <= nm; i++) {
