@@ -134,7 +134,9 @@ func (tg *telegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tg.sendMessage(w, p)
 	case "editMessageText":
 		tg.editMessageText(w, p)
-	case "setMyCommands", "deleteWebhook", "sendChatAction", "answerCallbackQuery", "deleteMessage":
+	case "deleteMessage":
+		tg.deleteMessage(w, p) // peer.go
+	case "setMyCommands", "deleteWebhook", "sendChatAction", "answerCallbackQuery":
 		writeAPI(w, 200, true, "")
 	default:
 		tg.peerMethod(w, method) // peer.go

@@ -199,6 +199,22 @@ func (tg *telegram) peerMethod(w http.ResponseWriter, method string) {
 	}
 }
 
+// deleteMessage removes one of the bot's messages, as Telegram does: a
+// deleted placeholder (PicoClaw deletes its "Thinking…" when it streams)
+// is neither a reply nor stale.
+func (tg *telegram) deleteMessage(w http.ResponseWriter, p map[string]json.RawMessage) {
+	k := msgKey{intParam(p, "chat_id"), intParam(p, "message_id")}
+	tg.mu.Lock()
+	_, ok := tg.msgs[k]
+	delete(tg.msgs, k)
+	tg.mu.Unlock()
+	if !ok {
+		writeAPI(w, 400, nil, "Bad Request: message to delete not found")
+		return
+	}
+	writeAPI(w, 200, true, "")
+}
+
 // printAllCalls prints every Bot API method the agent called, with the
 // ones the fake does not know marked.
 func (tg *telegram) printAllCalls() {

@@ -133,3 +133,23 @@ func TestEchoTextParses(t *testing.T) {
 		t.Errorf("echoText matches what is no complete reply")
 	}
 }
+
+// A deleted message is gone, as on Telegram: PicoClaw deletes its
+// placeholder when it streams, and that placeholder is not stale.
+func TestDeleteMessageRemoves(t *testing.T) {
+	tg := newTelegram(peerToken)
+	defer tg.close()
+	call(t, tg, "sendMessage", map[string]any{"chat_id": 10001, "text": peerPlaceholder})
+	call(t, tg, "sendMessage", map[string]any{"chat_id": 10001, "text": "echo: load 10001 m0"})
+	if code, _ := call(t, tg, "deleteMessage", map[string]any{"chat_id": 10001, "message_id": 1}); code != 200 {
+		t.Fatalf("deleteMessage = %d", code)
+	}
+	if code, _ := call(t, tg, "deleteMessage", map[string]any{"chat_id": 10001, "message_id": 1}); code != 400 {
+		t.Errorf("deleting it again = %d, want 400", code)
+	}
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if f := countFaults(tg, map[int64][]string{10001: {"echo: load 10001 m0"}}); f != (faults{}) {
+		t.Errorf("faults = %+v, want none", f)
+	}
+}
