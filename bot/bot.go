@@ -479,7 +479,9 @@ func isCallback(payload []byte) bool {
 // interrupted (shutdown) stays pending and resumes at the next start.
 func (b *Bot) process(ctx context.Context, u *kairos.RawUpdate) {
 	start := time.Now()
-	if b.holdIfDepends(ctx, u) {
+	var upd models.Update
+	decodeErr := json.Unmarshal(u.Payload, &upd)
+	if decodeErr == nil && b.holdIfDepends(ctx, u, upd.Message) {
 		return // it waits for an approval of its chat (hold.go)
 	}
 	attempts, err := b.cfg.Updates.BumpAttempts(ctx, u.UpdateID)
@@ -492,9 +494,8 @@ func (b *Bot) process(ctx context.Context, u *kairos.RawUpdate) {
 		b.markDone(ctx, u)
 		return
 	}
-	var upd models.Update
-	if err := json.Unmarshal(u.Payload, &upd); err != nil {
-		b.log.Warn("undecodable update skipped", "update_id", u.UpdateID, "err", err)
+	if decodeErr != nil {
+		b.log.Warn("undecodable update skipped", "update_id", u.UpdateID, "err", decodeErr)
 		b.markDone(ctx, u)
 		return
 	}

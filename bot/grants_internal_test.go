@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -75,5 +76,55 @@ func TestDependsOn(t *testing.T) {
 		if got := dependsOn(tc.m, rows) != nil; got != tc.want {
 			t.Errorf("%q (reply to %v, from %d): depends %v, want %v", tc.m.Text, tc.m.ReplyToMessage, tc.m.From.ID, got, tc.want)
 		}
+	}
+}
+
+// countingApprovals counts the reads of a chat's pending requests.
+type countingApprovals struct {
+	kairos.ApprovalStore
+	reads int
+}
+
+func (c *countingApprovals) PendingApprovalsInChat(ctx context.Context, chatID int64) ([]*kairos.PendingApproval, error) {
+	c.reads++
+	return c.ApprovalStore.PendingApprovalsInChat(ctx, chatID)
+}
+
+// TestHoldReadsOnlyWhenItMayDepend: only a message that could depend on
+// a pending request (a reply, a bare answer word) makes the hold check
+// read the chat's requests; a plain message, a command or a non-message
+// costs no read. Every message dependsOn would hold passes mayDepend.
+func TestHoldReadsOnlyWhenItMayDepend(t *testing.T) {
+	b, updates := storeBot(t, Config{ParkApprovals: true})
+	counting := &countingApprovals{ApprovalStore: updates}
+	b.cfg.Approvals = counting
+	rows := []*kairos.PendingApproval{{ID: "r1", UserID: 1, MessageID: 50, SourceMessageID: 49}}
+	ctx := context.Background()
+	texts := []string{"hello", "what's the time?", "yes", "Yes!", "no.", "ok", "/memory", "yes please", " nope ", "do it", ""}
+	for i, text := range texts {
+		for _, reply := range []int{0, 48, 49, 50} {
+			m := &models.Message{From: &models.User{ID: 1}, Chat: models.Chat{ID: 7}, Text: text}
+			if reply != 0 {
+				m.ReplyToMessage = &models.Message{ID: reply}
+			}
+			before := counting.reads
+			u := &kairos.RawUpdate{UpdateID: int64(i*10 + reply), ChatID: 7}
+			if b.holdIfDepends(ctx, u, m) {
+				t.Fatalf("%q held with no pending request", text)
+			}
+			read := counting.reads > before
+			if read != mayDepend(m) {
+				t.Errorf("%q (reply to %d): read the chat's requests %v, may depend %v", text, reply, read, mayDepend(m))
+			}
+			if dependsOn(m, rows) != nil && !mayDepend(m) {
+				t.Errorf("%q (reply to %d) depends on a request but the hold check would skip it", text, reply)
+			}
+			if plain := reply == 0 && !answerWords[answerWord(text)]; plain && read {
+				t.Errorf("plain message %q read the chat's requests", text)
+			}
+		}
+	}
+	if b.holdIfDepends(ctx, &kairos.RawUpdate{UpdateID: 999}, nil) {
+		t.Fatal("a non-message held")
 	}
 }

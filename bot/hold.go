@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -34,17 +33,31 @@ var answerWords = map[string]bool{"yes": true, "y": true, "yeah": true, "yep": t
 // holds are this process's held messages: update id → struct{}.
 type holds struct{ m sync.Map }
 
+// mayDepend reports whether m could depend on a pending request at all:
+// a reply to some message, or a bare answer word. Any other message
+// (most of them) is answered without looking at the chat's requests.
+func mayDepend(m *models.Message) bool {
+	if m == nil || m.From == nil || strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
+		return false // commands always answer
+	}
+	return (m.ReplyToMessage != nil && m.ReplyToMessage.ID != 0) || answerWords[answerWord(m.Text)]
+}
+
+func answerWord(text string) string {
+	return strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!"))
+}
+
 // dependsOn returns the pending request m depends on, or nil.
 func dependsOn(m *models.Message, rows []*kairos.PendingApproval) *kairos.PendingApproval {
-	if m == nil || m.From == nil || strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
-		return nil // commands always answer
+	if !mayDepend(m) {
+		return nil
 	}
 	for _, row := range rows {
 		if r := m.ReplyToMessage; r != nil && (int64(r.ID) == row.MessageID || int64(r.ID) == row.SourceMessageID) && r.ID != 0 {
 			return row
 		}
 	}
-	word := strings.ToLower(strings.Trim(strings.TrimSpace(m.Text), ".!"))
+	word := answerWord(m.Text)
 	for i := len(rows) - 1; i >= 0; i-- {
 		if answerWords[word] && rows[i].UserID == m.From.ID {
 			return rows[i]
@@ -56,29 +69,28 @@ func dependsOn(m *models.Message, rows []*kairos.PendingApproval) *kairos.Pendin
 // holdIfDepends holds u when it depends on a pending request of its chat
 // and reports whether it did (or holds it already); the update stays
 // pending in the store meanwhile, so a restart holds it again.
-func (b *Bot) holdIfDepends(ctx context.Context, u *kairos.RawUpdate) bool {
+func (b *Bot) holdIfDepends(ctx context.Context, u *kairos.RawUpdate, m *models.Message) bool {
 	if !b.cfg.ParkApprovals || b.cfg.Approvals == nil {
 		return false
 	}
 	if _, held := b.held.m.Load(u.UpdateID); held {
 		return true
 	}
-	var upd models.Update
-	if json.Unmarshal(u.Payload, &upd) != nil || upd.Message == nil {
+	if !mayDepend(m) {
 		return false
 	}
-	rows, err := b.cfg.Approvals.PendingApprovalsInChat(ctx, upd.Message.Chat.ID)
+	rows, err := b.cfg.Approvals.PendingApprovalsInChat(ctx, m.Chat.ID)
 	if err != nil || len(rows) == 0 {
 		return false
 	}
-	row := dependsOn(upd.Message, rows)
+	row := dependsOn(m, rows)
 	if row == nil {
 		return false
 	}
 	if _, loaded := b.held.m.LoadOrStore(u.UpdateID, struct{}{}); loaded {
 		return true
 	}
-	in := b.inbound(u, upd.Message)
+	in := b.inbound(u, m)
 	if _, err := b.outboxSend(ctx, in, fmt.Sprintf("u%d:w", u.UpdateID), func(ctx context.Context) (int64, error) {
 		return b.sendReserved(ctx, in, escape(WaitingNote), nil)
 	}); err != nil {
