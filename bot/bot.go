@@ -73,6 +73,11 @@ type Config struct {
 	// EditInterval is the least time between streaming edits of one
 	// message (default 1 s).
 	EditInterval time.Duration
+	// ActionDelay is how long a turn works before the chat shows
+	// "typing…" (default DefaultActionDelay): an answer that comes
+	// sooner needs no chat action (Telegram advises one only when the
+	// answer takes noticeable time).
+	ActionDelay time.Duration
 	// MaxAttempts gives up an update that crashed the process this often.
 	MaxAttempts int
 	// SharedOrder keeps per-chat order across replicas sharing one
@@ -167,6 +172,9 @@ func New(cfg Config) (*Bot, error) {
 	}
 	if cfg.EditInterval <= 0 {
 		cfg.EditInterval = time.Second
+	}
+	if cfg.ActionDelay <= 0 {
+		cfg.ActionDelay = DefaultActionDelay
 	}
 	if cfg.ReplicaID == "" {
 		cfg.ReplicaID = "local"

@@ -37,15 +37,27 @@ func (r *replier) sendAction(ctx context.Context, action string) {
 	}
 }
 
+// DefaultActionDelay is Config.ActionDelay's default: a turn still
+// working after half a second shows its chat action.
+const DefaultActionDelay = 500 * time.Millisecond
+
 // keepAction shows the turn's chat action (typing unless the work says
-// otherwise) at once and every ActionEvery until the answer is sent or
-// the returned stop is called: a long transcription, file or tool never
-// leaves the chat silent.
+// otherwise) once the turn has worked for Config.ActionDelay, then every
+// ActionEvery until the answer is sent or the returned stop is called: a
+// long transcription, file or tool never leaves the chat silent, and a
+// quick answer comes without one.
 func (r *replier) keepAction(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		first := time.NewTimer(r.b.cfg.ActionDelay)
+		defer first.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-first.C:
+		}
 		t := time.NewTicker(ActionEvery)
 		defer t.Stop()
 		for {
