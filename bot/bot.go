@@ -512,7 +512,7 @@ func (b *Bot) process(ctx context.Context, u *kairos.RawUpdate) {
 		b.handleCallback(ctx, upd.CallbackQuery)
 	case upd.Message != nil:
 		ctx = b.deferWrites(ctx) // the turn's bookkeeping commits with its answer (batch.go)
-		if err := b.handleMessage(ctx, u, upd.Message); err != nil {
+		if err := b.handleMessage(ctx, u, upd.Message, attempts == 1); err != nil {
 			if ctx.Err() != nil {
 				return // shutting down: leave it pending
 			}
@@ -546,8 +546,9 @@ func (b *Bot) Allowed(ctx context.Context, userID int64) (bool, error) {
 	return pr.Role > kairos.StrangerRole, err
 }
 
-// handleMessage turns a Telegram message into an Inbound and routes it.
-func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.Message) error {
+// handleMessage turns a Telegram message into an Inbound and routes it;
+// fresh: this is the update's first attempt.
+func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.Message, fresh bool) error {
 	atts := b.attachments(m)
 	if m.From == nil || m.From.IsBot || (m.Text == "" && len(atts) == 0) {
 		return nil // service messages, channel posts, stickers: nothing to answer
@@ -567,6 +568,7 @@ func (b *Bot) handleMessage(ctx context.Context, u *kairos.RawUpdate, m *models.
 		return nil
 	}
 	out := b.replier(u.UpdateID, in)
+	out.fresh = fresh
 	if isCmd && cmd == "start" && args != "" && in.ChatKind == kairos.ChatDM && b.cfg.Claim != nil {
 		if text, ok := b.cfg.Claim(ctx, in.UserID, args); ok {
 			return out.Final(ctx, text)

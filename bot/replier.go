@@ -30,6 +30,10 @@ type replier struct {
 	action     string    // the chat action keepAction repeats (chataction.go)
 	answered   bool      // Final ran: no more chat actions
 	start      time.Time // when the turn began
+	// fresh: the first attempt at its update, so no part of the answer
+	// can be in the outbox from an earlier one; the outbox reads before
+	// a send are skipped (BeginSend still checks in its transaction).
+	fresh bool
 }
 
 var _ kairos.Replier = (*replier)(nil)
@@ -100,7 +104,7 @@ func (r *replier) Final(ctx context.Context, text string) error {
 	r.answered = true
 	parts := SplitMarkdown(text, MaxMessageUnits)
 	start := 0
-	if r.ph == 0 && r.upd != 0 && r.b.cfg.Updates != nil {
+	if r.ph == 0 && r.upd != 0 && !r.fresh && r.b.cfg.Updates != nil {
 		// A resumed update whose placeholder went out before a crash:
 		// finish in that message rather than send another.
 		if state, id, err := r.b.cfg.Updates.OutboxState(ctx, r.key("p")); err == nil && state == kairos.OutboxSent && id != 0 {
@@ -134,7 +138,7 @@ func (r *replier) key(part string) string {
 // sendOnce sends a new message unless the outbox says this part was
 // already attempted (outboxSend).
 func (r *replier) sendOnce(ctx context.Context, part, html string) (int64, error) {
-	return r.b.outboxSend(ctx, r.in, r.outboxKey(part), func(ctx context.Context) (int64, error) {
+	return r.b.outboxSendAs(ctx, r.in, r.outboxKey(part), r.fresh, func(ctx context.Context) (int64, error) {
 		return r.b.sendReserved(ctx, r.in, html, nil)
 	})
 }
@@ -157,6 +161,13 @@ func (r *replier) outboxKey(part string) string {
 // rate-limit slot already held; with no outbox (key "", or no update
 // store) it is just that.
 func (b *Bot) outboxSend(ctx context.Context, in *kairos.Inbound, key string, send func(context.Context) (int64, error)) (int64, error) {
+	return b.outboxSendAs(ctx, in, key, false, send)
+}
+
+// outboxSendAs is outboxSend; fresh (the first attempt at the key's
+// update, which cannot have recorded it) skips the read that spares an
+// already attempted key the wait for a rate-limit slot.
+func (b *Bot) outboxSendAs(ctx context.Context, in *kairos.Inbound, key string, fresh bool, send func(context.Context) (int64, error)) (int64, error) {
 	st := b.cfg.Updates
 	if key == "" || st == nil {
 		if err := b.waitSlot(ctx, in); err != nil {
@@ -164,8 +175,10 @@ func (b *Bot) outboxSend(ctx context.Context, in *kairos.Inbound, key string, se
 		}
 		return send(ctx)
 	}
-	if state, id, err := st.OutboxState(ctx, key); err != nil || state != kairos.OutboxNew {
-		return id, err
+	if !fresh { // a fresh key is checked by BeginSend's transaction alone
+		if state, id, err := st.OutboxState(ctx, key); err != nil || state != kairos.OutboxNew {
+			return id, err
+		}
 	}
 	// Take the rate-limit slot first: the intent must be recorded right
 	// before the request leaves, not before a wait that a crash could cut.
