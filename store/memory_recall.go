@@ -283,6 +283,9 @@ func (s *MemoryStore) recallSQLite(ctx context.Context, f kairos.MemoryFilter, t
 	if err != nil {
 		return nil, err
 	}
+	if count == 0 {
+		return nil, nil // no memory of anyone has the words: nothing to rank
+	}
 	if count <= MemoryFTSBudget {
 		return s.ftsRank(ctx, f, full, 0, cols, where, args, n)
 	}

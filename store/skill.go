@@ -223,7 +223,7 @@ func (s *SkillStore) FindSkill(ctx context.Context, owner, name string) (*kairos
 
 // Skills implements kairos.SkillStore.
 func (s *SkillStore) Skills(ctx context.Context, f kairos.SkillFilter) ([]*kairos.Skill, error) {
-	q := s.db.gdb.WithContext(ctx)
+	q := s.db.hot.WithContext(ctx) // read every turn: prepared once
 	switch {
 	case f.Owner != "" && f.WithShared:
 		q = q.Where("owner = ? OR scope = ?", f.Owner, kairos.SkillScopeShared)
