@@ -115,7 +115,18 @@ type turn struct {
 	tm        *kairos.ThreadMode
 	modeDirty bool              // the mode or envelope changed in this turn
 	pending   []*kairos.Message // persisted together at the end
+	offered   *offeredTools     // offeredTools' answer until the next tool step (nil: none yet)
 	paused                      // what a turn paused for approval needs to resume (resume.go)
+}
+
+// offeredTools is a step's offer (Agent.offer): the tools offered, with
+// more_tools when some are left out, and the ones left out, for the mode
+// and the wanted tools it was worked out for.
+type offeredTools struct {
+	mode   string
+	wanted []string
+	tools  []kairos.Tool
+	rest   []kairos.Tool
 }
 
 // taint marks the turn as holding untrusted content from src (a tool's
@@ -296,7 +307,9 @@ func (a *Agent) loop(ctx context.Context, t *turn, from int) (string, error) {
 		t.msgs = append(t.msgs, asst)
 		t.pending = append(t.pending, &kairos.Message{SessionID: t.sess.ID, ThreadKey: t.in.ThreadKey(), Role: kairos.RoleAssistant,
 			Content: asst.Content, ToolCalls: asst.ToolCalls, CreatedAt: t.in.Date})
-		if err := a.toolStep(ctx, t, step, tools, asst, nil); err != nil {
+		err = a.toolStep(ctx, t, step, tools, asst, nil)
+		t.offered = nil // the tools may have changed the mode or the skills
+		if err != nil {
 			return "", err
 		}
 	}
@@ -396,11 +409,31 @@ func (a *Agent) offeredTools(t *turn) []kairos.Tool {
 	if a.cfg.Tools == nil {
 		return nil
 	}
+	return a.offer(t).tools
+}
+
+// offer is the step's offer, worked out once: the prompt, its token
+// budget, the model call and more_tools ask for it (seven registry
+// listings, each reading the user's skills, before a plain turn's first
+// model call). It stands while the mode and the tools the turn asked for
+// are the same, and is dropped after each tool step (a tool may have
+// made a skill).
+func (a *Agent) offer(t *turn) *offeredTools {
+	mode := ""
+	if t.tm != nil {
+		mode = t.tm.Mode
+	}
+	wanted := t.wanted()
+	if o := t.offered; o != nil && o.mode == mode && slices.Equal(o.wanted, wanted) {
+		return o
+	}
 	out := a.modeOffers(t, a.tools(t, false))
-	if len(out) > 0 && len(a.notOffered(t, out)) > 0 {
+	rest := a.notOffered(t, out)
+	if len(out) > 0 && len(rest) > 0 {
 		out = append(slices.Clip(out), moreTool{})
 	}
-	return out
+	t.offered = &offeredTools{mode: mode, wanted: wanted, tools: out, rest: rest}
+	return t.offered
 }
 
 // tools lists the registry's tools for the turn's user: the ones offered

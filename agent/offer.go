@@ -143,8 +143,7 @@ func (a *Agent) moreTools(t *turn, args string) string {
 	if err := json.Unmarshal([]byte(args), &in); err != nil || len(in.Names) == 0 && strings.TrimSpace(in.Query) == "" {
 		return errorResult("give names (tool names) or a query (what the tool should do)")
 	}
-	offered := a.offeredTools(t)
-	rest := a.notOffered(t, offered)
+	rest := a.offer(t).rest
 	var got []string
 	for _, tl := range rest {
 		if slices.Contains(in.Names, tl.Spec().Name) {

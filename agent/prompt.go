@@ -78,14 +78,10 @@ func (a *Agent) systemPrompt(ctx context.Context, t *turn) string {
 }
 
 func (a *Agent) toolGuide(t *turn) string {
-	var offered []kairos.Tool
-	if a.cfg.Tools != nil {
-		offered = a.offeredTools(t)
-	}
-	if len(offered) == 0 {
+	if a.cfg.Tools == nil || len(a.offeredTools(t)) == 0 {
 		return guideNoTools + filesGuide(t.in)
 	}
-	rest := a.notOffered(t, offered)
+	offered, rest := a.offer(t).tools, a.offer(t).rest
 	return guideUntrusted + filesGuide(t.in) + moreGuide(rest) + mcpGuide(offered, rest)
 }
 

@@ -123,7 +123,9 @@ func (a *Agent) Resume(ctx context.Context, state []byte, dec kairos.Decision, o
 	}
 	decided[p.CallID] = dec
 	t.resumed = p.CallID
-	if err := a.toolStep(ctx, t, p.Step, tools, p.Asst, decided); err != nil {
+	err = a.toolStep(ctx, t, p.Step, tools, p.Asst, decided)
+	t.offered = nil // the tools may have changed the mode or the skills
+	if err != nil {
 		return a.finish(ctx, t, "", err)
 	}
 	answer, err := a.loop(ctx, t, p.Step+1)
