@@ -122,11 +122,18 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		// the busy timeout waits for other processes'. Open connections
 		// are unbounded: queued writers hold theirs, and the gate's holder
 		// may need one more (a read, gorm's statement cache preparing).
+		// Up to 32 given back stay open (more than the turns at once plus
+		// the background's), idle ones close after 5 minutes: closing at
+		// 8 made a 16-worker flood reopen a connection every 6 turns,
+		// each reopening running the pragmas and preparing every hot
+		// statement again.
 		db.sqlDB.SetMaxOpenConns(0)
-		db.sqlDB.SetMaxIdleConns(8)
+		db.sqlDB.SetMaxIdleConns(32)
 	} else {
+		// Every connection may stay while idle: a new one is a server
+		// process to start, and its statements to prepare again.
 		db.sqlDB.SetMaxOpenConns(16)
-		db.sqlDB.SetMaxIdleConns(8)
+		db.sqlDB.SetMaxIdleConns(16)
 	}
 	db.sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.sqlDB.PingContext(ctx); err != nil {
