@@ -8,8 +8,11 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kairos-agent/kairos"
 )
@@ -142,13 +145,33 @@ func Result(v any, tainted bool) (*kairos.ToolResult, error) {
 
 // Schema compacts a JSON Schema literal. It panics on invalid JSON: schemas
 // are constants of the program, and a broken one is a programming error.
+// Tools build their specs every turn, so each schema is compacted once;
+// the result is shared (clipped: an append copies) and must not be
+// written to.
 func Schema(s string) json.RawMessage {
+	if c, ok := schemas.Load(s); ok {
+		return c.(json.RawMessage)
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(s)); err != nil {
 		panic("toolutil: invalid schema: " + err.Error())
 	}
-	return buf.Bytes()
+	out := json.RawMessage(slices.Clip(buf.Bytes()))
+	if schemaCount.Load() < maxSchemas { // a bound, should a schema be built from data
+		if _, loaded := schemas.LoadOrStore(s, out); !loaded {
+			schemaCount.Add(1)
+		}
+	}
+	return out
 }
+
+// schemas caches Schema's results by literal (at most maxSchemas).
+var (
+	schemas     sync.Map
+	schemaCount atomic.Int64
+)
+
+const maxSchemas = 512
 
 // OneOf returns an EINVALID error naming the argument and its allowed
 // values when v is not among them, and nil otherwise.

@@ -98,3 +98,18 @@ func FuzzDecodeArgs(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaCompactedOnce: a schema asked for again (tools build their
+// specs every turn) costs no compaction: no allocation at all, the same
+// bytes; an append to the shared result does not write into it.
+func TestSchemaCompactedOnce(t *testing.T) {
+	lit := "{ \"type\" : \"object\", \"properties\" : { \"q\" : { \"type\" : \"string\" } } }"
+	first := toolutil.Schema(lit)
+	if allocs := testing.AllocsPerRun(100, func() { toolutil.Schema(lit) }); allocs != 0 {
+		t.Errorf("Schema of a known literal allocates %.0f times per call", allocs)
+	}
+	grown := append(toolutil.Schema(lit), '!')
+	if again := toolutil.Schema(lit); string(again) != string(first) || string(again) != `{"type":"object","properties":{"q":{"type":"string"}}}` || string(grown[:len(grown)-1]) != string(first) {
+		t.Errorf("Schema = %s after an append to it (first %s)", again, first)
+	}
+}
