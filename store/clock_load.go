@@ -15,7 +15,7 @@ import (
 // the user's channels with each one's default zone (2), the actions of
 // the user, the linked identities and the thread's group (3), and the
 // user's calibration (4). Every part fills the same columns: nine texts
-// s1…s9 and five integers n1…n5, ” and 0 where a part has fewer. The
+// s1…s9 and five integers n1…n5, empty and 0 where a part has fewer. The
 // actions come newest first, as before.
 //
 // Arguments: user, user; thread; thread, user; user, the thread's group
