@@ -224,7 +224,7 @@ func (s *ClockStore) RecordUserMessage(ctx context.Context, m kairos.ClockMark) 
 		// (§7.0), so concurrent linked writers cannot deadlock.
 		_, err := tx.exec(ctx, `UPDATE clock_users SET last_interaction_any_channel = ?
 			WHERE last_interaction_any_channel < ? AND (user_key = ? OR (link_group <> ''
-			AND link_group = (SELECT g.link_group FROM clock_users g WHERE g.user_key = ?)))`, at, at, m.UserKey, m.UserKey)
+			AND link_group = (SELECT NULLIF(g.link_group, '') FROM clock_users g WHERE g.user_key = ?)))`, at, at, m.UserKey, m.UserKey)
 		return err
 	})
 	if err != nil {

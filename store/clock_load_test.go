@@ -217,3 +217,38 @@ func refClockRest(db *gorm.DB, st *kairos.ClockState, groupKeys []string, userKe
 	}
 	return st, nil
 }
+
+// BenchmarkClockTurn is a turn's clock work among 1,000 users with no
+// linked identity (the load benchmark's flood): the user's mark
+// (RecordUserMessage) and the state (LoadClockState). With the empty
+// link group compared as a value, each visited every unlinked user.
+func BenchmarkClockTurn(b *testing.B) {
+	ctx := context.Background()
+	cs := store.NewClockStore(storetest.MustOpenDB(b))
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	keys := func(i int) (string, string) {
+		return fmt.Sprintf("agent:main:telegram:dm:%d", i%1000), fmt.Sprintf("telegram:%d", i%1000)
+	}
+	for i := range 1000 {
+		th, u := keys(i)
+		if err := cs.RecordUserMessage(ctx, kairos.ClockMark{ThreadKey: th, UserKey: u, At: at, AnyChannel: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("mark", func(b *testing.B) {
+		for i := range b.N {
+			th, u := keys(i)
+			if err := cs.RecordUserMessage(ctx, kairos.ClockMark{ThreadKey: th, UserKey: u, At: at.Add(time.Duration(i) * time.Second), AnyChannel: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		for i := range b.N {
+			th, u := keys(i)
+			if _, err := cs.LoadClockState(ctx, u, th); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
