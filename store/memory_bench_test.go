@@ -120,6 +120,18 @@ func BenchmarkRecall100k(b *testing.B) {
 			reportPercentiles(b, durs)
 		})
 	}
+	b.Run("no-memories", func(b *testing.B) { // a new user beside the others
+		f := kairos.MemoryFilter{UserKey: "telegram:3", Query: "the plan for work today", Limit: 10}
+		durs := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			start := time.Now()
+			if got, err := s.RecallMemories(ctx, f); err != nil || len(got) != 0 {
+				b.Fatalf("recall = %d results, %v", len(got), err)
+			}
+			durs = append(durs, time.Since(start))
+		}
+		reportPercentiles(b, durs)
+	})
 	b.Run("list", func(b *testing.B) {
 		f := kairos.MemoryFilter{UserKey: user, Limit: 10, Categories: []string{"fact"}}
 		durs := make([]time.Duration, 0, b.N)

@@ -277,6 +277,16 @@ const MemoryFTSBudget = 2000
 // most recent ones when other users' crowd them out). A memory found
 // by both keeps the higher score.
 func (s *MemoryStore) recallSQLite(ctx context.Context, f kairos.MemoryFilter, terms []string, cols, where string, args []any, n int) ([]memoryRow, error) {
+	// A user with no memory at all (every new user, and most turns of a
+	// light one) costs one index probe, not a full-text search over
+	// everyone's memories.
+	var has bool
+	if err := s.db.queryRow(ctx, "SELECT EXISTS (SELECT 1 FROM memories WHERE user_key = ?)", f.UserKey).Scan(&has); err != nil {
+		return nil, err
+	}
+	if !has {
+		return nil, nil
+	}
 	text := SQLiteMatch
 	full := text(terms)
 	count, err := s.ftsCount(ctx, full, MemoryFTSBudget+1)
