@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,12 +66,11 @@ func (messageRow) TableName() string { return "messages" }
 func (s *SessionStore) OpenSession(ctx context.Context, threadKey, userKey string, at time.Time) (*kairos.Session, error) {
 	g := s.db.hot.WithContext(ctx)
 	for attempt := 0; attempt < 3; attempt++ {
-		var r sessionRow
-		err := g.Where("thread_key = ? AND ended_at IS NULL", threadKey).Take(&r).Error
+		r, err := s.openSession(ctx, threadKey)
 		if err == nil {
 			return r.domain(), nil
 		}
-		if !errors.Is(err, gorm.ErrRecordNotFound) {
+		if !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("find open session: %w", err)
 		}
 		prev := ""
@@ -78,10 +78,10 @@ func (s *SessionStore) OpenSession(ctx context.Context, threadKey, userKey strin
 		if err := g.Where("thread_key = ? AND ended_at IS NOT NULL", threadKey).Order("ended_at DESC").Take(&last).Error; err == nil {
 			prev = last.ID
 		}
-		r = sessionRow{ID: kairos.NewID(), ThreadKey: threadKey, UserKey: userKey, StartedAt: ms(at), PrevSessionID: prev}
+		r = &sessionRow{ID: kairos.NewID(), ThreadKey: threadKey, UserKey: userKey, StartedAt: ms(at), PrevSessionID: prev}
 		// The partial unique index on open sessions makes a racing
 		// creator lose; it then reads the winner's row.
-		res := g.Clauses(clause.OnConflict{DoNothing: true}).Create(&r)
+		res := g.Clauses(clause.OnConflict{DoNothing: true}).Create(r)
 		if res.Error != nil {
 			return nil, fmt.Errorf("create session: %w", res.Error)
 		}
@@ -90,6 +90,21 @@ func (s *SessionStore) OpenSession(ctx context.Context, threadKey, userKey strin
 		}
 	}
 	return nil, kairos.Errorf(kairos.ECONFLICT, "could not open a session for %s", threadKey)
+}
+
+// openSession reads the thread's open session (sql.ErrNoRows: none), by a
+// statement prepared once: every turn asks.
+func (s *SessionStore) openSession(ctx context.Context, threadKey string) (*sessionRow, error) {
+	var r sessionRow
+	var ended sql.NullInt64
+	err := s.db.queryRow(ctx, `SELECT id, thread_key, user_key, name, started_at, ended_at, summary, prev_session_id,
+		running_summary, summarized_through, tainted FROM sessions WHERE thread_key = ? AND ended_at IS NULL`, threadKey).
+		Scan(&r.ID, &r.ThreadKey, &r.UserKey, &r.Name, &r.StartedAt, &ended, &r.Summary, &r.PrevSessionID,
+			&r.RunningSummary, &r.SummarizedThrough, &r.Tainted)
+	if ended.Valid {
+		r.EndedAt = &ended.Int64
+	}
+	return &r, err
 }
 
 // FindSession returns a session by id.
@@ -241,18 +256,32 @@ func (s *SessionStore) AppendMessages(ctx context.Context, msgs ...*kairos.Messa
 	return nil
 }
 
-// Messages returns the session's messages after afterID in order.
+// Messages returns the session's messages after afterID in order (every
+// turn reads its history: a statement prepared once, scanned by hand).
 func (s *SessionStore) Messages(ctx context.Context, sessionID string, afterID int64, limit int) ([]*kairos.Message, error) {
-	var rows []messageRow
-	q := s.db.hot.WithContext(ctx).Where("session_id = ? AND id > ?", sessionID, afterID).Order("id")
+	q := `SELECT id, session_id, thread_key, user_key, role, content, tool_calls, tool_call_id, name, tainted, created_at
+		FROM messages WHERE session_id = ? AND id > ? ORDER BY id`
+	args := []any{sessionID, afterID}
 	if limit > 0 {
-		q = q.Limit(limit)
+		q += " LIMIT ?"
+		args = append(args, limit)
 	}
-	if err := q.Find(&rows).Error; err != nil {
+	st, err := s.db.stmt(ctx, q)
+	if err != nil {
 		return nil, fmt.Errorf("list messages: %w", err)
 	}
-	out := make([]*kairos.Message, len(rows))
-	for i, r := range rows {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list messages: %w", err)
+	}
+	defer rows.Close()
+	var out []*kairos.Message
+	for rows.Next() {
+		var r messageRow
+		if err := rows.Scan(&r.ID, &r.SessionID, &r.ThreadKey, &r.UserKey, &r.Role, &r.Content, &r.ToolCalls, &r.ToolCallID,
+			&r.Name, &r.Tainted, &r.CreatedAt); err != nil {
+			return nil, fmt.Errorf("list messages: %w", err)
+		}
 		m := &kairos.Message{ID: r.ID, SessionID: r.SessionID, ThreadKey: r.ThreadKey, UserKey: r.UserKey, Role: r.Role,
 			Content: r.Content, ToolCallID: r.ToolCallID, Name: r.Name, Tainted: r.Tainted, CreatedAt: fromMS(r.CreatedAt)}
 		if r.ToolCalls != "" {
@@ -260,7 +289,10 @@ func (s *SessionStore) Messages(ctx context.Context, sessionID string, afterID i
 				return nil, fmt.Errorf("decode tool calls of message %d: %w", r.ID, err)
 			}
 		}
-		out[i] = m
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list messages: %w", err)
 	}
 	return out, nil
 }

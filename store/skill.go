@@ -223,18 +223,8 @@ func (s *SkillStore) FindSkill(ctx context.Context, owner, name string) (*kairos
 
 // Skills implements kairos.SkillStore.
 func (s *SkillStore) Skills(ctx context.Context, f kairos.SkillFilter) ([]*kairos.Skill, error) {
-	q := s.db.hot.WithContext(ctx) // read every turn: prepared once
-	switch {
-	case f.Owner != "" && f.WithShared:
-		q = q.Where("owner = ? OR scope = ?", f.Owner, kairos.SkillScopeShared)
-	case f.Owner != "":
-		q = q.Where("owner = ?", f.Owner)
-	}
-	if f.EnabledOnly {
-		q = q.Where("enabled = 1")
-	}
-	var rows []skillRow
-	if err := q.Order("name, id").Find(&rows).Error; err != nil {
+	rows, err := s.skillRows(ctx, f)
+	if err != nil {
 		return nil, fmt.Errorf("list skills: %w", err)
 	}
 	if f.Owner != "" && f.WithShared {
@@ -254,6 +244,46 @@ func (s *SkillStore) Skills(ctx context.Context, f kairos.SkillFilter) ([]*kairo
 		rows = kept
 	}
 	return s.withCurrent(ctx, rows)
+}
+
+// skillRows reads the skills f selects, ordered by name and id, by a
+// statement prepared once (every turn lists the user's skills).
+func (s *SkillStore) skillRows(ctx context.Context, f kairos.SkillFilter) ([]skillRow, error) {
+	var where []string
+	var args []any
+	switch {
+	case f.Owner != "" && f.WithShared:
+		where, args = append(where, "(owner = ? OR scope = ?)"), append(args, f.Owner, kairos.SkillScopeShared)
+	case f.Owner != "":
+		where, args = append(where, "owner = ?"), append(args, f.Owner)
+	}
+	if f.EnabledOnly {
+		where = append(where, "enabled = 1")
+	}
+	q := `SELECT id, owner, name, scope, enabled, disabled_reason, tainted, taint_source, current_version, failures,
+		runs, run_failures, last_run_at, created_at, updated_at FROM skills`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	st, err := s.db.stmt(ctx, q+" ORDER BY name, id")
+	if err != nil {
+		return nil, err
+	}
+	rs, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var rows []skillRow
+	for rs.Next() {
+		var r skillRow
+		if err := rs.Scan(&r.ID, &r.Owner, &r.Name, &r.Scope, &r.Enabled, &r.DisabledReason, &r.Tainted, &r.TaintSource,
+			&r.CurrentVersion, &r.Failures, &r.Runs, &r.RunFailures, &r.LastRunAt, &r.CreatedAt, &r.UpdatedAt); err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	return rows, rs.Err()
 }
 
 // SkillVersions implements kairos.SkillStore.

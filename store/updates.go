@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -236,15 +235,15 @@ func (settingRow) TableName() string { return "settings" }
 
 // Setting returns a setting or "".
 func (l *UpdateLog) Setting(ctx context.Context, key string) (string, error) {
-	var r settingRow
-	err := l.db.hot.WithContext(ctx).Where("key = ?", key).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	var v string
+	err := l.db.queryRow(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("read setting: %w", err)
 	}
-	return r.Value, nil
+	return v, nil
 }
 
 // SetSettingIfAbsent stores value unless the key exists and returns the
