@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kairos-agent/kairos"
@@ -265,7 +267,10 @@ func (s *SkillStore) skillRows(ctx context.Context, f kairos.SkillFilter) ([]ski
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	st, err := s.db.stmt(ctx, q+" ORDER BY name, id")
+	if s.db.dialect != DialectSQLite {
+		q += " ORDER BY name, id"
+	}
+	st, err := s.db.stmt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -282,6 +287,16 @@ func (s *SkillStore) skillRows(ctx context.Context, f kairos.SkillFilter) ([]ski
 			return nil, err
 		}
 		rows = append(rows, r)
+	}
+	if s.db.dialect == DialectSQLite {
+		// SQLite's own order (BINARY: bytewise), without the temporary
+		// b-tree an ORDER BY costs it on every turn, rows or none.
+		slices.SortFunc(rows, func(a, b skillRow) int {
+			if c := strings.Compare(a.Name, b.Name); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
 	}
 	return rows, rs.Err()
 }

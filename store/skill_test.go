@@ -1,8 +1,11 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,5 +191,48 @@ func TestSkillGrantKept(t *testing.T) {
 	}
 	if bad, _ := s.FindSkill(ctx, "telegram:1", "granted"); bad.Current.Grant == nil || len(bad.Current.Grant.Hosts)+len(bad.Current.Grant.Methods) != 0 {
 		t.Fatalf("an unreadable grant reads as %+v", bad.Current.Grant)
+	}
+}
+
+// TestSkillsListedByNameThenID: every form of the skill list comes in
+// name order, then creation order, whatever order the skills were made
+// in (SQLite sorts in Go now, PostgreSQL in the query).
+func TestSkillsListedByNameThenID(t *testing.T) {
+	ctx := context.Background()
+	s := store.NewSkillStore(storetest.MustOpenDB(t))
+	names := []string{"zeta", "alpha", "mid", "alpha2", "beta", "a", "zz9", "m1", "m10", "m2"}
+	for i, n := range names {
+		owner := []string{"telegram:1", "telegram:2"}[i%2]
+		sk := &kairos.Skill{Name: n, Owner: owner}
+		if err := s.CreateSkill(ctx, sk, skillVersion("function run(){}")); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if err := s.SetSkillScope(ctx, sk.ID, kairos.SkillScopeShared); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, f := range []kairos.SkillFilter{{}, {Owner: "telegram:1"}, {Owner: "telegram:1", WithShared: true}, {Owner: "telegram:2", WithShared: true, EnabledOnly: true}} {
+		got, err := s.Skills(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 {
+			t.Fatalf("%+v: no skills", f)
+		}
+		sorted := slices.IsSortedFunc(got, func(a, b *kairos.Skill) int {
+			if c := strings.Compare(a.Name, b.Name); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		if !sorted {
+			var order []string
+			for _, sk := range got {
+				order = append(order, sk.Name)
+			}
+			t.Errorf("%+v: skills in order %v", f, order)
+		}
 	}
 }
