@@ -19,27 +19,28 @@ import (
 // whether the part was sent or its outcome is unknown.
 func TestResumedUpdateSendsNoPartTwice(t *testing.T) {
 	for _, tc := range []struct {
-		name        string
-		record      func(ctx context.Context, ul *store.UpdateLog) error
-		sends, edit int
+		name   string
+		record func(ctx context.Context, ul *store.UpdateLog) error
+		sends  int
+		edits  bool // finishes in the recorded placeholder
 	}{
 		{"placeholder sent", func(ctx context.Context, ul *store.UpdateLog) error {
 			if _, _, err := ul.BeginSend(ctx, "u500:p", 1); err != nil {
 				return err
 			}
 			return ul.MarkSent(ctx, "u500:p", 4242)
-		}, 0, 1},
+		}, 0, true},
 		{"answer sent", func(ctx context.Context, ul *store.UpdateLog) error {
 			if _, _, err := ul.BeginSend(ctx, "u500:0", 1); err != nil {
 				return err
 			}
 			return ul.MarkSent(ctx, "u500:0", 4243)
-		}, 0, 0},
+		}, 0, false},
 		{"answer outcome unknown", func(ctx context.Context, ul *store.UpdateLog) error {
 			_, _, err := ul.BeginSend(ctx, "u500:0", 1)
 			return err
-		}, 0, 0},
-		{"nothing recorded", func(context.Context, *store.UpdateLog) error { return nil }, 1, 0},
+		}, 0, false},
+		{"nothing recorded", func(context.Context, *store.UpdateLog) error { return nil }, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -77,8 +78,10 @@ func TestResumedUpdateSendsNoPartTwice(t *testing.T) {
 			if n := len(tg.Calls("sendMessage")); n != tc.sends {
 				t.Errorf("%d sendMessage, want %d", n, tc.sends)
 			}
-			if n := len(tg.Calls("editMessageText")); n != tc.edit {
-				t.Errorf("%d editMessageText, want %d", n, tc.edit)
+			// The fake knows no message 4242, so the edit may be retried:
+			// what counts is that it was tried and nothing was sent.
+			if n := len(tg.Calls("editMessageText")); (n > 0) != tc.edits {
+				t.Errorf("%d editMessageText, want edits %v", n, tc.edits)
 			}
 		})
 	}
