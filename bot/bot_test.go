@@ -183,8 +183,11 @@ func TestTooManyRequestsRetriesAfter(t *testing.T) {
 	f.tg.InjectTooManyRequests("sendMessage", 1, 1)
 	f.tg.PushText(3, 3, "x", time.Now())
 	sent := f.tg.MustWaitSentTo(3, 1)
-	calls := f.tg.Calls("sendMessage")
-	if len(calls) != 2 {
+	// The fake records a call after the message it sends: wait for both.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	calls, err := f.tg.WaitCalls(ctx, "sendMessage", 2)
+	if err != nil || len(calls) != 2 {
 		t.Fatalf("sendMessage calls = %d, want a 429 then a success", len(calls))
 	}
 	if gap := calls[1].Time.Sub(calls[0].Time); gap < time.Second {
