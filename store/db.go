@@ -116,26 +116,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	if db.dialect == DialectSQLite {
-		// WAL: readers beside one writer; the gate (sqlitegate.go) queues
-		// this process's writers, BEGIN IMMEDIATE takes the lock up front,
-		// the busy timeout waits for other processes'. Open connections
-		// are unbounded: queued writers hold theirs, and the gate's holder
-		// may need one more (a read, gorm's statement cache preparing).
-		// Up to 32 given back stay open (more than the turns at once plus
-		// the background's), idle ones close after 5 minutes: closing at
-		// 8 made a 16-worker flood reopen a connection every 6 turns,
-		// each reopening running the pragmas and preparing every hot
-		// statement again.
-		db.sqlDB.SetMaxOpenConns(0)
-		db.sqlDB.SetMaxIdleConns(32)
-	} else {
-		// Every connection may stay while idle: a new one is a server
-		// process to start, and its statements to prepare again.
-		db.sqlDB.SetMaxOpenConns(16)
-		db.sqlDB.SetMaxIdleConns(16)
-	}
-	db.sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	db.setPool()
 	if err := db.sqlDB.PingContext(ctx); err != nil {
 		db.sqlDB.Close()
 		return nil, fmt.Errorf("ping database: %w", scrubErr(err, cfg.DatabaseURL))
@@ -180,6 +161,30 @@ func ownerOnly(path string, log *slog.Logger) error {
 		log.Warn("database files are readable by other users and could not be changed (chmod 600 them)", "dir", filepath.Dir(path), "files", strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// setPool sizes the connection pool for the dialect.
+func (db *DB) setPool() {
+	if db.dialect == DialectSQLite {
+		// WAL: readers beside one writer; the gate (sqlitegate.go) queues
+		// this process's writers, BEGIN IMMEDIATE takes the lock up front,
+		// the busy timeout waits for other processes'. Open connections
+		// are unbounded: queued writers hold theirs, and the gate's holder
+		// may need one more (a read, gorm's statement cache preparing).
+		// Up to 32 given back stay open (more than the turns at once plus
+		// the background's), idle ones close after 5 minutes: closing at
+		// 8 made a 16-worker flood reopen a connection every 6 turns,
+		// each reopening running the pragmas and preparing every hot
+		// statement again.
+		db.sqlDB.SetMaxOpenConns(0)
+		db.sqlDB.SetMaxIdleConns(32)
+	} else {
+		// Every connection may stay while idle: a new one is a server
+		// process to start, and its statements to prepare again.
+		db.sqlDB.SetMaxOpenConns(16)
+		db.sqlDB.SetMaxIdleConns(16)
+	}
+	db.sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 }
 
 // sqliteDSN: WAL, a 5 s busy timeout, foreign keys, synchronous=NORMAL

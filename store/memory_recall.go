@@ -267,6 +267,15 @@ func (s *MemoryStore) vectorCandidates(ctx context.Context, f kairos.MemoryFilte
 // scores with bm25 (the cost of recall grows with it, about 0.6 µs each).
 const MemoryFTSBudget = 2000
 
+// hasMemories reports whether the user has any memory: a user with none
+// (every new user) costs one index probe, not a full-text search over
+// everyone's memories.
+func (s *MemoryStore) hasMemories(ctx context.Context, userKey string) (bool, error) {
+	var has bool
+	err := s.db.queryRow(ctx, "SELECT EXISTS (SELECT 1 FROM memories WHERE user_key = ?)", userKey).Scan(&has)
+	return has, err
+}
+
 // recallSQLite returns up to n full-text candidates ranked by bm25. When
 // the query matches more than MemoryFTSBudget of the user's memories
 // (common words over a large history), it scores, instead of all of them,
@@ -277,15 +286,8 @@ const MemoryFTSBudget = 2000
 // most recent ones when other users' crowd them out). A memory found
 // by both keeps the higher score.
 func (s *MemoryStore) recallSQLite(ctx context.Context, f kairos.MemoryFilter, terms []string, cols, where string, args []any, n int) ([]memoryRow, error) {
-	// A user with no memory at all (every new user, and most turns of a
-	// light one) costs one index probe, not a full-text search over
-	// everyone's memories.
-	var has bool
-	if err := s.db.queryRow(ctx, "SELECT EXISTS (SELECT 1 FROM memories WHERE user_key = ?)", f.UserKey).Scan(&has); err != nil {
+	if has, err := s.hasMemories(ctx, f.UserKey); err != nil || !has {
 		return nil, err
-	}
-	if !has {
-		return nil, nil
 	}
 	text := SQLiteMatch
 	full := text(terms)
