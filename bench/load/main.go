@@ -54,7 +54,11 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (database and kairos.log)")
 	peerFlags(&o)
 	flag.Parse()
-	if err := run(o); err != nil {
+	runner := run
+	if *mixMode {
+		runner = runMix // mix.go
+	}
+	if err := runner(o); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
