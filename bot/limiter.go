@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,17 +20,21 @@ type Limits struct {
 // DefaultLimits are Telegram's documented limits.
 var DefaultLimits = Limits{PerChat: time.Second, PerGroup: 20, Global: 30}
 
-// limiter spaces outbound calls: a token bucket for the global rate, and
-// per-chat next-allowed times (a private chat one message per PerChat, a
-// group PerGroup a minute). A 429 pushes the chat's (and, for a global
-// flood, everyone's) next slot back by retry_after exactly.
+// limiter spaces outbound calls: every send is one global interval
+// (1/Global s) away from every other, and per-chat next-allowed times
+// keep a private chat at one message per PerChat, a group at PerGroup a
+// minute. A send that must wait for its own chat's slot holds only its
+// own place on the global calendar: sends to other chats still go in the
+// gaps before it (Telegram's global limit counts messages per second; it
+// does not queue one chat behind another). A 429 pushes the chat's next
+// slot back by retry_after exactly.
 type limiter struct {
 	lim Limits
 	now func() time.Time
 
-	mu         sync.Mutex
-	globalNext time.Time
-	chatNext   map[int64]time.Time
+	mu       sync.Mutex
+	global   []time.Time // reserved send times, ascending; none a whole interval past
+	chatNext map[int64]time.Time
 }
 
 func newLimiter(l Limits, now func() time.Time) *limiter {
@@ -38,14 +43,20 @@ func newLimiter(l Limits, now func() time.Time) *limiter {
 
 // wait blocks until a send to chat is allowed and reserves the slot.
 func (l *limiter) wait(ctx context.Context, chat int64, group bool) error {
+	return retry.Sleep(ctx, l.reserve(chat, group))
+}
+
+// reserve takes chat's next send slot and returns how long to wait for it.
+func (l *limiter) reserve(chat int64, group bool) time.Duration {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	now := l.now()
 	at := now
 	if n := l.chatNext[chat]; n.After(at) {
 		at = n
 	}
-	if l.lim.Global > 0 && l.globalNext.After(at) {
-		at = l.globalNext
+	if l.lim.Global > 0 {
+		at = l.globalSlot(now, at)
 	}
 	var gap time.Duration
 	if group && l.lim.PerGroup > 0 {
@@ -54,9 +65,6 @@ func (l *limiter) wait(ctx context.Context, chat int64, group bool) error {
 		gap = l.lim.PerChat
 	}
 	l.chatNext[chat] = at.Add(gap)
-	if l.lim.Global > 0 {
-		l.globalNext = at.Add(time.Second / time.Duration(l.lim.Global))
-	}
 	if len(l.chatNext) > 10000 {
 		for k, v := range l.chatNext {
 			if v.Before(now) {
@@ -64,8 +72,31 @@ func (l *limiter) wait(ctx context.Context, chat int64, group bool) error {
 			}
 		}
 	}
-	l.mu.Unlock()
-	return retry.Sleep(ctx, at.Sub(now))
+	return at.Sub(now)
+}
+
+// globalSlot reserves and returns the earliest time from at on that is a
+// whole global interval away from every send already reserved (l.mu held).
+func (l *limiter) globalSlot(now, at time.Time) time.Time {
+	iv := time.Second / time.Duration(l.lim.Global)
+	past := 0 // reservations an interval old can no longer conflict
+	for past < len(l.global) && !l.global[past].After(now.Add(-iv)) {
+		past++
+	}
+	l.global = l.global[past:]
+	pos := 0
+	for ; pos < len(l.global); pos++ {
+		r := l.global[pos]
+		if !r.After(at.Add(-iv)) {
+			continue // far enough before
+		}
+		if !r.Before(at.Add(iv)) {
+			break // at fits before r (and before every later one)
+		}
+		at = r.Add(iv)
+	}
+	l.global = slices.Insert(l.global, pos, at)
+	return at
 }
 
 // backoff pushes a chat's next slot to now+d after a 429.
