@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -82,26 +81,34 @@ func (tg *telegram) signalLocked() {
 
 // push queues a private text message from user chat to the bot.
 func (tg *telegram) push(chat int64, text string) {
+	id := tg.pushUpdate(chat, "message", map[string]any{"text": text})
+	tg.mu.Lock()
+	tg.idOf[text] = id
+	tg.mu.Unlock()
+}
+
+// pushUpdate queues an update whose message (or callback query) is body,
+// with the fake's bookkeeping of push.
+func (tg *telegram) pushUpdate(chat int64, key string, body map[string]any) int64 {
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	tg.nextUpdate++
 	id := tg.nextUpdate
-	tg.nextMsg[chat]++
 	now := time.Now()
-	raw, _ := json.Marshal(map[string]any{
-		"update_id": id,
-		"message": map[string]any{
-			"message_id": tg.nextMsg[chat],
-			"date":       now.Unix(),
-			"text":       text,
-			"chat":       map[string]any{"id": chat, "type": "private", "first_name": "Load"},
-			"from":       map[string]any{"id": chat, "is_bot": false, "first_name": "Load"},
-		},
-	})
+	u := map[string]any{"update_id": id}
+	if key == "message" {
+		tg.nextMsg[chat]++
+		body["message_id"] = tg.nextMsg[chat]
+		body["date"] = now.Unix()
+		body["chat"] = map[string]any{"id": chat, "type": "private", "first_name": "Load"}
+		body["from"] = map[string]any{"id": chat, "is_bot": false, "first_name": "Load"}
+	}
+	u[key] = body
+	raw, _ := json.Marshal(u)
 	tg.queue = append(tg.queue, update{id: id, raw: raw})
 	tg.pushedAt[id] = now
-	tg.idOf[text] = id
 	tg.signalLocked()
+	return id
 }
 
 func (tg *telegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -314,27 +321,10 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, 404)
 		return
 	}
-	var req struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	body, err := io.ReadAll(r.Body)
-	if err == nil {
-		err = json.Unmarshal(body, &req)
-	}
-	if err != nil {
-		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, 400)
+	req, body, ok := m.decode(w, r)
+	if !ok {
 		return
 	}
-	m.mu.Lock()
-	m.requests++
-	m.bytes += int64(len(body))
-	m.maxBytes = max(m.maxBytes, len(body))
-	m.mu.Unlock()
 	m.cover.note(body)
 	last := ""
 	for i := len(req.Messages) - 1; i >= 0; i-- {
@@ -343,28 +333,37 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	text := "echo: " + last
-	created := time.Now().Unix()
-	usage := map[string]int{"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}
-	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-load", "object": "chat.completion", "created": created, "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
-			"usage":   usage,
-		})
-		return
+	writeCompletion(w, req, "echo: "+last, "", "", "")
+}
+
+// decode reads a chat-completions request and counts its body; on a bad
+// one it answers 400 and returns false.
+func (m *model) decode(w http.ResponseWriter, r *http.Request) (chatReq, []byte, bool) {
+	var req chatReq
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(body, &req)
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	chunk := func(v map[string]any) {
-		v["id"], v["object"], v["created"], v["model"] = "chatcmpl-load", "chat.completion.chunk", created, req.Model
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "data: %s\n\n", b)
+	if err != nil {
+		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, 400)
+		return req, nil, false
 	}
-	chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}}}})
-	chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": "stop"}}})
-	chunk(map[string]any{"choices": []any{}, "usage": usage})
-	fmt.Fprint(w, "data: [DONE]\n\n")
+	m.mu.Lock()
+	m.requests++
+	m.bytes += int64(len(body))
+	m.maxBytes = max(m.maxBytes, len(body))
+	m.mu.Unlock()
+	return req, body, true
+}
+
+// chatReq is what the fakes read of a chat-completions request.
+type chatReq struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
 }
 
 func contentText(raw json.RawMessage) string {

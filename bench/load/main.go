@@ -105,21 +105,11 @@ func run(o options) error {
 	if err := o.checkPeer(); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "kairos-load-")
+	dir, cleanup, err := workDir(&o, "kairos-load-")
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		fmt.Println("directory:", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	if o.bin == "" && o.peer == "" {
-		if o.bin, err = buildKairos(dir); err != nil {
-			return err
-		}
-	}
-
+	defer cleanup()
 	tg := newTelegram(o.botToken())
 	defer tg.close()
 	llm := newModel()
@@ -132,25 +122,9 @@ func run(o options) error {
 	if err := setEnv(); err != nil {
 		return err
 	}
-	if b.logf, err = os.Create(filepath.Join(dir, "kairos.log")); err != nil {
-		return err
-	}
-	defer b.logf.Close()
 	b.watchReplies()
-
-	if o.migrate {
-		if err := setup(); err != nil {
-			return err
-		}
-	}
-	if err := b.start(); err != nil {
-		return err
-	}
-	defer b.killIfRunning()
-	if err := b.awaitFirstPoll(); err != nil {
-		return err
-	}
-	if err := b.sampleIdle(); err != nil {
+	defer b.shutdown()
+	if err := b.launch(setup); err != nil {
 		return err
 	}
 	b.drive()
@@ -159,6 +133,58 @@ func run(o options) error {
 	}
 	b.stop()
 	return b.report()
+}
+
+// workDir makes the run's temporary directory (kept with -keep) and
+// builds kairos into it when -bin is empty.
+func workDir(o *options, pattern string) (dir string, cleanup func(), err error) {
+	if dir, err = os.MkdirTemp("", pattern); err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	if o.keep {
+		fmt.Println("directory:", dir)
+		cleanup = func() {}
+	}
+	if o.bin == "" && o.peer == "" {
+		if o.bin, err = buildKairos(dir); err != nil {
+			cleanup()
+			return "", nil, err
+		}
+	}
+	return dir, cleanup, nil
+}
+
+// launch starts the bot with b.env (after setup, `kairos migrate` or the
+// peer's, unless -migrate=false), its output in kairos.log, waits for its
+// first getUpdates and samples it at idle. shutdown undoes it.
+func (b *bench) launch(setup func() error) error {
+	var err error
+	if b.logf, err = os.Create(filepath.Join(b.dir, "kairos.log")); err != nil {
+		return err
+	}
+	if b.o.migrate {
+		if err := setup(); err != nil {
+			return err
+		}
+	}
+	if err := b.start(); err != nil {
+		return err
+	}
+	if err := b.awaitFirstPoll(); err != nil {
+		return err
+	}
+	return b.sampleIdle()
+}
+
+// shutdown kills kairos if it still runs and closes its log.
+func (b *bench) shutdown() {
+	if b.exited != nil {
+		b.killIfRunning()
+	}
+	if b.logf != nil {
+		b.logf.Close()
+	}
 }
 
 // buildKairos builds ./cmd/kairos into dir and returns the binary's path.

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -179,20 +178,11 @@ func pickKind(r *rand.Rand) string {
 // runMix is the mixed soak: the flood's kairos process and fakes, with
 // mix_fakes.go's additions, driven by -chats users for -duration.
 func runMix(o options) error {
-	dir, err := os.MkdirTemp("", "kairos-soak-")
+	dir, cleanup, err := workDir(&o, "kairos-soak-")
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		fmt.Println("directory:", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	if o.bin == "" {
-		if o.bin, err = buildKairos(dir); err != nil {
-			return err
-		}
-	}
+	defer cleanup()
 	tg := newTelegram(fakeToken)
 	defer tg.close()
 	llm := &model{other: map[string]int{}}
@@ -200,7 +190,7 @@ func runMix(o options) error {
 	defer llm.close()
 	search := httptest.NewServer(http.HandlerFunc(searchHandler))
 	defer search.Close()
-	b := &bench{o: o, dir: dir, tg: tg, llm: llm}
+	b := &bench{o: o, dir: dir, tg: tg, llm: llm, progress: make(chan struct{}, 1), bin: o.bin, runArgs: []string{"run"}}
 	s := newSoak(b)
 	tg.srv.Config.Handler = &mixTelegram{tg: tg, soak: s}
 	if err := b.setEnv(); err != nil {
@@ -214,24 +204,8 @@ func runMix(o options) error {
 		}
 		b.env = append(b.env, "KAIROS_PPROF=on", "KAIROS_HTTP_ADDR="+b.adminAddr)
 	}
-	if b.logf, err = os.Create(filepath.Join(dir, "kairos.log")); err != nil {
-		return err
-	}
-	defer b.logf.Close()
-	b.progress = make(chan struct{}, 1)
-	if o.migrate {
-		if err := b.migrate(); err != nil {
-			return err
-		}
-	}
-	if err := b.start(); err != nil {
-		return err
-	}
-	defer b.killIfRunning()
-	if err := b.awaitFirstPoll(); err != nil {
-		return err
-	}
-	if err := b.sampleIdle(); err != nil {
+	defer b.shutdown()
+	if err := b.launch(b.migrate); err != nil {
 		return err
 	}
 	if err := s.drive(); err != nil {

@@ -58,30 +58,6 @@ func (m *mixTelegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.tg.ServeHTTP(w, r)
 }
 
-// pushUpdate queues an update whose message (or callback query) is body,
-// with the fake's bookkeeping of push.
-func (tg *telegram) pushUpdate(chat int64, key string, body map[string]any) int64 {
-	tg.mu.Lock()
-	defer tg.mu.Unlock()
-	tg.nextUpdate++
-	id := tg.nextUpdate
-	now := time.Now()
-	u := map[string]any{"update_id": id}
-	if key == "message" {
-		tg.nextMsg[chat]++
-		body["message_id"] = tg.nextMsg[chat]
-		body["date"] = now.Unix()
-		body["chat"] = map[string]any{"id": chat, "type": "private", "first_name": "Soak"}
-		body["from"] = map[string]any{"id": chat, "is_bot": false, "first_name": "Soak"}
-	}
-	u[key] = body
-	raw, _ := json.Marshal(u)
-	tg.queue = append(tg.queue, update{id: id, raw: raw})
-	tg.pushedAt[id] = now
-	tg.signalLocked()
-	return id
-}
-
 // pressApprove presses the Approve button of a keyboard, as chat's user.
 func (tg *telegram) pressApprove(chat, msgID int64, data string) {
 	tg.pushUpdate(chat, "callback_query", map[string]any{
@@ -162,30 +138,11 @@ func (mm *mixModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-type chatReq struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-}
-
 func (mm *mixModel) chat(w http.ResponseWriter, r *http.Request) {
-	var req chatReq
-	body, err := io.ReadAll(r.Body)
-	if err == nil {
-		err = json.Unmarshal(body, &req)
-	}
-	if err != nil {
-		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, 400)
+	req, _, ok := mm.m.decode(w, r)
+	if !ok {
 		return
 	}
-	mm.m.mu.Lock()
-	mm.m.requests++
-	mm.m.bytes += int64(len(body))
-	mm.m.maxBytes = max(mm.m.maxBytes, len(body))
-	mm.m.mu.Unlock()
 	tok, toolDone := "", false
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		if req.Messages[i].Role == "tool" {
@@ -229,7 +186,8 @@ func toolFor(tok string) (name, args string) {
 	return "", ""
 }
 
-// writeCompletion answers with text, or with one call of tool name.
+// writeCompletion answers with text, or with one call of tool name,
+// streamed in one chunk when the request asks to stream.
 func writeCompletion(w http.ResponseWriter, req chatReq, text, name, args, callID string) {
 	created := time.Now().Unix()
 	usage := map[string]int{"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}
