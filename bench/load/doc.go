@@ -5,6 +5,13 @@
 // peak RSS of the kairos process, and the time from its start to its first
 // getUpdates.
 //
+// With -mix it runs a mixed soak instead (mix.go): -chats users at a
+// human pace send plain text, code cells, searches (against a fake
+// SearXNG it serves), memory stores and recalls, reminders a minute
+// ahead (approved by pressing the button) and voice notes (getFile, the
+// download, /audio/transcriptions) for -duration, and it prints each
+// kind's push → reply latency; -slow and -trace explain the slow turns.
+//
 // It is a benchmark harness, not part of the product: it imports nothing
 // from the module (the fakes here are small and specific to the load: no
 // entity parsing, no recording beyond what the figures need), and it never
@@ -12,6 +19,7 @@
 //
 //	go run -tags sqlite_fts5 ./bench/load -chats 50 -messages 20
 //	go run -tags sqlite_fts5 ./bench/load -chats 1000 -messages 5 -limits=false
+//	go run -tags sqlite_fts5 ./bench/load -mix -duration 15m -slow /tmp/slow.txt
 //
 // With -peer picoclaw -peer-bin PATH it drives PicoClaw instead (peer.go):
 // it writes PicoClaw's config.json (the fake Bot API as telego's API
