@@ -65,6 +65,7 @@ var sandboxCases = []sandboxCase{
 // decoding of anything it printed gives the secret (the halves of the
 // split case are joined and checked too).
 func TestSandbox(t *testing.T) {
+	t.Parallel()
 	bin := kairosBinary(t)
 	dir := t.TempDir()
 	// Cells that must end on a limit other than time get a long time
