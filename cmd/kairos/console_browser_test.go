@@ -34,17 +34,10 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browserSlot lets one Chromium run at a time: a busy two-core machine
-// never starts two browsers at once.
-var browserSlot = make(chan struct{}, 1)
-
 // browser starts a headless Chromium with a fresh profile and no
-// background traffic (this machine has no internet), once no other test
-// of the process has one open.
+// background traffic (this machine has no internet).
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
-	browserSlot <- struct{}{}
-	t.Cleanup(func() { <-browserSlot }) // after the browser's own clean-up below
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),

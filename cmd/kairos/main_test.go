@@ -59,15 +59,17 @@ func newEnv(t *testing.T) *env {
 }
 
 // serialTests share something of the process or measure it: the CPU
-// profile (one per process), a flood timed against a kill, the working
-// directory (t.Chdir). They run alone, before the others; every other
-// test of the package runs beside others (go test -parallel), since each
-// has its own fakes, data directory and listener, and spends most of its
-// time waiting (TestEveryTestRunsBesideOthersOrSaysWhy holds every test
-// to one or the other). The two browser tests run beside the others but
-// never beside each other (browserSlot).
+// profile (one per process), Chromium (a busy two-core machine never
+// starts two browsers at once, and a browser beside the parallel tests
+// was starved past its deadline), a flood timed against a kill, the
+// working directory (t.Chdir). They run alone, before the others; every
+// other test of the package runs beside others (go test -parallel),
+// since each has its own fakes, data directory and listener, and spends
+// most of its time waiting (TestEveryTestRunsBesideOthersOrSaysWhy holds
+// every test to one or the other).
 var serialTests = map[string]bool{"TestCPUProfileWrittenAtExit": true, "TestPprofEndpointsOnlyWhenAsked": true,
-	"TestProfilingConfig": true, "TestCrashMidFloodAnswersEachUpdateOnce": true, "TestDefaultPolicyPathMayBeAbsent": true,
+	"TestProfilingConfig": true, "TestConsoleInBrowser": true, "TestConsolePagesInBrowser": true,
+	"TestCrashMidFloodAnswersEachUpdateOnce": true, "TestDefaultPolicyPathMayBeAbsent": true,
 	"TestEveryCommandWithNoDatabase": true}
 
 var parallelOnce sync.Map // *testing.T → struct{}
