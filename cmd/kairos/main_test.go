@@ -59,7 +59,7 @@ func newEnv(t *testing.T) *env {
 }
 
 // serialTests share something of the process or measure it: the CPU
-// profile (one per process), Chromium (a busy two-core machine never
+// profile (one per process), the malloc arenas, Chromium (a busy two-core machine never
 // starts two browsers at once, and a browser beside the parallel tests
 // was starved past its deadline), a flood timed against a kill, the
 // working directory (t.Chdir). They run alone, before the others; every
@@ -70,7 +70,7 @@ func newEnv(t *testing.T) *env {
 var serialTests = map[string]bool{"TestCPUProfileWrittenAtExit": true, "TestPprofEndpointsOnlyWhenAsked": true,
 	"TestProfilingConfig": true, "TestConsoleInBrowser": true, "TestConsolePagesInBrowser": true,
 	"TestCrashMidFloodAnswersEachUpdateOnce": true, "TestDefaultPolicyPathMayBeAbsent": true,
-	"TestEveryCommandWithNoDatabase": true}
+	"TestEveryCommandWithNoDatabase": true, "TestMallocArenas": true}
 
 var parallelOnce sync.Map // *testing.T → struct{}
 
