@@ -8,7 +8,7 @@ build:
 	$(GO) build -tags $(TAGS) -o kairos ./cmd/kairos
 
 test:
-	$(GO) test -tags $(TAGS) -race -count=1 -parallel 8 -timeout 30m ./...
+	$(GO) test -tags $(TAGS) -race -count=1 -parallel 8 -timeout 30m ./cmd/kairos ./adversarial ./...
 	$(GO) test -tags $(TAGS) -count=1 -run '^(TestMetamorphic|TestUnknownWordBesideAlwaysAsks)$$' ./clockstate
 
 lint:

@@ -17,6 +17,7 @@ import (
 // user's changes, and a stranger's press on an approval keyboard decides
 // nothing.
 func TestAccess(t *testing.T) {
+	t.Parallel()
 	const owner, stranger, group = int64(4001), int64(9002), int64(-5001)
 	r := newRig(t, fmt.Sprintf("access:\n  allowed_users: [%d]\n  operators: [4009]\napprovals:\n  timeout: PT30S\n", owner))
 	ctx := context.Background()
@@ -61,7 +62,7 @@ func TestAccess(t *testing.T) {
 	if _, err := r.tg.PressButton(owner, stranger, "Approve"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	strangerRefused := false
 	for !strangerRefused && time.Now().Before(deadline) {
 		for _, a := range r.tg.CallbackAnswers() {

@@ -19,6 +19,7 @@ import (
 // false is offered no tool at all; and with credentials_access false the
 // model is told nothing of secrets.
 func TestDoors(t *testing.T) {
+	t.Parallel()
 	const operator, user, stranger, group = int64(4101), int64(4102), int64(9102), int64(-5102)
 	r := newRig(t, fmt.Sprintf("access:\n  allowed_users: [%d]\n  operators: [%d]\n  pairing: true\nschedules:\n  tasks_may_use_tools: false\nfeatures:\n  self_update: true\n", user, operator))
 	db := r.db()
@@ -87,7 +88,7 @@ func TestDoors(t *testing.T) {
 // between a private chat and a group).
 func (r *rig) waitNotRun(a, b int64, n int) {
 	r.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for time.Now().Before(deadline) {
 		got := 0
 		for _, c := range []int64{a, b} {
@@ -108,7 +109,7 @@ func (r *rig) waitNotRun(a, b int64, n int) {
 // waitCount waits until chat has n messages.
 func (r *rig) waitCount(chat int64, n int) {
 	r.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for time.Now().Before(deadline) && len(r.tg.SentTo(chat)) < n {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -28,6 +28,7 @@ import (
 // must hold: each of them asks (or is refused), and nothing is forgotten
 // or granted that the victim did not choose.
 func TestGrants(t *testing.T) {
+	t.Parallel()
 	const victim, other, operator = int64(4101), int64(4102), int64(4109)
 	srv := mcpserver.New("notes")
 	ts := httptest.NewServer(srv.Handler("grants-notes-token"))
@@ -196,7 +197,7 @@ func (g *grantsCase) asks(chat, user int64, do func()) bool {
 	g.t.Helper()
 	before, granted := len(g.keyboards(chat)), g.granted()
 	do()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for time.Now().Before(deadline) {
 		if len(g.keyboards(chat)) > before {
 			return true
@@ -228,7 +229,7 @@ func (g *grantsCase) keyboards(chat int64) []string {
 // press presses a button of the newest keyboard of chat.
 func (g *grantsCase) press(chat, user int64, label string) {
 	g.t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for {
 		if _, err := g.r.tg.PressButton(chat, user, label); err == nil {
 			return
@@ -262,7 +263,7 @@ func (g *grantsCase) pendingID(chat int64) string {
 // answered.
 func (g *grantsCase) callbacks(since, k int) {
 	g.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for len(g.r.tg.CallbackAnswers()) < since+k {
 		if time.Now().After(deadline) {
 			g.t.Fatalf("%d callback answers, want %d", len(g.r.tg.CallbackAnswers()), since+k)

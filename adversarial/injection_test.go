@@ -48,6 +48,7 @@ var caseTag = regexp.MustCompile(`\[case (\d+)\]`)
 // run, the secret is in no message the bot sent, no database text, no
 // model request and no log line.
 func TestInjection(t *testing.T) {
+	t.Parallel()
 	var attackerHits atomic.Int32
 	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		attackerHits.Add(1)
@@ -84,7 +85,7 @@ func TestInjection(t *testing.T) {
 	seedMemories(t, db, cases)
 	r.llm.SetHandler(func(req testkit.ChatRequest) testkit.Reply { return obey(req, cases, attacker.URL) })
 	r.start()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for !strings.Contains(r.logs.String(), "mcp server connected") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the MCP server never connected:\n%s", tail(r.logs.String(), 2000))

@@ -25,7 +25,7 @@ import (
 // approvals. What must hold: the forget waits for an Approve press, and
 // unanswered the memory is still there.
 func TestInjectionMedia(t *testing.T) {
-	t.Parallel() // with the other parallel section, after the serial ones
+	t.Parallel()
 	// Each case has a user (and session) of its own: taint outlives a
 	// turn within a session, so a shared one would prove nothing.
 	users := map[string]int64{"pdf": 3501, "photo": 3502, "audio": 3503}

@@ -25,7 +25,7 @@ const maxBombRSS = 512 << 20
 // never sees the bomb's text, the process answers a plain message
 // afterwards, and its peak resident memory (VmHWM) stays under 512 MB.
 func TestMediaBombs(t *testing.T) {
-	t.Parallel() // with the other parallel sections, after the serial ones
+	t.Parallel()
 	const crowd = 8
 	var users []string
 	for i := 0; i < 3+crowd+1; i++ {
@@ -85,7 +85,7 @@ func TestMediaBombs(t *testing.T) {
 // returns its text (the test's deadline is the rig's, 60 s).
 func waitAny(r *rig, chat int64, words ...string) string {
 	r.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for time.Now().Before(deadline) {
 		for _, m := range r.tg.SentTo(chat) {
 			for _, w := range words {

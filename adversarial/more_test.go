@@ -41,7 +41,7 @@ var netCases = []sandboxCase{
 // this section: refusals quoted the unsealed host and scheme, so a cell
 // could catch the error and reverse it; the host now seals errors.)
 func TestSandboxNetwork(t *testing.T) {
-	t.Parallel() // with the other parallel section, after the serial ones
+	t.Parallel()
 	bin := kairosBinary(t)
 	var attackerHits atomic.Int32
 	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { attackerHits.Add(1) }))

@@ -31,6 +31,7 @@ var schedTag = regexp.MustCompile(`\[sched (\d+)\]`)
 // Snooze as a way around the cap or a cancel (snooze), watching cells
 // that write (cells), and a web page planting schedules (taint).
 func TestSchedules(t *testing.T) {
+	t.Parallel()
 	var posts atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet {
@@ -243,7 +244,7 @@ func buttonAttacks(t *testing.T, r *rig, st *store.ScheduleStore, seeded map[str
 
 func waitAnswers(t *testing.T, r *rig, n int) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for len(r.tg.CallbackAnswers()) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d callback answers, want %d", len(r.tg.CallbackAnswers()), n)

@@ -54,6 +54,7 @@ budgets:
 // the memory); the shared description reaches the model fenced and the
 // impactful call it asks for asks.
 func TestSkillGrants(t *testing.T) {
+	t.Parallel()
 	s := &skSuite{t: t, echo: newEchoServer()}
 	defer s.echo.Close()
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -215,7 +216,7 @@ func (s *skSuite) reloadPolicy(policy string) {
 	if err := os.WriteFile(s.r.vars["KAIROS_POLICY"], []byte(policy), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(maxWait)
 	for strings.Count(s.r.logs.String(), "policy reloaded") == reloads {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("the policy was never reloaded:\n%s", tail(s.r.logs.String(), 2000))

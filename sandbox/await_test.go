@@ -26,7 +26,7 @@ var stuckAwaits = []struct{ name, code string }{
 // running cells).
 func stuckRunner(t *testing.T) *Runner {
 	t.Helper()
-	r, err := New(context.Background(), Config{PoolSize: -1})
+	r, err := New(context.Background(), Config{PoolSize: -1, CacheDir: engineCache})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,12 +20,12 @@ func TestCloseStopsAStuckCell(t *testing.T) {
 		cfg  Config
 		ctx  func() context.Context
 	}{
-		{"context ended", Config{PoolSize: -1, CloseWait: time.Hour}, func() context.Context {
+		{"context ended", Config{PoolSize: -1, CloseWait: time.Hour, CacheDir: engineCache}, func() context.Context {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			return ctx
 		}},
-		{"CloseWait", Config{PoolSize: -1, CloseWait: time.Millisecond}, context.Background},
+		{"CloseWait", Config{PoolSize: -1, CloseWait: time.Millisecond, CacheDir: engineCache}, context.Background},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := New(context.Background(), tc.cfg)

@@ -23,24 +23,35 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// shared is one Runner for the package's tests (compiling the engine takes
-// about a second).
+// shared is one Runner for the package's tests.
 var shared *Runner
+
+// engineCache is the compilation cache every Runner of the package's
+// tests uses: the shared one compiles the engine into it once, and a test
+// that needs a Runner of its own loads it from there (compiling took
+// 15-20 s under -race on a busy 2-core machine, six times per run).
+// Config's in-memory default is what the agent and tools/skill tests use.
+var engineCache string
 
 func TestMain(m *testing.M) {
 	ctx := context.Background()
 	var err error
-	shared, err = New(ctx, Config{PoolSize: 2})
-	if err != nil {
+	if engineCache, err = os.MkdirTemp("", "kairos-sandbox-test-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := shared.Warm(ctx); err != nil {
+	shared, err = New(ctx, Config{PoolSize: 2, CacheDir: engineCache})
+	if err == nil {
+		err = shared.Warm(ctx)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(engineCache)
 		os.Exit(1)
 	}
 	code := m.Run()
 	_ = shared.Close(ctx)
+	os.RemoveAll(engineCache)
 	os.Exit(code)
 }
 
@@ -560,7 +571,7 @@ func TestCategorize(t *testing.T) {
 
 func TestRunnerLifecycle(t *testing.T) {
 	ctx := context.Background()
-	r, err := New(ctx, Config{PoolSize: -1})
+	r, err := New(ctx, Config{PoolSize: -1, CacheDir: engineCache})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,6 +116,7 @@ func queueDepth(t *testing.T, addr string) string {
 // the first, the second waits in the chat's queue (it used to run beside
 // it), and it then sees the first one's answer in the thread's history.
 func TestAPITurnWaitsForTheChatsTelegramTurn(t *testing.T) {
+	parallel(t)
 	for _, apiFirst := range []bool{true, false} {
 		name := map[bool]string{true: "api then telegram", false: "telegram then api"}[apiFirst]
 		t.Run(name, func(t *testing.T) {

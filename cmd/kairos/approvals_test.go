@@ -179,6 +179,7 @@ func countContaining(texts []string, sub string) int {
 // once, the model is called once more, the answer reaches the thread
 // once, and a second press changes nothing.
 func TestApprovalSurvivesRestart(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("subprocess crash test")
 	}
@@ -245,6 +246,7 @@ func approvalRestart(t *testing.T, bin string, sig syscall.Signal) {
 // is edited, the user is told once, nothing is done, and a late press is
 // refused.
 func TestApprovalExpiredDuringDowntime(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("subprocess crash test")
 	}
@@ -301,6 +303,7 @@ func TestApprovalExpiredDuringDowntime(t *testing.T) {
 // a stranger's and another allowed user's presses are refused, and two
 // presses by the asked user in a row (Approve then Deny) decide once.
 func TestApprovalRefusesOthersAndDecidesOnce(t *testing.T) {
+	parallel(t)
 	rig := newApprovalRig(t, "")
 	e := &env{t: t, tg: rig.tg, llm: rig.llm, vars: rig.vars, logs: &syncBuffer{}, out: &syncBuffer{}}
 	e.start()
@@ -395,6 +398,7 @@ func (rig *approvalRig) startReplicas(t *testing.T) (*roundRobin, []*proc) {
 // waits on one replica, the button press reaches the other, and the
 // waiting turn learns the decision from the database and finishes once.
 func TestApprovalAcrossReplicas(t *testing.T) {
+	parallel(t)
 	rig, rr, replicas, db := pressedOnReplicas(t, "Approve")
 	for _, p := range replicas {
 		p.stop(t, syscall.SIGTERM, 30*time.Second)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCellRunCommand(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name, src string

@@ -44,6 +44,7 @@ func (p *playedEditor) SaveHistory(l string) error { p.saved = append(p.saved, l
 // Ctrl-D ends the input; an approval asked while a message is edited
 // takes the line and hands the prompt back.
 func TestLineEditorKeys(t *testing.T) {
+	parallel(t)
 	p := &playedEditor{keys: make(chan editAnswerErr)}
 	var interrupted sync.WaitGroup
 	interrupted.Add(1)

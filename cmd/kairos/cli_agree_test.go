@@ -28,6 +28,7 @@ func TestEveryHelpSaysExitStatusOnce(t *testing.T) {
 // says so and exits 0 (it said "no such file" and exited 1). A file named
 // on the command line or by KAIROS_POLICY must exist.
 func TestPolicyCheckWithNoFileChecksTheDefaults(t *testing.T) {
+	parallel(t)
 	missing := filepath.Join(t.TempDir(), "nope.yaml")
 	for _, tc := range []struct {
 		name   string

@@ -39,6 +39,7 @@ func assertNothingWritten(t *testing.T, dir string) {
 // `kairos help NAME` for every command of the table: usage on stdout,
 // exit 0, stderr empty, nothing written and nothing run.
 func TestEveryCommandAnswersHelp(t *testing.T) {
+	parallel(t)
 	for _, c := range sortedCommands() {
 		words := strings.Fields(c.Name)
 		for _, args := range [][]string{
@@ -66,6 +67,7 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 }
 
 func TestTopLevelHelpVersionAndGroups(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct {
 		args     []string
 		code     int
@@ -119,6 +121,7 @@ func TestCommandsNeedingNoConfigIgnoreIt(t *testing.T) {
 // TestBinaryHelpDoesNothing drives the built binary: `backup --help` in an
 // empty directory prints the usage and leaves the directory empty.
 func TestBinaryHelpDoesNothing(t *testing.T) {
+	parallel(t)
 	bin := kairosBin.Path(t)
 	dir := t.TempDir()
 	for _, args := range [][]string{{"backup", "--help"}, {"cell", "run", "--help"}, {"help", "run"}, {"--version"}} {

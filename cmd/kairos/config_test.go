@@ -13,6 +13,7 @@ import (
 // TestConfigErrorsNameTheVariable: every invalid value exits 2 naming its
 // variable before anything starts (no data directory is created).
 func TestConfigErrorsNameTheVariable(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct{ key, val string }{
 		{"KAIROS_LOG_LEVEL", "verbose"},
 		{"KAIROS_WORKERS", "0"},

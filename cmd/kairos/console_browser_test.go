@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"image"
 	"image/color"
@@ -74,37 +75,50 @@ func shot(dir, name string) chromedp.Action[chromedp.Void] {
 }
 
 // smallPNG redraws a screenshot with the 256 colours it uses most, each
-// pixel as the nearest of them.
+// pixel as the nearest of them. A page is mostly runs of one colour: each
+// run is converted, counted and looked up once (the per-pixel image.At
+// of a full page took 2-8 s per shot under -race).
 func smallPNG(b []byte) ([]byte, error) {
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
 	bounds := img.Bounds()
+	px := rgbaPixels(img)
 	counts := map[color.RGBA]int{}
-	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
-		for x := bounds.Min.X; x < bounds.Max.X; x++ {
-			counts[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
+	for i := 0; i < len(px); {
+		j := i + 1
+		for j < len(px) && px[j] == px[i] {
+			j++
 		}
+		counts[px[i]] += j - i
+		i = j
 	}
 	colors := slices.Collect(maps.Keys(counts))
-	slices.SortFunc(colors, func(a, b color.RGBA) int { return counts[b] - counts[a] })
+	slices.SortFunc(colors, func(a, b color.RGBA) int {
+		if d := counts[b] - counts[a]; d != 0 {
+			return d
+		}
+		return cmp.Compare(packRGBA(a), packRGBA(b)) // ties in a fixed order: the same page, the same picture
+	})
 	pal := make(color.Palette, 0, 256)
 	for _, c := range colors[:min(256, len(colors))] {
 		pal = append(pal, c)
 	}
 	out := image.NewPaletted(bounds, pal)
 	index := map[color.RGBA]uint8{}
-	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
-		for x := bounds.Min.X; x < bounds.Max.X; x++ {
-			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-			i, ok := index[c]
-			if !ok {
-				i = uint8(pal.Index(c))
-				index[c] = i
-			}
-			out.SetColorIndex(x, y, i)
+	w := bounds.Dx()
+	for k, c := range px {
+		if k > 0 && c == px[k-1] {
+			out.Pix[(k/w)*out.Stride+k%w] = out.Pix[((k-1)/w)*out.Stride+(k-1)%w]
+			continue
 		}
+		i, ok := index[c]
+		if !ok {
+			i = uint8(pal.Index(c))
+			index[c] = i
+		}
+		out.Pix[(k/w)*out.Stride+k%w] = i
 	}
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
@@ -112,6 +126,52 @@ func smallPNG(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+func packRGBA(c color.RGBA) uint32 {
+	return uint32(c.R)<<24 | uint32(c.G)<<16 | uint32(c.B)<<8 | uint32(c.A)
+}
+
+// rgbaPixels is every pixel of img as color.RGBA (what
+// color.RGBAModel.Convert gives), row by row; a run of equal bytes in a
+// decoded PNG's buffer is converted once.
+func rgbaPixels(img image.Image) []color.RGBA {
+	bounds := img.Bounds()
+	w, h := bounds.Dx(), bounds.Dy()
+	out := make([]color.RGBA, 0, w*h)
+	var pix []byte
+	var stride int
+	var conv func(p []byte) color.RGBA
+	switch m := img.(type) {
+	case *image.RGBA:
+		pix, stride = m.Pix, m.Stride
+		conv = func(p []byte) color.RGBA { return color.RGBA{p[0], p[1], p[2], p[3]} }
+	case *image.NRGBA:
+		pix, stride = m.Pix, m.Stride
+		conv = func(p []byte) color.RGBA {
+			return color.RGBAModel.Convert(color.NRGBA{p[0], p[1], p[2], p[3]}).(color.RGBA)
+		}
+	default:
+		for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+			for x := bounds.Min.X; x < bounds.Max.X; x++ {
+				out = append(out, color.RGBAModel.Convert(img.At(x, y)).(color.RGBA))
+			}
+		}
+		return out
+	}
+	var last color.RGBA
+	var lastRaw []byte
+	for y := range h {
+		row := pix[y*stride : y*stride+4*w]
+		for x := 0; x < 4*w; x += 4 {
+			p := row[x : x+4]
+			if lastRaw == nil || !bytes.Equal(p, lastRaw) {
+				last, lastRaw = conv(p), p
+			}
+			out = append(out, last)
+		}
+	}
+	return out
 }
 
 // text reads an element's text into *out.

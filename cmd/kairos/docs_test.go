@@ -12,6 +12,7 @@ import (
 // TestREADMEListsEveryCommand: each command of the table appears in the
 // README's command list (a line naming "kairos GROUP" and the verb).
 func TestREADMEListsEveryCommand(t *testing.T) {
+	parallel(t)
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ var (
 // docs names a section of doc/seeds/CLOCK.md, and every "seed 00N" one
 // of the seeds doc/seeds/README.md lists.
 func TestDocReferencesPointToFiles(t *testing.T) {
+	parallel(t)
 	clock, err := os.ReadFile("../../doc/seeds/CLOCK.md")
 	if err != nil {
 		t.Fatal(err)

@@ -142,6 +142,7 @@ func TestTaskWithoutToolsIsOfferedNone(t *testing.T) {
 // (the prompt and the code tool's description) says nothing of getSecret
 // or the secrets' names.
 func TestNoSecretsWordWithCredentialsOff(t *testing.T) {
+	parallel(t)
 	for _, on := range []bool{false, true} {
 		t.Run(fmt.Sprint("credentials_access=", on), func(t *testing.T) {
 			e := newEnv(t)

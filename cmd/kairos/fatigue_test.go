@@ -100,6 +100,7 @@ func ownDataWeek() []fatigueStep {
 }
 
 func TestApprovalFatigueWeek(t *testing.T) {
+	parallel(t)
 	if os.Getenv("KAIROS_FATIGUE") == "" {
 		t.Skip("a measurement (about 5 minutes): KAIROS_FATIGUE=1 go test -tags sqlite_fts5 -run TestApprovalFatigueWeek -v ./cmd/kairos/")
 	}

@@ -97,6 +97,7 @@ func TestFeatureCLIExecOff(t *testing.T) {
 // the model's code tool), and the code tool's description names no
 // secret; with it, both exist.
 func TestFeatureCredentialsAccess(t *testing.T) {
+	parallel(t)
 	// Names built at run time: a literal getSecret would (rightly) ask
 	// for the code.secrets approval.
 	const probe = `output({g: typeof globalThis["get" + "Secret"], l: typeof globalThis["list" + "Secrets"]})`

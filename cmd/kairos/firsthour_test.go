@@ -19,6 +19,7 @@ import (
 // <code>, a first message, a reminder approved and delivered. The steps
 // are logged as a transcript (go test -v -run TestFirstHourAsNewOperator).
 func TestFirstHourAsNewOperator(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("drives the binary for a while")
 	}

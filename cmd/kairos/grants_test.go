@@ -71,6 +71,7 @@ func forgetOnce(t *testing.T, tg *testkit.FakeTelegram, n int) string {
 // request said in one sentence what it would do, and once decided who
 // decided it and how.
 func TestAlwaysHereRememberedAfterRestart(t *testing.T) {
+	parallel(t)
 	rig := newApprovalRig(t, "")
 	e := &env{t: t, tg: rig.tg, llm: rig.llm, vars: rig.vars, logs: &syncBuffer{}, out: &syncBuffer{}}
 	_, stop := e.runUntil()
@@ -117,6 +118,7 @@ func TestAlwaysHereRememberedAfterRestart(t *testing.T) {
 // and one through DELETE /api/v1/grants/{id}, each make the very next
 // forget ask again; a read token may list but not revoke.
 func TestGrantRevokeTakesEffectOnNextCall(t *testing.T) {
+	parallel(t)
 	rig := newApprovalRig(t, "")
 	e := &env{t: t, tg: rig.tg, llm: rig.llm, vars: rig.vars, logs: &syncBuffer{}, out: &syncBuffer{}}
 	read, write := e.apiToken(t, "read", "ro"), e.apiToken(t, "write", "rw")
@@ -169,6 +171,7 @@ func TestGrantRevokeTakesEffectOnNextCall(t *testing.T) {
 // request waits with one line and runs after the decision; a request left
 // alone closes at its expiry, saying when, in the user's zone.
 func TestChatAnsweredWhileApprovalWaits(t *testing.T) {
+	parallel(t)
 	rig := newApprovalRig(t, "approvals:\n  timeout: PT20S\n")
 	e := &env{t: t, tg: rig.tg, llm: rig.llm, vars: rig.vars, logs: &syncBuffer{}, out: &syncBuffer{}}
 	e.runUntil()
@@ -219,6 +222,7 @@ func TestChatAnsweredWhileApprovalWaits(t *testing.T) {
 // TestConsoleGrantsPage: the console lists the grants and revokes one
 // with its CSRF token (a forged post is refused and changes nothing).
 func TestConsoleGrantsPage(t *testing.T) {
+	parallel(t)
 	rig := newApprovalRig(t, "")
 	e := &env{t: t, tg: rig.tg, llm: rig.llm, vars: rig.vars, logs: &syncBuffer{}, out: &syncBuffer{}}
 	addr, _ := e.runUntil()
@@ -321,6 +325,7 @@ func TestTaintStillAsksUnderGrant(t *testing.T) {
 // not cover the user's scheduled task there (denied, as without a grant)
 // until /grants says tasks may use it; then the task's forget runs.
 func TestTaskDeniedWithoutTaskGrant(t *testing.T) {
+	parallel(t)
 	rig := newApprovalRig(t, "")
 	e := &env{t: t, tg: rig.tg, llm: rig.llm, vars: rig.vars, logs: &syncBuffer{}, out: &syncBuffer{}}
 	e.runUntil()
@@ -370,6 +375,7 @@ func TestTaskDeniedWithoutTaskGrant(t *testing.T) {
 // PostgreSQL database behind a round-robin webhook balancer; "Always
 // here" pressed through one covers the forgets that reach either.
 func TestAlwaysHereOnTheOtherReplica(t *testing.T) {
+	parallel(t)
 	rig, rr, replicas, db := pressedOnReplicas(t, "Always here")
 	waitFor(t, "the grant", func() bool { return count(t, db, "grants", "") == 1 })
 	rr.mu.Lock()

@@ -59,14 +59,18 @@ func newEnv(t *testing.T) *env {
 }
 
 // serialTests share something of the process or measure it: the CPU
-// profile (one per process), the footprint, Chromium's start, a flood
-// timed against a kill, the working directory (t.Chdir). They run alone; every other test of the package
-// runs beside others (go test -parallel), since each has its own fakes,
-// data directory and listener, and spends most of its time waiting.
+// profile (one per process), the malloc arenas, Chromium (a busy two-core machine never
+// starts two browsers at once, and a browser beside the parallel tests
+// was starved past its deadline), a flood timed against a kill, the
+// working directory (t.Chdir). They run alone, before the others; every
+// other test of the package runs beside others (go test -parallel),
+// since each has its own fakes, data directory and listener, and spends
+// most of its time waiting (TestEveryTestRunsBesideOthersOrSaysWhy holds
+// every test to one or the other).
 var serialTests = map[string]bool{"TestCPUProfileWrittenAtExit": true, "TestPprofEndpointsOnlyWhenAsked": true,
-	"TestProfilingConfig": true, "TestMaintenancePrunesBookkeeping": true, "TestConsoleInBrowser": true, "TestConsolePagesInBrowser": true,
+	"TestProfilingConfig": true, "TestConsoleInBrowser": true, "TestConsolePagesInBrowser": true,
 	"TestCrashMidFloodAnswersEachUpdateOnce": true, "TestDefaultPolicyPathMayBeAbsent": true,
-	"TestEveryCommandWithNoDatabase": true}
+	"TestEveryCommandWithNoDatabase": true, "TestMallocArenas": true}
 
 var parallelOnce sync.Map // *testing.T → struct{}
 
@@ -303,6 +307,7 @@ func TestMissingTokenExits2(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct {
 		args []string
 		env  map[string]string

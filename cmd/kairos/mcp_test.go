@@ -288,53 +288,67 @@ func TestMCPHotReload(t *testing.T) {
 
 // TestMCPHungServerAndToolLimit: a tool that never answers costs the model
 // one error after the call timeout and the turn goes on; MCP calls count
-// against agent.max_tool_calls like every tool call.
+// against agent.max_tool_calls like every tool call. The two run on
+// servers of their own: the echoes that must answer do so under a timeout
+// no busy machine reaches (with the hang's 500 ms, a loaded machine's
+// echo timed out too).
 func TestMCPHungServerAndToolLimit(t *testing.T) {
-	e, srv := mcpEnv(t, "      call_timeout: PT0.5S\nagent:\n  max_tool_calls: 2\n")
-	pol, _ := os.ReadFile(e.vars["KAIROS_POLICY"])
-	pol = []byte(strings.Replace(string(pol), "tools: [echo, add_note, inject]\n      impact: {echo: read, inject: read}", "tools: [echo, hang]\n      impact: {echo: read, hang: read}", 1))
-	os.WriteFile(e.vars["KAIROS_POLICY"], pol, 0o600)
-	defer srv.Release()
-	e.llm.SetHandler(func(r testkit.ChatRequest) testkit.Reply {
-		last := r.Messages[len(r.Messages)-1]
-		switch {
-		case last.Role == "user" && strings.Contains(last.Content, "hang"):
-			return testkit.ToolReply(testkit.ToolCall{Name: "notes__hang", Arguments: `{}`})
-		case last.Role == "user" && strings.Contains(last.Content, "three"):
-			return testkit.ToolReply(
-				testkit.ToolCall{ID: "c1", Name: "notes__echo", Arguments: `{"text":"1"}`},
-				testkit.ToolCall{ID: "c2", Name: "notes__echo", Arguments: `{"text":"2"}`},
-				testkit.ToolCall{ID: "c3", Name: "notes__echo", Arguments: `{"text":"3"}`})
-		case last.Role == "tool":
-			var all []string
-			for _, m := range r.Messages {
-				if m.Role == "tool" {
-					all = append(all, m.Content)
+	parallel(t)
+	for _, tc := range []struct{ name, timeout string }{{"hung", "PT0.5S"}, {"limit", "PT2M"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, srv := mcpEnv(t, "      call_timeout: "+tc.timeout+"\nagent:\n  max_tool_calls: 2\n")
+			pol, _ := os.ReadFile(e.vars["KAIROS_POLICY"])
+			pol = []byte(strings.Replace(string(pol), "tools: [echo, add_note, inject]\n      impact: {echo: read, inject: read}", "tools: [echo, hang]\n      impact: {echo: read, hang: read}", 1))
+			os.WriteFile(e.vars["KAIROS_POLICY"], pol, 0o600)
+			defer srv.Release()
+			e.llm.SetHandler(hangOrLimitModel)
+			e.start()
+			waitFor(t, "the MCP server to connect", func() bool { return strings.Contains(e.logs.String(), "mcp server connected") })
+			db := (&approvalRig{vars: e.vars}).db(t)
+			if tc.name == "hung" {
+				e.tg.PushText(2002, 2002, "hang please", time.Now())
+				// Wait for the whole answer, not its streamed start ("Results:  …").
+				reply := waitReply(t, e.tg, 2002, 1, "within")
+				if !strings.Contains(reply, `did not answer notes__hang within 500ms`) {
+					t.Errorf("hung call reply %q", reply)
 				}
+				if n := count(t, db, "tool_calls", "tool = ? AND outcome = ?", "notes__hang", "error"); n != 1 {
+					t.Errorf("%d journaled hang errors", n)
+				}
+				return
 			}
-			return testkit.TextReply("Results: " + strings.Join(all, " | "))
-		}
-		return testkit.TextReply("Plain")
-	})
-	e.start()
-	waitFor(t, "the MCP server to connect", func() bool { return strings.Contains(e.logs.String(), "mcp server connected") })
+			e.tg.PushText(2002, 2002, "echo three times", time.Now())
+			reply := waitReply(t, e.tg, 2002, 1, "tool call limit")
+			if strings.Count(reply, "echo: ") != 2 || !strings.Contains(reply, "tool call limit is reached") {
+				t.Errorf("limit reply %q: want two echoes and one refusal", reply)
+			}
+			if n := count(t, db, "tool_calls", "tool = ? AND outcome = ?", "notes__echo", "skipped"); n != 1 {
+				t.Errorf("%d skipped echo calls", n)
+			}
+		})
+	}
+}
 
-	e.tg.PushText(2002, 2002, "hang please", time.Now())
-	// Wait for the whole answer, not its streamed start ("Results:  …").
-	reply := waitReply(t, e.tg, 2002, 1, "within")
-	if !strings.Contains(reply, `did not answer notes__hang within 500ms`) {
-		t.Errorf("hung call reply %q", reply)
+// hangOrLimitModel calls notes__hang for "hang", three echoes for
+// "three", and answers with every tool result once they are in.
+func hangOrLimitModel(r testkit.ChatRequest) testkit.Reply {
+	last := r.Messages[len(r.Messages)-1]
+	switch {
+	case last.Role == "user" && strings.Contains(last.Content, "hang"):
+		return testkit.ToolReply(testkit.ToolCall{Name: "notes__hang", Arguments: `{}`})
+	case last.Role == "user" && strings.Contains(last.Content, "three"):
+		return testkit.ToolReply(
+			testkit.ToolCall{ID: "c1", Name: "notes__echo", Arguments: `{"text":"1"}`},
+			testkit.ToolCall{ID: "c2", Name: "notes__echo", Arguments: `{"text":"2"}`},
+			testkit.ToolCall{ID: "c3", Name: "notes__echo", Arguments: `{"text":"3"}`})
+	case last.Role == "tool":
+		var all []string
+		for _, m := range r.Messages {
+			if m.Role == "tool" {
+				all = append(all, m.Content)
+			}
+		}
+		return testkit.TextReply("Results: " + strings.Join(all, " | "))
 	}
-	e.tg.PushText(2002, 2002, "echo three times", time.Now())
-	reply = waitReply(t, e.tg, 2002, 2, "tool call limit")
-	if strings.Count(reply, "echo: ") != 2 || !strings.Contains(reply, "tool call limit is reached") {
-		t.Errorf("limit reply %q: want two echoes and one refusal", reply)
-	}
-	db := (&approvalRig{vars: e.vars}).db(t)
-	if n := count(t, db, "tool_calls", "tool = ? AND outcome = ?", "notes__hang", "error"); n != 1 {
-		t.Errorf("%d journaled hang errors", n)
-	}
-	if n := count(t, db, "tool_calls", "tool = ? AND outcome = ?", "notes__echo", "skipped"); n != 1 {
-		t.Errorf("%d skipped echo calls", n)
-	}
+	return testkit.TextReply("Plain")
 }

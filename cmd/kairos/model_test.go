@@ -146,6 +146,7 @@ func TestModelCheckVisionOutageIsNotNoVision(t *testing.T) {
 // serves wins over the trained length its model list gives; Ollama
 // without num_ctx is said to be unknown, with the reason.
 func TestModelCheckServedWindow(t *testing.T) {
+	parallel(t)
 	tests := []struct {
 		name  string
 		setup func(f *testkit.FakeOpenAI)

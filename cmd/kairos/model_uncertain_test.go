@@ -13,6 +13,7 @@ import (
 // answer names the red of the square (any answer passed); otherwise it is
 // uncertain, and --write writes a comment, not a value.
 func TestModelCheckVisionMustNameTheColour(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct {
 		answer string
 		ok     bool

@@ -95,6 +95,7 @@ func TestEveryCommandWithNoDatabase(t *testing.T) {
 // list printed []); the commands that would change something exit 1 and
 // say that nothing changed.
 func TestNoDatabaseOneAnswer(t *testing.T) {
+	parallel(t)
 	reads := [][]string{{"schedule", "list"}, {"clock", "export"}, {"usage"}, {"skill", "list"}, {"token", "list"}}
 	for _, args := range reads {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {

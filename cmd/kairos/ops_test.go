@@ -9,6 +9,7 @@ import (
 )
 
 func TestPolicyCheck(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	bad := filepath.Join(dir, "bad.yaml")

@@ -47,6 +47,7 @@ func promptedModel(t *testing.T) func(testkit.ChatRequest) testkit.Reply {
 // native tools, once because the policy says so and once found out from
 // the server's refusal.
 func TestPromptedToolCallingThroughMain(t *testing.T) {
+	parallel(t)
 	for _, how := range []string{"policy", "refusal"} {
 		t.Run(how, func(t *testing.T) {
 			searx := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 // TestReadOnlyCommandsCreateNothing: with no database, the reading
 // commands create no data folder and run no migration.
 func TestReadOnlyCommandsCreateNothing(t *testing.T) {
+	parallel(t)
 	cell := filepath.Join(t.TempDir(), "c.js")
 	os.WriteFile(cell, []byte(`output({ok: true})`), 0o600)
 	for _, args := range [][]string{

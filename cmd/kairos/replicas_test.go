@@ -87,6 +87,7 @@ func (p *proc) waitAddr(t *testing.T) string {
 // answered once, and each chat's answers come in the order of its
 // messages.
 func TestReplicasShareOnePostgreSQLInWebhookMode(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("subprocess replicas test")
 	}
@@ -250,6 +251,7 @@ func replicaVars(t *testing.T, tg *testkit.FakeTelegram, llm *testkit.FakeOpenAI
 // the model: the survivor takes the poll over, answers new messages, and
 // finishes the dead replica's turn once its lease runs out — no restart.
 func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("subprocess replicas test")
 	}

@@ -14,6 +14,7 @@ import (
 // probes' warnings and "job failed … context canceled" lines before
 // "bind: address already in use"; a refused token two job lines).
 func TestFailedStartSaysTheCauseAlone(t *testing.T) {
+	parallel(t)
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ var memID = regexp.MustCompile(`"id":"([^"]+)"`)
 // every impactful call it makes waits for a human, and with nobody
 // approving, nothing impactful happens.
 func TestInjectedSearchResultsCannotActWithoutApproval(t *testing.T) {
+	parallel(t)
 	for i, payload := range injections {
 		t.Run([]string{"agentdojo", "bipia"}[i], func(t *testing.T) {
 			e := injectionEnv(t, payload)
