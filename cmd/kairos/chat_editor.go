@@ -55,6 +55,14 @@ func newLineEditor(rl editorReader, interrupt func(), out io.Writer) *lineEditor
 	return &lineEditor{rl: rl, interrupt: interrupt, out: out, wake: make(chan struct{}, 1)}
 }
 
+// isReading reports whether a line is being asked for (rl.Readline runs
+// or is about to).
+func (e *lineEditor) isReading() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.reading
+}
+
 // ask shows prompt and returns the line typed, or false when the input
 // ended or ctx did.
 func (e *lineEditor) ask(ctx context.Context, prompt string, history bool) (string, bool) {

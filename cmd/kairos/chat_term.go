@@ -76,8 +76,10 @@ func (m *Main) openLines(ctx context.Context, interrupt func()) (*chatInput, err
 		if err != nil {
 			return nil, fmt.Errorf("terminal: %w", err)
 		}
-		in.rl, in.w = rl, rl.Stdout()
-		in.ed = newLineEditor(rl, interrupt, in.w)
+		in.rl = rl
+		ed := newLineEditor(rl, interrupt, nil)
+		in.w = promptSafeOut{term: readlineTerminal{rl}, editing: ed.isReading, poll: 5 * time.Millisecond}
+		ed.out, in.ed = in.w, ed
 		go in.ed.run(ctx)
 		return in, nil
 	}
