@@ -49,6 +49,7 @@ func (f *fakePromptTerm) text() string {
 // Before, such a line came after "> " and no prompt followed
 // (TestChatTerminalModelUnreachable on a busy machine).
 func TestNoteBetweenPromptAndReadingRedrawsThePrompt(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		name             string
 		editing, reading bool
