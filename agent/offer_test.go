@@ -7,6 +7,7 @@ import (
 
 	"github.com/kairos-agent/kairos/internal/mock"
 	"github.com/kairos-agent/kairos/internal/testkit"
+	"github.com/kairos-agent/kairos/tools"
 )
 
 // cuedTool is an echo tool offered on demand (tools.Offered): when the
@@ -16,7 +17,7 @@ type cuedTool struct {
 	cues []string
 }
 
-func (c cuedTool) Cues() []string { return c.cues }
+func (c cuedTool) CuedBy(words []string) bool { return tools.HasCue(words, c.cues) }
 
 // TestMoreToolsReachesWhatIsNotOffered: a tool on demand is left out of a
 // plain message's offer, named in the prompt, and offered from the step

@@ -14,21 +14,37 @@ import (
 // with more_tools.
 const MaxExtraOffered = 6
 
-// cued is a built-in tool offered on demand: only when the message
-// holds one of its cue words (as a word's start: "remind" cues
-// "reminders"), names it, or the turn wants it. A built-in tool without
-// cues (search, memory) is always offered.
-type cued interface{ Cues() []string }
+// cued is a built-in tool offered on demand: only when CuedBy finds the
+// message's words (queryWords) call for it, the message names it, or the
+// turn wants it. A built-in tool that is not cued (search, memory) is
+// always offered.
+type cued interface{ CuedBy(words []string) bool }
 
-// TimeCue, among a tool's cues, cues it with any mention of a clock time
-// or a span, in words no list names: "5pm", "17:30", "at 7", "in 20",
-// "2h", "by 9".
-const TimeCue = "@time"
+// HasCue reports whether one of the words starts with one of the cues
+// ("remind" cues "reminders").
+func HasCue(words, cues []string) bool {
+	for _, w := range words {
+		for _, c := range cues {
+			if strings.HasPrefix(w, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
-// mentionsTime reports whether the words hold a clock time or a span: a
+// timeFrames are the words before a bare number that make it a time:
+// "at 7", "in 20", "by 9".
+var timeFrames = []string{"at", "by", "in", "until", "till", "before", "after", "from", "around"}
+
+// timeUnits start the words after a number that make it a time or a
+// span: "7 pm", "20 minutes", "3 days".
+var timeUnits = []string{"am", "pm", "sec", "min", "hour", "hr", "day", "week", "month", "year"}
+
+// MentionsTime reports whether the words hold a clock time or a span: a
 // number with a clock or unit suffix, hh:mm (split by queryWords into two
 // numbers), or a number after at, by, in, until, till, before or after.
-func mentionsTime(words []string) bool {
+func MentionsTime(words []string) bool {
 	for i, w := range words {
 		n := 0
 		for n < len(w) && w[n] >= '0' && w[n] <= '9' {
@@ -44,10 +60,10 @@ func mentionsTime(words []string) bool {
 		default:
 			continue
 		}
-		if i > 0 && slices.Contains([]string{"at", "by", "in", "until", "till", "before", "after", "from", "around"}, words[i-1]) {
+		if i > 0 && slices.Contains(timeFrames, words[i-1]) {
 			return true
 		}
-		if i+1 < len(words) && (isNumber(words[i+1]) && len(words[i+1]) == 2 || unitWord(words[i+1])) {
+		if i+1 < len(words) && (isNumber(words[i+1]) && len(words[i+1]) == 2 || HasCue(words[i+1:i+2], timeUnits)) {
 			return true
 		}
 	}
@@ -56,15 +72,6 @@ func mentionsTime(words []string) bool {
 
 func isNumber(w string) bool {
 	return w != "" && strings.Trim(w, "0123456789") == ""
-}
-
-func unitWord(w string) bool {
-	for _, u := range []string{"am", "pm", "sec", "min", "hour", "hr", "day", "week", "month", "year"} {
-		if strings.HasPrefix(w, u) {
-			return true
-		}
-	}
-	return false
 }
 
 // OnDemand reports whether tl is offered only when the turn asks for it.
@@ -84,7 +91,7 @@ func Offered(builtin, extra []kairos.Tool, sc kairos.ToolScope) ([]kairos.Tool, 
 	for _, tl := range builtin {
 		c, ok := tl.(cued)
 		name := tl.Spec().Name
-		if !ok || wanted(sc, words, name) || cuedBy(words, c.Cues()) {
+		if !ok || wanted(sc, words, name) || c.CuedBy(words) {
 			core = append(core, tl)
 		}
 	}
@@ -138,20 +145,6 @@ func queryWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r > 127)
 	})
-}
-
-func cuedBy(words, cues []string) bool {
-	if slices.Contains(cues, TimeCue) && mentionsTime(words) {
-		return true
-	}
-	for _, w := range words {
-		for _, c := range cues {
-			if strings.HasPrefix(w, c) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // overlap counts the message's words of 4 letters or more that start a

@@ -30,7 +30,7 @@ type onDemand struct {
 	cues []string
 }
 
-func (o onDemand) Cues() []string { return o.cues }
+func (o onDemand) CuedBy(words []string) bool { return tools.HasCue(words, o.cues) }
 
 var (
 	topics  = []string{"invoices", "recipes", "plants", "currency", "flights", "groceries", "minutes", "novels"}
@@ -154,13 +154,13 @@ func isSubsequence(sub, of []string) bool {
 }
 
 // TestTimeMentionCuesSchedule: a clock time or a span cues a tool whose
-// cues hold tools.TimeCue, whatever the words around it, and a number
+// CuedBy uses tools.MentionsTime (schedule's does), whatever the words around it, and a number
 // that is no time (an id, a count, a year) does not. Generated: every
 // time form × every frame.
 func TestTimeMentionCuesSchedule(t *testing.T) {
 	p := kairos.DefaultPolicy()
 	p.Schedules.Enabled = true
-	timed := onDemand{named("schedule"), []string{tools.TimeCue}}
+	timed := timeCued{named("schedule")}
 	offers := func(msg string) bool {
 		got, _ := tools.Offered([]kairos.Tool{timed}, nil, kairos.ToolScope{Query: msg})
 		return len(got) == 1
@@ -183,3 +183,8 @@ func TestTimeMentionCuesSchedule(t *testing.T) {
 		}
 	}
 }
+
+// timeCued is cued by a clock time or a span alone.
+type timeCued struct{ named }
+
+func (timeCued) CuedBy(words []string) bool { return tools.MentionsTime(words) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/redact"
+	"github.com/kairos-agent/kairos/tools"
 	"github.com/kairos-agent/kairos/tools/cell"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
@@ -253,13 +254,14 @@ func (t *Tool) Spec() kairos.ToolSpec {
 	return kairos.ToolSpec{Name: "code", Description: d.String(), Parameters: toolutil.Schema(schema)}
 }
 
-// Cues are the words that offer code to a turn (tools.Offered): code,
+// cues are the words that offer code to a turn (tools.Offered): code,
 // calculation, data; without them it is reachable with more_tools.
-func (t *Tool) Cues() []string {
-	return []string{"code", "coding", "javascript", "js", "script", "calculat", "comput", "math", "cell", "convert", "pars",
-		"csv", "program", "sandbox", "run", "execut", "job", "checkpoint", "generat", "function", "algorithm", "regex",
-		"average", "percent", "sum", "sort", "count", "formula", "attach", "file", "pdf", "document"}
-}
+var cues = []string{"code", "coding", "javascript", "js", "script", "calculat", "comput", "math", "cell", "convert", "pars",
+	"csv", "program", "sandbox", "run", "execut", "job", "checkpoint", "generat", "function", "algorithm", "regex",
+	"average", "percent", "sum", "sort", "count", "formula", "attach", "file", "pdf", "document"}
+
+// CuedBy implements tools.Offered's on-demand offer.
+func (t *Tool) CuedBy(words []string) bool { return tools.HasCue(words, cues) }
 
 func listOrNone(xs []string, n int) string {
 	if len(xs) == 0 {

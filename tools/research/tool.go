@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
 
@@ -36,11 +37,12 @@ var spec = kairos.ToolSpec{
 // Spec implements kairos.Tool.
 func (t *Tool) Spec() kairos.ToolSpec { return spec }
 
-// Cues are the words that offer research to a turn (tools.Offered);
+// cues are the words that offer research to a turn (tools.Offered);
 // without them it is reachable with more_tools.
-func (t *Tool) Cues() []string {
-	return []string{"research", "source", "cite", "citation", "evidence", "verif", "fact", "paper", "stud", "reference", "proof"}
-}
+var cues = []string{"research", "source", "cite", "citation", "evidence", "verif", "fact", "paper", "stud", "reference", "proof"}
+
+// CuedBy implements tools.Offered's on-demand offer.
+func (t *Tool) CuedBy(words []string) bool { return tools.HasCue(words, cues) }
 
 type args struct {
 	Question string `json:"question"`

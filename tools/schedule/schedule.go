@@ -147,15 +147,19 @@ func (t *Tool) Spec() kairos.ToolSpec {
 	return specs[0]
 }
 
-// Cues are the words that offer schedule to a turn (tools.Offered):
-// reminders, times and repetitions; without them it is reachable with
-// more_tools, and offered again while the session has called it.
-func (t *Tool) Cues() []string {
-	return []string{"remind", "schedul", "alarm", "timer", "every", "daily", "weekly", "monthly", "yearly", "tomorrow",
-		"tonight", "later", "morning", "evening", "noon", "midnight", "weekday", "weekend", "monday", "tuesday", "wednesday",
-		"thursday", "friday", "saturday", "sunday", "minute", "hour", "clock", "watch", "notif", "alert", "recurr", "repeat",
-		"cancel", "agenda", "appointment", "deadline", "calendar", "ping", "nudge", "wake", "forget",
-		"until", "till", "tmrw", "tomorow", "weeks", "tonite", "asap", tools.TimeCue}
+// cues are the words that offer schedule to a turn (tools.Offered):
+// reminders, times and repetitions; so does any clock time or span
+// (tools.MentionsTime). Without them it is reachable with more_tools, and
+// offered again while the session has called it.
+var cues = []string{"remind", "schedul", "alarm", "timer", "every", "daily", "weekly", "monthly", "yearly", "tomorrow",
+	"tonight", "later", "morning", "evening", "noon", "midnight", "weekday", "weekend", "monday", "tuesday", "wednesday",
+	"thursday", "friday", "saturday", "sunday", "minute", "hour", "clock", "watch", "notif", "alert", "recurr", "repeat",
+	"cancel", "agenda", "appointment", "deadline", "calendar", "ping", "nudge", "wake", "forget",
+	"until", "till", "tmrw", "tomorow", "weeks", "tonite", "asap"}
+
+// CuedBy implements tools.Offered's on-demand offer.
+func (t *Tool) CuedBy(words []string) bool {
+	return tools.HasCue(words, cues) || tools.MentionsTime(words)
 }
 
 type args struct {

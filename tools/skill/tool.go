@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/tools"
 	"github.com/kairos-agent/kairos/tools/toolutil"
 )
 
@@ -50,9 +51,12 @@ func (t *Tool) Spec() kairos.ToolSpec {
 		Parameters: toolutil.Schema(toolSchema)}
 }
 
-// Cues are the words that offer the skill tool to a turn (tools.Offered);
+// cues are the words that offer the skill tool to a turn (tools.Offered);
 // without them it is reachable with more_tools.
-func (t *Tool) Cues() []string { return []string{"skill", "tool", "automat", "reusabl", "rollback"} }
+var cues = []string{"skill", "tool", "automat", "reusabl", "rollback"}
+
+// CuedBy implements tools.Offered's on-demand offer.
+func (t *Tool) CuedBy(words []string) bool { return tools.HasCue(words, cues) }
 
 // args are the tool's arguments.
 type args struct {
