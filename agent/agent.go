@@ -427,7 +427,7 @@ func (a *Agent) offer(t *turn) *offeredTools {
 	if o := t.offered; o != nil && o.mode == mode && slices.Equal(o.wanted, wanted) {
 		return o
 	}
-	out := a.modeOffers(t, a.tools(t, false))
+	out := a.modeOffers(t, a.tools(t, false, wanted))
 	rest := a.notOffered(t, out)
 	if len(out) > 0 && len(rest) > 0 {
 		out = append(slices.Clip(out), moreTool{})
@@ -437,11 +437,12 @@ func (a *Agent) offer(t *turn) *offeredTools {
 }
 
 // tools lists the registry's tools for the turn's user: the ones offered
-// (a scoped registry picks the skills relevant to the message), or with
-// all every tool the user may call.
-func (a *Agent) tools(t *turn, all bool) []kairos.Tool {
+// (a scoped registry picks by relevance to the message, and always offers
+// the wanted ones: offer works them out once a step), or with all every
+// tool the user may call.
+func (a *Agent) tools(t *turn, all bool, wanted []string) []kairos.Tool {
 	if s, ok := a.cfg.Tools.(kairos.ScopedToolRegistry); ok {
-		return s.ToolsFor(t.pol, kairos.ToolScope{UserKey: t.in.UserKey(), Query: t.in.Text, All: all, Turn: t.in.Turn, Wanted: t.wanted()})
+		return s.ToolsFor(t.pol, kairos.ToolScope{UserKey: t.in.UserKey(), Query: t.in.Text, All: all, Turn: t.in.Turn, Wanted: wanted})
 	}
 	return a.cfg.Tools.Tools(t.pol)
 }
@@ -505,7 +506,7 @@ type toolJob struct {
 func (a *Agent) admit(ctx context.Context, t *turn, asst kairos.ChatMessage, call kairos.ToolCall, rec *kairos.ToolCallRecord) (*toolJob, string, string) {
 	var tool kairos.Tool
 	if a.cfg.Tools != nil {
-		tool = findTool(a.tools(t, true), call.Name)
+		tool = findTool(a.tools(t, true, nil), call.Name)
 	}
 	if tool == nil {
 		return nil, "error", fmt.Sprintf("unknown tool %q", call.Name)

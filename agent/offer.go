@@ -89,7 +89,7 @@ func (a *Agent) modeOffers(t *turn, ts []kairos.Tool) []kairos.Tool {
 // does not.
 func (a *Agent) notOffered(t *turn, offered []kairos.Tool) []kairos.Tool {
 	var rest []kairos.Tool
-	for _, tl := range a.modeOffers(t, a.tools(t, true)) {
+	for _, tl := range a.modeOffers(t, a.tools(t, true, nil)) {
 		if findTool(offered, tl.Spec().Name) == nil {
 			rest = append(rest, tl)
 		}
