@@ -13,10 +13,10 @@ func lazyRules() (compiled []bool, wake []func() bool) {
 	for _, r := range allRules {
 		switch x := r.r.(type) {
 		case spanRule:
-			compiled = append(compiled, x.re != nil)
+			compiled = append(compiled, x.made)
 			wake = append(wake, func() bool { return x.get() != nil })
 		case lazyRule:
-			compiled = append(compiled, x.f != nil)
+			compiled = append(compiled, x.made)
 			wake = append(wake, func() bool { return x.get() != nil && x.get().RegExp != nil })
 		}
 	}

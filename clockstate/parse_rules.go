@@ -67,18 +67,19 @@ const (
 // the text holds one of its triggers, and most texts never wake most
 // rules (compiling all of them at start-up allocated 1.6 MB and kept
 // 0.5 MB; doc/benchmarks.md, "Memory (issue 36)").
-type spanRule struct{ *lazyRegexp }
+type spanRule struct{ *lazy[*regexp.Regexp] }
 
-// lazyRegexp is a regexp compiled at its first use.
-type lazyRegexp struct {
-	expr string
+// lazy is a value made at its first use: the parser's regexps.
+type lazy[T any] struct {
+	mk   func() T
 	once sync.Once
-	re   *regexp.Regexp
+	v    T
+	made bool // get has run (the tests look)
 }
 
-func (l *lazyRegexp) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
-	return l.re
+func (l *lazy[T]) get() T {
+	l.once.Do(func() { l.v, l.made = l.mk(), true })
+	return l.v
 }
 
 func (s spanRule) Find(text string) *rules.Match {
@@ -104,35 +105,24 @@ func span(expr string) spanRule {
 
 // lazyRule is an olebedev/when rule (a *rules.F) made at its first use:
 // building one compiles its regexp.
-type lazyRule struct{ *lazyWhen }
-
-type lazyWhen struct {
-	mk   func() *rules.F
-	once sync.Once
-	f    *rules.F
-}
-
-func (l *lazyWhen) get() *rules.F {
-	l.once.Do(func() { l.f = l.mk() })
-	return l.f
-}
+type lazyRule struct{ *lazy[*rules.F] }
 
 func (l lazyRule) Find(text string) *rules.Match { return l.get().Find(text) }
 
 // whenRule is the olebedev/when rule mk makes, with its matches
 // overriding earlier ones, made at first use.
 func whenRule(mk func(rules.Strategy) rules.Rule) lazyRule {
-	return lazyRule{&lazyWhen{mk: func() *rules.F { return mk(rules.Override).(*rules.F) }}}
+	return lazyRule{&lazy[*rules.F]{mk: func() *rules.F { return mk(rules.Override).(*rules.F) }}}
 }
 
 // whenExpr is a rules.F on expr, compiled at first use.
 func whenExpr(expr string) lazyRule {
-	return lazyRule{&lazyWhen{mk: func() *rules.F { return &rules.F{RegExp: regexp.MustCompile(expr)} }}}
+	return lazyRule{&lazy[*rules.F]{mk: func() *rules.F { return &rules.F{RegExp: regexp.MustCompile(expr)} }}}
 }
 
 // lazySpan is the span rule of a whole expression, compiled at first use.
 func lazySpan(expr string) spanRule {
-	return spanRule{&lazyRegexp{expr: expr}}
+	return spanRule{&lazy[*regexp.Regexp]{mk: func() *regexp.Regexp { return regexp.MustCompile(expr) }}}
 }
 
 const (
