@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/chzyer/readline"
@@ -32,6 +33,7 @@ type promptSafeOut struct {
 	term    promptTerminal
 	editing func() bool // a line is being asked for (lineEditor.reading)
 	poll    time.Duration
+	waiting *atomic.Bool // a redraw is waiting for readline to read: one at a time
 }
 
 func (o promptSafeOut) Write(b []byte) (int, error) {
@@ -43,7 +45,9 @@ func (o promptSafeOut) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	n, err := w.Write(b)
-	go o.redraw()
+	if o.waiting.CompareAndSwap(false, true) {
+		go o.redraw()
+	}
 	return n, err
 }
 
@@ -51,6 +55,7 @@ func (o promptSafeOut) Write(b []byte) (int, error) {
 // when no line is asked for any more or after a few seconds. readline
 // says nothing when it starts reading, so this looks.
 func (o promptSafeOut) redraw() {
+	defer o.waiting.Store(false)
 	for range 600 {
 		if !o.editing() {
 			return

@@ -65,7 +65,7 @@ func TestNoteBetweenPromptAndReadingRedrawsThePrompt(t *testing.T) {
 			f.reading.Store(c.reading)
 			var editing atomic.Bool
 			editing.Store(c.editing)
-			o := promptSafeOut{term: f, editing: editing.Load, poll: time.Millisecond}
+			o := promptSafeOut{term: f, editing: editing.Load, poll: time.Millisecond, waiting: new(atomic.Bool)}
 			f.Write([]byte("> ")) // readline drew its prompt
 			if _, err := o.Write([]byte("Note\n")); err != nil {
 				t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chzyer/readline"
@@ -78,7 +79,7 @@ func (m *Main) openLines(ctx context.Context, interrupt func()) (*chatInput, err
 		}
 		in.rl = rl
 		ed := newLineEditor(rl, interrupt, nil)
-		in.w = promptSafeOut{term: readlineTerminal{rl}, editing: ed.isReading, poll: 5 * time.Millisecond}
+		in.w = promptSafeOut{term: readlineTerminal{rl}, editing: ed.isReading, poll: 5 * time.Millisecond, waiting: new(atomic.Bool)}
 		ed.out, in.ed = in.w, ed
 		go in.ed.run(ctx)
 		return in, nil
