@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 
 	"github.com/chzyer/readline"
 )
@@ -207,8 +209,11 @@ func (e *lineEditor) end() {
 
 // newTerminalReadline is chzyer/readline on the terminal f (the chat's
 // stdin, which may not be the process's: tests use a pseudo-terminal),
-// with Home and End as tmux and screen send them.
-func newTerminalReadline(f *os.File, out io.Writer, hist string) (*readline.Instance, error) {
+// with Home and End as tmux and screen send them, and resizes told
+// through width (readline's default keeps one callback in a package
+// variable that every editor overwrites: a data race with two chats in
+// one process, as in the tests).
+func newTerminalReadline(f *os.File, out io.Writer, hist string, width *widthWatch) (*readline.Instance, error) {
 	fd := int(f.Fd())
 	outFd := fd
 	if of, ok := out.(*os.File); ok && readline.IsTerminal(int(of.Fd())) {
@@ -218,8 +223,9 @@ func newTerminalReadline(f *os.File, out io.Writer, hist string) (*readline.Inst
 	var saved *readline.State
 	return readline.NewEx(&readline.Config{Prompt: "> ", HistoryFile: hist, HistorySearchFold: true, DisableAutoSaveHistory: true,
 		InterruptPrompt: "^C", Stdout: out, Stderr: out,
-		Stdin:          readline.NewCancelableStdin(&homeEndKeys{r: f}),
-		FuncIsTerminal: func() bool { return true },
+		Stdin:              readline.NewCancelableStdin(&homeEndKeys{r: f}),
+		FuncIsTerminal:     func() bool { return true },
+		FuncOnWidthChanged: width.start,
 		FuncGetWidth: func() int {
 			w, _, err := readline.GetSize(outFd)
 			if err != nil || w <= 0 {
@@ -316,4 +322,39 @@ func (h *homeEndKeys) translate(flush bool) {
 		b = b[1:]
 	}
 	h.pending = append(h.pending[:0], b...)
+}
+
+// widthWatch tells one line editor of the terminal's resizes (SIGWINCH)
+// until stopped.
+type widthWatch struct {
+	sig  chan os.Signal
+	done chan struct{}
+	once sync.Once
+}
+
+func newWidthWatch() *widthWatch {
+	return &widthWatch{sig: make(chan os.Signal, 1), done: make(chan struct{})}
+}
+
+// start calls resized at each resize; readline calls it once, with its
+// redraw for the new width.
+func (w *widthWatch) start(resized func()) {
+	signal.Notify(w.sig, syscall.SIGWINCH)
+	go func() {
+		for {
+			select {
+			case <-w.sig:
+				resized()
+			case <-w.done:
+				return
+			}
+		}
+	}()
+}
+
+func (w *widthWatch) stop() {
+	w.once.Do(func() {
+		signal.Stop(w.sig)
+		close(w.done)
+	})
 }

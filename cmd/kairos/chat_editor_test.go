@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/chzyer/readline"
@@ -82,5 +84,44 @@ func TestLineEditorKeys(t *testing.T) {
 	interrupted.Wait()
 	if l := <-got; l != "ended" {
 		t.Fatalf("after Ctrl-C on an empty line: %q", l)
+	}
+}
+
+// TestWidthWatchTellsItsOwnEditor: each line editor hears the terminal's
+// resizes through its own watch (readline's default kept one callback in
+// a package variable, which a second editor overwrote: a data race), and
+// a stopped watch hears nothing.
+func TestWidthWatchTellsItsOwnEditor(t *testing.T) {
+	parallel(t)
+	heard := [2]chan struct{}{make(chan struct{}, 8), make(chan struct{}, 8)}
+	watches := [2]*widthWatch{newWidthWatch(), newWidthWatch()}
+	for i, w := range watches {
+		w.start(func() { heard[i] <- struct{}{} })
+	}
+	defer watches[1].stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGWINCH); err != nil {
+		t.Fatal(err)
+	}
+	for i := range heard {
+		select {
+		case <-heard[i]:
+		case <-testCtx(t).Done():
+			t.Fatalf("editor %d never heard the resize", i)
+		}
+	}
+	watches[0].stop()
+	watches[0].stop() // twice is harmless
+	if err := syscall.Kill(os.Getpid(), syscall.SIGWINCH); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard[1]:
+	case <-testCtx(t).Done():
+		t.Fatal("the running watch never heard the second resize")
+	}
+	select {
+	case <-heard[0]:
+		t.Fatal("a stopped watch heard a resize")
+	default:
 	}
 }

@@ -52,14 +52,15 @@ func (o promptSafeOut) Write(b []byte) (int, error) {
 }
 
 // redraw draws the prompt again once readline reads keys, or gives up
-// when no line is asked for any more or after a few seconds. readline
-// says nothing when it starts reading, so this looks.
+// when no line is asked for any more (the line was read, or the input
+// ended). It does not give up on a clock: on a busy machine readline's
+// key loop started more than three seconds after its prompt was drawn,
+// and a redraw that had stopped looking by then left the chat with no
+// prompt (TestChatTerminalModelUnreachable in CI). readline says nothing
+// when it starts reading, so this looks.
 func (o promptSafeOut) redraw() {
 	defer o.waiting.Store(false)
-	for range 600 {
-		if !o.editing() {
-			return
-		}
+	for o.editing() {
 		if o.term.Reading() {
 			o.term.Refresh()
 			return

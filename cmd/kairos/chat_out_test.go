@@ -84,3 +84,49 @@ func TestNoteBetweenPromptAndReadingRedrawsThePrompt(t *testing.T) {
 		})
 	}
 }
+
+// slowReadingTerm is a terminal whose key loop starts only after many
+// looks (a machine so busy that readline's loop waits seconds to run).
+type slowReadingTerm struct {
+	*fakePromptTerm
+	looks, after atomic.Int64
+}
+
+func (s *slowReadingTerm) Reading() bool { return s.looks.Add(1) > s.after.Load() }
+
+// TestRedrawWaitsForAKeyLoopHoweverLate: the prompt comes back however
+// long readline's key loop takes to start (the redraw gave up after 600
+// looks, about three seconds, and the chat was left with no prompt), and
+// the redraw stops looking once no line is asked for.
+func TestRedrawWaitsForAKeyLoopHoweverLate(t *testing.T) {
+	parallel(t)
+	for _, late := range []int64{1, 599, 601, 5000} {
+		s := &slowReadingTerm{fakePromptTerm: &fakePromptTerm{redrawn: make(chan struct{}, 1)}}
+		s.after.Store(late + 1) // the Write's own look, then late looks by the redraw
+		var editing atomic.Bool
+		editing.Store(true)
+		o := promptSafeOut{term: s, editing: editing.Load, poll: time.Microsecond, waiting: new(atomic.Bool)}
+		if _, err := o.Write([]byte("Note\n")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-s.redrawn:
+		case <-testCtx(t).Done():
+			t.Fatalf("key loop after %d looks: the prompt was never drawn again (%d looks)", late, s.looks.Load())
+		}
+	}
+	s := &slowReadingTerm{fakePromptTerm: &fakePromptTerm{redrawn: make(chan struct{}, 1)}}
+	s.after.Store(1 << 62) // never reads
+	var editing atomic.Bool
+	editing.Store(true)
+	waiting := new(atomic.Bool)
+	o := promptSafeOut{term: s, editing: editing.Load, poll: time.Microsecond, waiting: waiting}
+	o.Write([]byte("Note\n"))
+	editing.Store(false) // the input ended: nothing is asked for
+	for waiting.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	if s.redraws.Load() != 0 {
+		t.Fatalf("a prompt was drawn with no line asked for")
+	}
+}

@@ -27,6 +27,7 @@ type chatInput struct {
 	lines chan string // a pipe's lines (nil at a terminal)
 	ed    *lineEditor // a terminal's editor (nil on a pipe)
 	rl    *readline.Instance
+	width *widthWatch // the editor's resizes (nil on a pipe)
 	w     io.Writer
 }
 
@@ -57,6 +58,7 @@ func (c *chatInput) ask(ctx context.Context, prompt string) (line string, ok boo
 func (c *chatInput) Close() {
 	if c.rl != nil {
 		c.rl.Close()
+		c.width.stop()
 	}
 }
 
@@ -73,8 +75,10 @@ func (m *Main) openLines(ctx context.Context, interrupt func()) (*chatInput, err
 				hf.Close()
 			}
 		}
-		rl, err := newTerminalReadline(f, m.Stdout, hist)
+		in.width = newWidthWatch()
+		rl, err := newTerminalReadline(f, m.Stdout, hist, in.width)
 		if err != nil {
+			in.width.stop()
 			return nil, fmt.Errorf("terminal: %w", err)
 		}
 		in.rl = rl
