@@ -33,6 +33,7 @@ type options struct {
 	migrate     bool
 	cpuProfile  string
 	heapProfile string
+	godebug     string
 
 	peerOptions // peer.go: -peer, -closed, …
 }
@@ -53,6 +54,7 @@ func main() {
 	flag.BoolVar(&o.migrate, "migrate", true, "run `kairos migrate` before `kairos run`, so the start-up time is that of a restart, not of a first start on an empty database")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write kairos's CPU profile of the whole run to this file (KAIROS_CPU_PROFILE)")
 	flag.StringVar(&o.heapProfile, "heapprofile", "", "write kairos's heap profile at idle (after -settle, before the load) to this file (KAIROS_PPROF=on)")
+	flag.StringVar(&o.godebug, "godebug", "", "kairos's GODEBUG (memprofilerate=1 makes -heapprofile count every allocation, not one per 512 KB; its RSS is then not kairos's own)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (database and kairos.log)")
 	peerFlags(&o)
 	flag.Parse()
@@ -292,6 +294,9 @@ func (b *bench) setEnv() error {
 		b.env = append(b.env, "KAIROS_PPROF=on")
 	}
 	b.env = append(b.env, "KAIROS_HTTP_ADDR="+b.adminAddr)
+	if b.o.godebug != "" {
+		b.env = append(b.env, "GODEBUG="+b.o.godebug)
+	}
 	if b.o.cpuProfile != "" {
 		abs, err := filepath.Abs(b.o.cpuProfile)
 		if err != nil {
