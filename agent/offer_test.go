@@ -17,7 +17,7 @@ type cuedTool struct {
 	cues []string
 }
 
-func (c cuedTool) CuedBy(words []string) bool { return tools.HasCue(words, c.cues) }
+func (c cuedTool) CuedBy(m tools.Message) bool { return tools.HasCue(m.Words, c.cues) }
 
 // TestMoreToolsReachesWhatIsNotOffered: a tool on demand is left out of a
 // plain message's offer, named in the prompt, and offered from the step

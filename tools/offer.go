@@ -14,66 +14,6 @@ import (
 // with more_tools.
 const MaxExtraOffered = 6
 
-// cued is a built-in tool offered on demand: only when CuedBy finds the
-// message's words (queryWords) call for it, the message names it, or the
-// turn wants it. A built-in tool that is not cued (search, memory) is
-// always offered.
-type cued interface{ CuedBy(words []string) bool }
-
-// HasCue reports whether one of the words starts with one of the cues
-// ("remind" cues "reminders").
-func HasCue(words, cues []string) bool {
-	for _, w := range words {
-		for _, c := range cues {
-			if strings.HasPrefix(w, c) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// timeFrames are the words before a bare number that make it a time:
-// "at 7", "in 20", "by 9".
-var timeFrames = []string{"at", "by", "in", "until", "till", "before", "after", "from", "around"}
-
-// timeUnits start the words after a number that make it a time or a
-// span: "7 pm", "20 minutes", "3 days".
-var timeUnits = []string{"am", "pm", "sec", "min", "hour", "hr", "day", "week", "month", "year"}
-
-// MentionsTime reports whether the words hold a clock time or a span: a
-// number with a clock or unit suffix, hh:mm (split by queryWords into two
-// numbers), or a number after at, by, in, until, till, before or after.
-func MentionsTime(words []string) bool {
-	for i, w := range words {
-		n := 0
-		for n < len(w) && w[n] >= '0' && w[n] <= '9' {
-			n++
-		}
-		if n == 0 || n > 2 {
-			continue
-		}
-		switch w[n:] {
-		case "am", "pm", "h", "hr", "hrs", "m", "min", "mins", "d", "s", "sec", "secs", "w":
-			return true
-		case "":
-		default:
-			continue
-		}
-		if i > 0 && slices.Contains(timeFrames, words[i-1]) {
-			return true
-		}
-		if i+1 < len(words) && (isNumber(words[i+1]) && len(words[i+1]) == 2 || HasCue(words[i+1:i+2], timeUnits)) {
-			return true
-		}
-	}
-	return false
-}
-
-func isNumber(w string) bool {
-	return w != "" && strings.Trim(w, "0123456789") == ""
-}
-
 // OnDemand reports whether tl is offered only when the turn asks for it.
 func OnDemand(tl kairos.Tool) bool {
 	_, ok := tl.(cued)
@@ -86,12 +26,13 @@ func OnDemand(tl kairos.Tool) bool {
 // MaxExtraOffered, else those the message names or shares words with,
 // the best MaxExtraOffered. A tool in sc.Wanted is always offered.
 func Offered(builtin, extra []kairos.Tool, sc kairos.ToolScope) ([]kairos.Tool, []kairos.Tool) {
-	words := queryWords(sc.Query)
+	msg := NewMessage(sc.Query)
+	words := msg.Words
 	var core []kairos.Tool
 	for _, tl := range builtin {
 		c, ok := tl.(cued)
 		name := tl.Spec().Name
-		if !ok || wanted(sc, words, name) || c.CuedBy(words) {
+		if !ok || wanted(sc, words, name) || c.CuedBy(msg) {
 			core = append(core, tl)
 		}
 	}

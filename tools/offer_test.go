@@ -30,7 +30,7 @@ type onDemand struct {
 	cues []string
 }
 
-func (o onDemand) CuedBy(words []string) bool { return tools.HasCue(words, o.cues) }
+func (o onDemand) CuedBy(m tools.Message) bool { return tools.HasCue(m.Words, o.cues) }
 
 var (
 	topics  = []string{"invoices", "recipes", "plants", "currency", "flights", "groceries", "minutes", "novels"}
@@ -187,4 +187,4 @@ func TestTimeMentionCuesSchedule(t *testing.T) {
 // timeCued is cued by a clock time or a span alone.
 type timeCued struct{ named }
 
-func (timeCued) CuedBy(words []string) bool { return tools.MentionsTime(words) }
+func (timeCued) CuedBy(m tools.Message) bool { return tools.MentionsTime(m.Words) }

@@ -260,8 +260,11 @@ var cues = []string{"code", "coding", "javascript", "js", "script", "calculat", 
 	"csv", "program", "sandbox", "run", "execut", "job", "checkpoint", "generat", "function", "algorithm", "regex",
 	"average", "percent", "sum", "sort", "count", "formula", "attach", "file", "pdf", "document"}
 
-// CuedBy implements tools.Offered's on-demand offer.
-func (t *Tool) CuedBy(words []string) bool { return tools.HasCue(words, cues) }
+// CuedBy implements tools.Offered's on-demand offer: its cue words, or
+// a calculation written out ("17*23", "15% of 240", "9 divided by 4").
+func (t *Tool) CuedBy(m tools.Message) bool {
+	return tools.HasCue(m.Words, cues) || tools.MentionsArithmetic(m)
+}
 
 func listOrNone(xs []string, n int) string {
 	if len(xs) == 0 {

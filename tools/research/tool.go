@@ -42,7 +42,7 @@ func (t *Tool) Spec() kairos.ToolSpec { return spec }
 var cues = []string{"research", "source", "cite", "citation", "evidence", "verif", "fact", "paper", "stud", "reference", "proof"}
 
 // CuedBy implements tools.Offered's on-demand offer.
-func (t *Tool) CuedBy(words []string) bool { return tools.HasCue(words, cues) }
+func (t *Tool) CuedBy(m tools.Message) bool { return tools.HasCue(m.Words, cues) }
 
 type args struct {
 	Question string `json:"question"`

@@ -1,9 +1,9 @@
 package schedule_test
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/kairos-agent/kairos/tools"
 	"github.com/kairos-agent/kairos/tools/schedule"
 )
 
@@ -21,7 +21,7 @@ func TestScheduleIsCuedByAnyTime(t *testing.T) {
 		"hello there":              false,
 		"room 101 is free":         false,
 	} {
-		if got := tl.CuedBy(strings.Fields(msg)); got != want {
+		if got := tl.CuedBy(tools.NewMessage(msg)); got != want {
 			t.Errorf("%q: cued %v, want %v", msg, got, want)
 		}
 	}

@@ -158,8 +158,8 @@ var cues = []string{"remind", "schedul", "alarm", "timer", "every", "daily", "we
 	"until", "till", "tmrw", "tomorow", "weeks", "tonite", "asap"}
 
 // CuedBy implements tools.Offered's on-demand offer.
-func (t *Tool) CuedBy(words []string) bool {
-	return tools.HasCue(words, cues) || tools.MentionsTime(words)
+func (t *Tool) CuedBy(m tools.Message) bool {
+	return tools.HasCue(m.Words, cues) || tools.MentionsTime(m.Words)
 }
 
 type args struct {

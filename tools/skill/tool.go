@@ -56,7 +56,7 @@ func (t *Tool) Spec() kairos.ToolSpec {
 var cues = []string{"skill", "tool", "automat", "reusabl", "rollback"}
 
 // CuedBy implements tools.Offered's on-demand offer.
-func (t *Tool) CuedBy(words []string) bool { return tools.HasCue(words, cues) }
+func (t *Tool) CuedBy(m tools.Message) bool { return tools.HasCue(m.Words, cues) }
 
 // args are the tool's arguments.
 type args struct {
