@@ -47,10 +47,9 @@ func Offered(builtin, extra []kairos.Tool, sc kairos.ToolScope) ([]kairos.Tool, 
 	var ss []scored
 	for i, tl := range extra {
 		spec := tl.Spec()
-		_, short, _ := strings.Cut(spec.Name, "__") // "skill" and a server's name say nothing of the tool
-		n := overlap(words, short+" "+spec.Description)
-		if wanted(sc, words, spec.Name) {
-			n += 1000
+		n := Relevance(msg, spec.Name, spec.Description)
+		if n < NamedRelevance && slices.Contains(sc.Wanted, spec.Name) {
+			n += NamedRelevance
 		}
 		if n > 0 {
 			ss = append(ss, scored{tl, i, n})
@@ -68,13 +67,13 @@ func Offered(builtin, extra []kairos.Tool, sc kairos.ToolScope) ([]kairos.Tool, 
 
 // Named reports whether the message names the tool: its whole name, or
 // the part after "__" (skill__invoices is named by "invoices"), as a word.
-func Named(query, name string) bool { return named(queryWords(query), name) }
+func Named(query, name string) bool { return isNamed(queryWords(query), name) }
 
 func wanted(sc kairos.ToolScope, words []string, name string) bool {
-	return slices.Contains(sc.Wanted, name) || named(words, name)
+	return slices.Contains(sc.Wanted, name) || isNamed(words, name)
 }
 
-func named(words []string, name string) bool {
+func isNamed(words []string, name string) bool {
 	name = strings.ToLower(name)
 	_, short, found := strings.Cut(name, "__")
 	return slices.Contains(words, name) || found && slices.Contains(words, short)
@@ -88,17 +87,30 @@ func queryWords(s string) []string {
 	})
 }
 
-// overlap counts the message's words of 4 letters or more that start a
-// word of text (or that a word of text starts); underscores part words.
-func overlap(words []string, text string) int {
-	own := queryWords(strings.ReplaceAll(text, "_", " "))
+// NamedRelevance is Relevance's score for a tool the message names, above any
+// count of shared words.
+const NamedRelevance = 1000
+
+// Relevance scores a skill or MCP tool for a message: NamedRelevance when the
+// message names it (Named), plus the message's words that start one of
+// the words of its name (after "__": "skill" and a server's name say
+// nothing of the tool) and description, or that one of them starts. Words
+// under three letters, numbers and stop words do not count. Offered ranks
+// skills and MCP tools by it, and the skills' own pick ranks by it too,
+// so the two never disagree on what a message is about.
+func Relevance(m Message, name, description string) int {
 	n := 0
-	for _, q := range queryWords(strings.ReplaceAll(strings.Join(words, " "), "_", " ")) {
-		if len(q) < 4 || stopWords[q] {
+	if isNamed(m.Words, name) {
+		n = NamedRelevance
+	}
+	_, short, _ := strings.Cut(name, "__")
+	own := queryWords(strings.ReplaceAll(short+" "+description, "_", " "))
+	for _, q := range queryWords(strings.ReplaceAll(strings.Join(m.Words, " "), "_", " ")) {
+		if len(q) < 3 || stopWords[q] || isNumber(q) {
 			continue
 		}
 		for _, w := range own {
-			if len(w) >= 4 && (strings.HasPrefix(w, q) || strings.HasPrefix(q, w)) {
+			if len(w) >= 3 && (strings.HasPrefix(w, q) || strings.HasPrefix(q, w)) {
 				n++
 				break
 			}
@@ -107,12 +119,14 @@ func overlap(words []string, text string) int {
 	return n
 }
 
-// stopWords are common words of four letters or more that say nothing of
-// a tool.
+// stopWords are common words of three letters or more that say nothing
+// of a tool.
 var stopWords = map[string]bool{}
 
 func init() {
-	for _, w := range strings.Fields("about after again also been before could does doing done from have hello here into just " +
+	for _, w := range strings.Fields("all and any are but can did for get got had has hey how its let may new not now off one our out " +
+		"per put say see the too two use via was who why yes yet you " +
+		"about after again also been before could does doing done from have hello here into just " +
 		"know like make many more most much need only other over please should some than thank thanks that their them then " +
 		"there these they thing this today very want what when where which while will with would your yours") {
 		stopWords[w] = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
+	"github.com/kairos-agent/kairos/tools"
 	"github.com/kairos-agent/kairos/tools/skill"
 )
 
@@ -145,4 +147,60 @@ func BenchmarkSkillCallOverhead(b *testing.B) {
 			b.Fatal(err, res)
 		}
 	}
+}
+
+// TestTheSkillAMessageIsAboutReachesTheOffer: with 50 skills, the one a
+// message is about is offered by the whole registry (the skills' own pick,
+// then tools.Offered over skills and MCP tools), for every topic,
+// three-letter ones ("vat", "tip", "bmi") included. The skills ranked by
+// one scorer and the registry by another that skipped words under four
+// letters, so "vat" won the skills' pick and was then dropped.
+func TestTheSkillAMessageIsAboutReachesTheOffer(t *testing.T) {
+	r := newRig(t, func(p *kairos.Policy) { p.Features.SelfUpdate = true })
+	ctx := context.Background()
+	for _, topic := range topics {
+		v := &kairos.SkillVersion{Description: fmt.Sprintf("Computes the %s figure for the given value and options", topic),
+			InputSchema: json.RawMessage(`{"type":"object"}`), Code: "function run(i){return i.value}",
+			Tests: []kairos.SkillTest{{Input: json.RawMessage(`{}`), Expect: json.RawMessage(`null`)}}}
+		if err := r.st.CreateSkill(ctx, &kairos.Skill{Name: topic + "_calc", Owner: owner}, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.s.Changed()
+	reg := tools.NewRegistry().WithSource(r.s).WithSource(mcpTools{"files__read_file", "files__list_directory"})
+	for _, topic := range topics {
+		for _, frame := range []string{"what's the %s for 120?", "%s please", "need the %s figure now"} {
+			msg := fmt.Sprintf(frame, topic)
+			var names []string
+			for _, tl := range reg.ToolsFor(r.pol, kairos.ToolScope{UserKey: owner, Query: msg}) {
+				names = append(names, tl.Spec().Name)
+			}
+			if !slices.Contains(names, "skill__"+topic+"_calc") {
+				t.Errorf("%q: skill__%s_calc not offered: %v", msg, topic, names)
+			}
+		}
+	}
+}
+
+// mcpTools is a source of MCP-like tools that say nothing of the topics.
+type mcpTools []string
+
+func (m mcpTools) Tools(*kairos.Policy) []kairos.Tool {
+	var out []kairos.Tool
+	for _, n := range m {
+		out = append(out, mcpTool(n))
+	}
+	return out
+}
+
+type mcpTool string
+
+func (m mcpTool) Spec() kairos.ToolSpec {
+	return kairos.ToolSpec{Name: string(m), Description: "Reads the operator's shared folder", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+func (m mcpTool) Action(context.Context, *kairos.ToolInvocation) (kairos.ToolAction, error) {
+	return kairos.ToolAction{Name: string(m)}, nil
+}
+func (m mcpTool) Call(context.Context, *kairos.ToolInvocation) (*kairos.ToolResult, error) {
+	return &kairos.ToolResult{Content: json.RawMessage(`{}`)}, nil
 }

@@ -5,12 +5,12 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/redact"
+	"github.com/kairos-agent/kairos/tools"
 )
 
 // Limits.
@@ -175,22 +175,20 @@ func slicesDeleteNoCurrent(list []*kairos.Skill) []*kairos.Skill {
 }
 
 // pick keeps at most max skills and at most budget tokens of their specs,
-// the ones whose name and description share the most words with the
-// query first (then the most used, then by name); a skill the message
-// names ("skill_37", "invoices" for skill__invoices) or the turn wants
-// comes before all of them.
+// ranked by tools.Relevance (the registry's offer ranks by it too), then
+// the most used, then by name; a skill the turn wants counts as named.
 func pick(list []*kairos.Skill, sc kairos.ToolScope, max, budget int) []*kairos.Skill {
-	words := wordsOf(sc.Query)
-	names := nameWords(sc.Query)
+	msg := tools.NewMessage(sc.Query)
 	type scored struct {
 		sk    *kairos.Skill
 		score int
 	}
 	ss := make([]scored, len(list))
 	for i, sk := range list {
-		ss[i] = scored{sk, relevance(words, sk)}
-		if names[sk.Name] || slices.Contains(sc.Wanted, kairos.SkillToolName(sk.Name)) {
-			ss[i].score += 1000
+		name := kairos.SkillToolName(sk.Name)
+		ss[i] = scored{sk, tools.Relevance(msg, name, sk.Current.Description)}
+		if ss[i].score < tools.NamedRelevance && slices.Contains(sc.Wanted, name) {
+			ss[i].score += tools.NamedRelevance
 		}
 	}
 	sort.SliceStable(ss, func(i, j int) bool {
@@ -214,49 +212,6 @@ func pick(list []*kairos.Skill, sc kairos.ToolScope, max, budget int) []*kairos.
 		}
 		used += n
 		out = append(out, x.sk)
-	}
-	return out
-}
-
-// relevance counts the query's words found (as prefixes, 3 letters or
-// more) among the skill's name and description words.
-func relevance(query []string, sk *kairos.Skill) int {
-	if len(query) == 0 {
-		return 0
-	}
-	own := wordsOf(strings.ReplaceAll(sk.Name, "_", " ") + " " + sk.Current.Description)
-	n := 0
-	for _, q := range query {
-		for _, w := range own {
-			if strings.HasPrefix(w, q) || strings.HasPrefix(q, w) {
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
-
-// nameWords are the message's words with their underscores (skill
-// names keep theirs), as a set.
-func nameWords(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r > 127)
-	}) {
-		out[w] = true
-	}
-	return out
-}
-
-func wordsOf(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
-	}) {
-		if len(w) >= 3 {
-			out = append(out, w)
-		}
 	}
 	return out
 }
