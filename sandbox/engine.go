@@ -106,6 +106,7 @@ func newEngineMode(ctx context.Context, cacheDir string, maxPages, stackPages ui
 	e.stackLow = oldMin * wasmPage
 	e.stackTop = (oldMin + stackPages) * wasmPage
 
+	wazeroVersion()
 	if cacheDir != "" {
 		e.cache, err = wazero.NewCompilationCacheWithDir(cacheDir)
 		if err != nil {
@@ -126,6 +127,17 @@ func newEngineMode(ctx context.Context, cacheDir string, maxPages, stackPages ui
 	}
 	return e, nil
 }
+
+// wazeroVersion has wazero look up its own version once, before any
+// engine is made: wazero keeps it in a package variable it writes without
+// a lock at first use (the compilation cache's directory and the engine
+// both ask), so two engines made at once raced on it (the race detector
+// caught two tests' engines; in one process the bot's cells and a
+// `kairos cell run` or skill test can start together too).
+var wazeroVersion = sync.OnceFunc(func() {
+	ctx := context.Background()
+	_ = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig()).Close(ctx)
+})
 
 // afterRuntime, when set (tests only), runs once the runtime exists; an
 // error it returns fails the engine's construction there.
