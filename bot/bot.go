@@ -120,12 +120,15 @@ type Bot struct {
 
 	attempts *attemptLimiter // refusals to strangers and failed /pair
 
-	mu       sync.Mutex
-	chats    map[int64]*chatQueue
-	ready    []chatLine // chats with work waiting for a worker, oldest first
-	busy     int        // workers running (at most cfg.Workers)
-	inflight sync.WaitGroup
-	queued   int
+	mu        sync.Mutex
+	chats     map[int64]*chatQueue
+	ready     []chatLine // chats with work waiting for a worker, oldest first
+	busy      int        // workers running turns (at most cfg.Workers); a turn in kairos.Blocked does not count
+	returning int        // turns that lent their worker, waiting to take one back (queue.go)
+	handed    int        // workers handed over to returning turns, not yet taken
+	freed     sync.Cond  // on mu: busy went down
+	inflight  sync.WaitGroup
+	queued    int
 
 	approvals sync.Map      // callback id → *pendingApproval (the live waiters of this process)
 	names     sync.Map      // user id → the kairos.UserName last stored (names.go)
@@ -208,6 +211,7 @@ func New(cfg Config) (*Bot, error) {
 		stopping: make(chan struct{}),
 		attempts: newAttemptLimiter(AttemptWindow),
 	}
+	b.freed.L = &b.mu
 	b.work, b.cancelWork = context.WithCancel(context.Background())
 	context.AfterFunc(b.work, b.endReady)
 	return b, nil

@@ -145,7 +145,7 @@ func (b *Bot) worker(ctx context.Context) {
 		if it.call != nil {
 			b.runCall(ctx, l.chat, it.call)
 		} else {
-			b.processInOrder(ctx, it.u)
+			b.processInOrder(b.turnOnWorker(ctx), it.u)
 		}
 
 		b.mu.Lock()
@@ -154,8 +154,14 @@ func (b *Bot) worker(ctx context.Context) {
 		} else {
 			b.ready = append(b.ready, l)
 		}
+		if b.returning > 0 {
+			b.handOver() // a turn that lent its worker takes this one back
+			b.mu.Unlock()
+			return
+		}
 	}
 	b.busy--
+	b.freed.Broadcast()
 	b.mu.Unlock()
 }
 
@@ -211,7 +217,7 @@ func (b *Bot) runCall(work context.Context, chat int64, c *chatCall) {
 		return // dropped while queued
 	}
 	defer close(c.done)
-	ctx, cancel := context.WithCancel(c.ctx)
+	ctx, cancel := context.WithCancel(b.turnOnWorker(c.ctx))
 	defer cancel()
 	stop := context.AfterFunc(work, cancel)
 	defer stop()

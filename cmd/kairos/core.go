@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -328,6 +329,7 @@ type lazyRunner struct {
 	cfg     sandbox.Config
 	metrics *obs.Metrics
 	once    sync.Once
+	started atomic.Bool // once has run: get need not lend the worker
 	r       *sandbox.Runner
 	err     error
 	// shared, when set, runs the cells instead (Main.Cells: tests share
@@ -335,8 +337,16 @@ type lazyRunner struct {
 	shared kairos.CodeRunner
 }
 
+// get starts the engine at the first cell. A turn waiting for it (the
+// first cells of a busy bot wait for one compilation) lends its worker to
+// other chats meanwhile (kairos.Blocked).
 func (l *lazyRunner) get(ctx context.Context) (*sandbox.Runner, error) {
-	l.once.Do(func() { l.r, l.err = sandbox.New(context.WithoutCancel(ctx), l.cfg) })
+	if !l.started.Load() {
+		kairos.Blocked(ctx, func() {
+			l.once.Do(func() { l.r, l.err = sandbox.New(context.WithoutCancel(ctx), l.cfg) })
+		})
+		l.started.Store(true)
+	}
 	return l.r, l.err
 }
 
