@@ -48,7 +48,7 @@ func TestMCPDescriptionFenced(t *testing.T) {
 	h := newHarnessWith(t, []string{"m1"}, false, m, forget)
 	h.pol.MCP.Servers = map[string]kairos.MCPServer{"notes": {URL: ts.URL, Tools: []string{"lookup"}, Impact: map[string]string{"lookup": "read"}}}
 	m.Apply(h.pol)
-	testkit.WaitFor(t, "saw the MCP server connect", func() bool { return len(m.Tools(h.pol)) > 0 })
+	testkit.WaitFor(t, "the MCP server to connect", func() bool { return len(m.Tools(h.pol)) > 0 })
 
 	h.llm.Enqueue(testkit.ToolReply(testkit.ToolCall{Name: "forget", Arguments: `{"text":"all"}`}), testkit.TextReply("ok"))
 	out := &mock.Replier{Decide: kairos.DecisionDenied}

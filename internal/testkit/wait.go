@@ -52,13 +52,13 @@ func beforeDeadline(d, now time.Time) time.Time {
 }
 
 // WaitFor polls cond every pollEvery until it is true, and fails t with
-// "... never <what>" when t's Deadline ends first. It is for conditions no
+// "... waiting for <what>" when t's Deadline ends first. It is for conditions no
 // channel announces (a log line, a row, a goroutine count); when the fake
 // signals the change, wait on that instead (FakeTelegram.WaitUntil).
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	if err := Poll(Deadline(t), cond); err != nil {
-		t.Fatalf("testkit: gave up at the test's deadline: never %s", what)
+		t.Fatalf("testkit: gave up at the test's deadline waiting for %s", what)
 	}
 }
 

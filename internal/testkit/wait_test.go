@@ -103,7 +103,7 @@ func TestWaitForReturnsOnTheEvent(t *testing.T) {
 		ready.Store(true)
 	}()
 	calls := 0
-	WaitFor(t, "the flag set", func() bool { calls++; return ready.Load() })
+	WaitFor(t, "the flag to be set", func() bool { calls++; return ready.Load() })
 	if !ready.Load() || calls < 2 {
 		t.Fatalf("WaitFor returned with ready=%v after %d checks", ready.Load(), calls)
 	}
@@ -114,14 +114,14 @@ func TestWaitForFailsAtTheDeadline(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		WaitFor(f, "the impossible", func() bool { return false })
+		WaitFor(f, "the impossible to happen", func() bool { return false })
 	}()
 	select {
 	case <-done:
 	case <-Deadline(t).Done():
 		t.Fatal("WaitFor did not give up at its deadline")
 	}
-	if msg := f.fatalMessage(); !strings.Contains(msg, "never the impossible") {
+	if msg := f.fatalMessage(); !strings.Contains(msg, "waiting for the impossible to happen") {
 		t.Fatalf("failure = %q, want it to say what never happened", msg)
 	}
 }
