@@ -135,16 +135,10 @@ func (rig *approvalRig) pauseForApproval(t *testing.T, db func() *store.DB) (tes
 	return kb, m[1]
 }
 
-// waitFor polls cond every 20 ms until waitDeadline.
+// waitFor polls cond until the test's deadline (testkit.WaitFor).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := waitDeadline(t)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.WaitFor(t, what, cond)
 }
 
 func callbackTexts(tg *testkit.FakeTelegram) []string {
