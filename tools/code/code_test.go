@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/internal/redact"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/tools/cell"
 	"github.com/kairos-agent/kairos/tools/code"
 )

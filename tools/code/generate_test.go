@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
-	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/internal/mock"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/tools/code"
 )
 
