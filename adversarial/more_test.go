@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // netCases are cells with the network granted (127.0.0.1 only, GET and
@@ -99,7 +98,7 @@ func netCase(t *testing.T, bin, dir, pol string, i int, c sandboxCase, echo, out
 	cmd := exec.Command(bin, "cell", "run", f)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "KAIROS_DATA_DIR=" + filepath.Join(dir, "data"),
 		"KAIROS_POLICY=" + pol, "KAIROS_SECRET_API_KEY=" + secret}
-	out, _ := runWithin(cmd, 60*time.Second)
+	out, _ := runCmd(t, cmd)
 	var res struct {
 		Output json.RawMessage `json:"output"`
 		Error  string          `json:"error"`

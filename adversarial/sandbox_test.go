@@ -94,7 +94,7 @@ func TestSandbox(t *testing.T) {
 			cmd.Env[len(cmd.Env)-2] = "KAIROS_POLICY=" + long
 		}
 		start := time.Now()
-		out, _ := runWithin(cmd, 60*time.Second)
+		out, _ := runCmd(t, cmd)
 		var res struct {
 			Success       bool            `json:"success"`
 			ErrorCategory string          `json:"error_category"`
@@ -122,8 +122,8 @@ func TestSandbox(t *testing.T) {
 	section.report(t, "sandbox")
 }
 
-// runWithin runs cmd and kills it after d.
-func runWithin(cmd *exec.Cmd, d time.Duration) (string, error) {
+// runCmd runs cmd and kills it if it still runs at the test's deadline.
+func runCmd(t *testing.T, cmd *exec.Cmd) (string, error) {
 	var b testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &b, &b
 	if err := cmd.Start(); err != nil {
@@ -134,10 +134,10 @@ func runWithin(cmd *exec.Cmd, d time.Duration) (string, error) {
 	select {
 	case err := <-done:
 		return b.String(), err
-	case <-time.After(d):
+	case <-testkit.Deadline(t).Done():
 		cmd.Process.Kill()
 		<-done
-		return b.String() + "\n(killed after " + d.String() + ")", nil
+		return b.String() + "\n(killed at the test's deadline)", nil
 	}
 }
 

@@ -255,7 +255,7 @@ func (s *skSuite) wait(t *testing.T, c *skCase) *skOutcome {
 	o := &skOutcome{t: t, user: c.user}
 	done := fmt.Sprintf("done [sk %d]", c.n)
 	seen := map[int]bool{} // approval messages answered, by message id
-	deadline := time.Now().Add(maxWait)
+	deadline := waitDeadline(t)
 	for finished := false; !finished; {
 		sent := r.tg.SentTo(c.chat)
 		for _, m := range sent[min(c.from, len(sent)):] {
@@ -334,7 +334,7 @@ func (s *skSuite) cli(t *testing.T, args ...string) string {
 	for k, v := range s.r.vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	out, err := runWithin(cmd, 60*time.Second)
+	out, err := runCmd(t, cmd)
 	if err != nil {
 		t.Fatalf("kairos %v: %v\n%s", args, err, out)
 	}

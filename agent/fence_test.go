@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/mock"
@@ -49,13 +48,7 @@ func TestMCPDescriptionFenced(t *testing.T) {
 	h := newHarnessWith(t, []string{"m1"}, false, m, forget)
 	h.pol.MCP.Servers = map[string]kairos.MCPServer{"notes": {URL: ts.URL, Tools: []string{"lookup"}, Impact: map[string]string{"lookup": "read"}}}
 	m.Apply(h.pol)
-	deadline := time.Now().Add(30 * time.Second)
-	for len(m.Tools(h.pol)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the MCP server never connected")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "the MCP server to connect", func() bool { return len(m.Tools(h.pol)) > 0 })
 
 	h.llm.Enqueue(testkit.ToolReply(testkit.ToolCall{Name: "forget", Arguments: `{"text":"all"}`}), testkit.TextReply("ok"))
 	out := &mock.Replier{Decide: kairos.DecisionDenied}

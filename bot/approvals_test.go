@@ -9,6 +9,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 var callbackID = regexp.MustCompile(`"callback_data":"ap:([0-9a-f]+):y"`)
@@ -52,14 +53,8 @@ func TestPersistedApprovalPressReachesWaiter(t *testing.T) {
 	}
 	// The waiter may continue (it polls the row) before the pressing
 	// goroutine's edit lands: the keyboard must close, in either order.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		b := f.tg.SentTo(1)[0].Buttons()
-		if len(b) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("keyboard still offers %q", b)
-		}
+	if err := f.tg.WaitUntil(testkit.Deadline(t), func() bool { return len(f.tg.SentTo(1)[0].Buttons()) == 0 }); err != nil {
+		t.Fatalf("keyboard still offers %q", f.tg.SentTo(1)[0].Buttons())
 	}
 }
 
@@ -73,16 +68,10 @@ func TestPersistedApprovalHandedOff(t *testing.T) {
 	kb := f.tg.MustWaitSentTo(1, 1)[0]
 	id := callbackID.FindStringSubmatch(string(kb.ReplyMarkup))[1]
 	ctx := context.Background()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := f.updates.FindApproval(ctx, id); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the request was never persisted")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "the request to be persisted", func() bool {
+		_, err := f.updates.FindApproval(ctx, id)
+		return err == nil
+	})
 	if ok, err := f.updates.DecideApproval(ctx, id, kairos.DecisionApproved, "telegram:1", time.Now()); !ok || err != nil {
 		t.Fatalf("decide: %v, %v", ok, err)
 	}
@@ -94,7 +83,7 @@ func TestPersistedApprovalHandedOff(t *testing.T) {
 		if !errors.Is(err, kairos.ErrHandedOff) {
 			t.Fatalf("Approve returned %v, want ErrHandedOff", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		t.Fatal("the waiter never noticed the decision")
 	}
 	if n := len(f.tg.SentTo(1)); n != 1 {
@@ -136,7 +125,7 @@ func TestApprovalKeyboardResentAfterAskerDied(t *testing.T) {
 		if d.Outcome != kairos.DecisionApproved {
 			t.Fatalf("resumed with %+v", d)
 		}
-	case <-time.After(30 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		t.Fatal("the turn was not resumed")
 	}
 	f.tg.MustWaitSentTo(1, 2)
@@ -178,19 +167,15 @@ func TestApprovalKeyboardNotResentWhenFirstWentOut(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		got, err := f.updates.FindApproval(ctx, ids[1])
-		if err != nil {
+	var got *kairos.PendingApproval
+	if err := testkit.Poll(testkit.Deadline(t), func() bool {
+		var err error
+		if got, err = f.updates.FindApproval(ctx, ids[1]); err != nil {
 			t.Fatal(err)
 		}
-		if got.MessageID == 777 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the sent keyboard's id was never recorded: %+v", got)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return got.MessageID == 777
+	}); err != nil {
+		t.Fatalf("the sent keyboard's id was never recorded: %+v", got)
 	}
 	if sent := f.tg.SentTo(1); len(sent) != 0 {
 		t.Fatalf("%d keyboards sent again, want none", len(sent))

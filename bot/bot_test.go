@@ -76,9 +76,9 @@ func TestEchoExactlyOnce(t *testing.T) {
 	if sent[0].LastText() != "echo: hi <b>&" || sent[0].ParseMode != "HTML" {
 		t.Fatalf("sent %+v", sent[0])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	f.tg.WaitConsumed(ctx)
+	if err := f.tg.WaitConsumed(testkit.Deadline(t)); err != nil {
+		t.Fatal(err)
+	}
 	if n := len(f.tg.SentTo(1)); n != 1 {
 		t.Fatalf("%d messages", n)
 	}
@@ -126,9 +126,9 @@ func TestGroupsAnswerOnlyWhenAddressed(t *testing.T) {
 	f.tg.PushText(group, 1, "@"+f.tg.BotUsername()+" hello", time.Now(), testkit.AsGroup("friends"))
 	f.tg.PushText(group, 2, "in a topic @"+f.tg.BotUsername(), time.Now(), testkit.AsGroup("friends"), testkit.InTopic(7))
 	sent := f.tg.MustWaitSentTo(group, 2)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	f.tg.WaitConsumed(ctx)
+	if err := f.tg.WaitConsumed(testkit.Deadline(t)); err != nil {
+		t.Fatal(err)
+	}
 	if n := len(f.tg.SentTo(group)); n != 2 {
 		t.Fatalf("%d replies in the group, want 2", n)
 	}
@@ -184,9 +184,7 @@ func TestTooManyRequestsRetriesAfter(t *testing.T) {
 	f.tg.PushText(3, 3, "x", time.Now())
 	sent := f.tg.MustWaitSentTo(3, 1)
 	// The fake records a call after the message it sends: wait for both.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	calls, err := f.tg.WaitCalls(ctx, "sendMessage", 2)
+	calls, err := f.tg.WaitCalls(testkit.Deadline(t), "sendMessage", 2)
 	if err != nil || len(calls) != 2 {
 		t.Fatalf("sendMessage calls = %d, want a 429 then a success", len(calls))
 	}
@@ -265,7 +263,7 @@ func TestApprovalButtons(t *testing.T) {
 		if d.Outcome != kairos.DecisionApproved || d.By != "telegram:1" {
 			t.Fatalf("decision %+v", d)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		t.Fatal("no decision")
 	}
 	if got := f.tg.MustWaitSentTo(1, 2)[1].LastText(); got != "decision: approved" {
@@ -370,20 +368,18 @@ func TestMalformedUpdatesAreSkipped(t *testing.T) {
 	}
 }
 
-// waitText polls (with a deadline) until the chat's last message reads want.
+// waitText waits (until the test's deadline) for the chat's last message
+// to read want.
 func waitText(t *testing.T, tg *testkit.FakeTelegram, chat int64, want string) []testkit.SentMessage {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		sent := tg.SentTo(chat)
-		if len(sent) > 0 && sent[len(sent)-1].LastText() == want {
-			return sent
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("chat %d never read %q: %+v", chat, want, sent)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var sent []testkit.SentMessage
+	if err := tg.WaitUntil(testkit.Deadline(t), func() bool {
+		sent = tg.SentTo(chat)
+		return len(sent) > 0 && sent[len(sent)-1].LastText() == want
+	}); err != nil {
+		t.Fatalf("chat %d never read %q: %+v", chat, want, sent)
 	}
+	return sent
 }
 
 // SIGTERM (the intake context ending) lets the turn in flight finish
@@ -405,7 +401,7 @@ func TestShutdownFinishesTurnsInFlight(t *testing.T) {
 	close(release)
 	select {
 	case <-f.done:
-	case <-time.After(10 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		t.Fatal("Run did not return")
 	}
 	if got := f.tg.SentTo(1); len(got) != 1 || got[0].LastText() != "finished after shutdown began" {

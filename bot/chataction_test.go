@@ -7,6 +7,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 func actionsTo(f *fixture, chat string) int {
@@ -45,8 +46,9 @@ func TestQuickAnswerShowsNoChatAction(t *testing.T) {
 // "typing…" before its answer, and nothing after it.
 func TestSlowAnswerShowsTyping(t *testing.T) {
 	var f *fixture
+	deadline, _ := testkit.Deadline(t).Deadline()
 	slow := handler{func(ctx context.Context, in *kairos.Inbound, out kairos.Replier) error {
-		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		wctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		if err := f.tg.WaitUntil(wctx, func() bool { return actionsTo(f, "1") > 0 }); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
 )
@@ -43,19 +44,11 @@ func TestScheduledIntentAfterTheSlot(t *testing.T) {
 		done <- err
 	}()
 	// The send is waiting once it has reserved the slot after the busy one.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testkit.WaitFor(t, "the send to wait for the chat's slot", func() bool {
 		b.lim.mu.Lock()
-		reserved := b.lim.chatNext[chat].After(busy)
-		b.lim.mu.Unlock()
-		if reserved {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the send never waited for the chat's slot")
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer b.lim.mu.Unlock()
+		return b.lim.chatNext[chat].After(busy)
+	})
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("a send cancelled while waiting succeeded")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/bot"
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 // depthMetrics records the queue depth gauge.
@@ -27,7 +28,7 @@ func (m *depthMetrics) QueueDepth(n int)                   { m.seen <- n }
 func (m *depthMetrics) waitDepth(t *testing.T, want int)   { t.Helper(); waitDepth(t, m.seen, want) }
 func waitDepth(t *testing.T, seen <-chan int, want int) {
 	t.Helper()
-	timeout := time.After(time.Minute)
+	timeout := testkit.Deadline(t).Done()
 	for {
 		select {
 		case n := <-seen:

@@ -120,6 +120,7 @@ func replicaLogs(t *testing.T, n int) []*store.UpdateLog {
 // while the asker still waits for its keyboard's message id.
 type pressOnKeyboard struct {
 	tg      *testkit.FakeTelegram
+	wait    context.Context // the test's deadline
 	pressed sync.Once
 	err     error
 }
@@ -138,9 +139,7 @@ func (p *pressOnKeyboard) RoundTrip(req *http.Request) (*http.Response, error) {
 		if _, p.err = p.tg.PressButton(1, 1, "Approve"); p.err != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_, p.err = p.tg.WaitCalls(ctx, "answerCallbackQuery", 1)
+		_, p.err = p.tg.WaitCalls(p.wait, "answerCallbackQuery", 1)
 	})
 	return resp, nil
 }
@@ -155,7 +154,7 @@ func TestApprovalPressOnOtherReplicaAtOnce(t *testing.T) {
 	pol := kairos.DefaultPolicy()
 	pol.Access.AllowedUsers = []int64{1}
 	logs := replicaLogs(t, 2)
-	press := &pressOnKeyboard{tg: tg}
+	press := &pressOnKeyboard{tg: tg, wait: testkit.Deadline(t)}
 	decided := make(chan kairos.Decision, 2)
 	var hooks []http.Handler
 	var bots []*bot.Bot
@@ -207,7 +206,7 @@ func TestApprovalPressOnOtherReplicaAtOnce(t *testing.T) {
 		if d.Outcome != kairos.DecisionApproved {
 			t.Fatalf("decision %+v", d)
 		}
-	case <-time.After(30 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		t.Fatalf("the turn was not continued; answers %+v, press %v", tg.CallbackAnswers(), press.err)
 	}
 	if press.err != nil {
@@ -220,17 +219,7 @@ func TestApprovalPressOnOtherReplicaAtOnce(t *testing.T) {
 	if got := sent[1].LastText(); got != "decision: approved" {
 		t.Fatalf("reply %q", got)
 	}
-	waitFor(t, "the keyboard to close", func() bool { return len(tg.SentTo(1)[0].Buttons()) == 0 })
-}
-
-// waitFor polls cond until it holds, failing after a generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	testkit.WaitFor(t, "the keyboard to close", func() bool { return len(tg.SentTo(1)[0].Buttons()) == 0 })
 }
 
 // pollReplica runs one polling replica on ul until the test ends or its
@@ -350,7 +339,7 @@ func TestDeadReplicasUpdatesClaimed(t *testing.T) {
 	if handled["stored by the dead one"] != 1 {
 		t.Fatalf("handled %v", handled)
 	}
-	waitFor(t, "every update done", func() bool {
+	testkit.WaitFor(t, "every update done", func() bool {
 		pending, err := logs[1].PendingUpdates(ctx, 0)
 		return err == nil && len(pending) == 0
 	})
@@ -393,7 +382,7 @@ func TestPairingLimitsSharedByReplicas(t *testing.T) {
 		if _, err := b.Ingest(context.Background(), []json.RawMessage{json.RawMessage(raw)}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the update to be handled", func() bool {
+		testkit.WaitFor(t, "the update to be handled", func() bool {
 			p, err := logs[0].PendingUpdates(context.Background(), 0)
 			return err == nil && len(p) == 0
 		})

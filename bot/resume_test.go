@@ -67,9 +67,7 @@ func TestResumedUpdateSendsNoPartTwice(t *testing.T) {
 			done := make(chan struct{})
 			go func() { defer close(done); b.Run(rctx, time.Second) }()
 			defer func() { cancel(); <-done }()
-			wctx, wcancel := context.WithTimeout(ctx, time.Minute)
-			defer wcancel()
-			if err := tg.WaitUntil(wctx, func() bool {
+			if err := tg.WaitUntil(testkit.Deadline(t), func() bool {
 				pending, err := ul.PendingUpdates(ctx, 10)
 				return err == nil && len(pending) == 0
 			}); err != nil {

@@ -269,12 +269,10 @@ func TestStartStop(t *testing.T) {
 	}
 	select {
 	case <-ran:
-	case <-time.After(10 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		t.Fatal("the first tick did not run the job")
 	}
-	stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := e.sched.Stop(stopCtx); err != nil {
+	if err := e.sched.Stop(testkit.Deadline(t)); err != nil {
 		t.Fatal(err)
 	}
 	// Stop waited for the run, which is journaled.
@@ -305,9 +303,7 @@ func TestStopInterruptsWithoutAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	stopCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	if err := e.sched.Stop(stopCtx); err != nil {
+	if err := e.sched.Stop(testkit.Deadline(t)); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(logs.String(), "level=ERROR") {

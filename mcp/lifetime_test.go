@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/internal/testkit/mcpserver"
 	"github.com/kairos-agent/kairos/mcp"
 )
@@ -52,9 +53,9 @@ func runHelpers() {
 		m := mcp.New(mcp.Config{ConnectTimeout: 10 * time.Second})
 		p := policyWith(map[string]kairos.MCPServer{"stubborn": stubbornServer(pids)})
 		m.Apply(p)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		if err := m.Wait(ctx, p, func(ss []mcp.ServerStatus) bool { return len(ss) == 1 && ss[0].State == mcp.StateReady }); err != nil {
+		// No deadline of its own: the test kills this process when the
+		// test's deadline ends first.
+		if err := m.Wait(context.Background(), p, func(ss []mcp.ServerStatus) bool { return len(ss) == 1 && ss[0].State == mcp.StateReady }); err != nil {
 			os.Exit(3)
 		}
 		fmt.Println("ready")
@@ -81,23 +82,21 @@ func stubbornServer(pids string) kairos.MCPServer {
 // readPids waits until the file names every role and returns their pids.
 func readPids(t *testing.T, file string, roles ...string) map[string]int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		got := map[string]int{}
-		data, _ := os.ReadFile(file)
+	var got map[string]int
+	var data []byte
+	if err := testkit.Poll(testkit.Deadline(t), func() bool {
+		got = map[string]int{}
+		data, _ = os.ReadFile(file)
 		for _, l := range strings.Split(string(data), "\n") {
 			if f := strings.Fields(l); len(f) == 2 {
 				got[f[0]], _ = strconv.Atoi(f[1])
 			}
 		}
-		if len(got) >= len(roles) {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pids never written: %q", data)
-		}
-		time.Sleep(5 * time.Millisecond) // polling with a deadline
+		return len(got) >= len(roles)
+	}); err != nil {
+		t.Fatalf("pids never written: %q", data)
 	}
+	return got
 }
 
 // alive reports whether pid runs (a zombie waiting for its parent does not).
@@ -114,12 +113,13 @@ func alive(pid int) bool {
 // waitGone waits until none of pids runs and no process of their group
 // pgid is left (the group's guard kills the server and its children
 // first and ends a moment after them); it kills what is left when it
-// gives up, so that a failing test leaves nothing behind.
-func waitGone(t *testing.T, pids map[string]int, pgid int, within time.Duration) {
+// gives up at the test's deadline, so that a failing test leaves nothing
+// behind.
+func waitGone(t *testing.T, pids map[string]int, pgid int) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		var left []string
+	var left []string
+	if err := testkit.Poll(testkit.Deadline(t), func() bool {
+		left = nil
 		for role, pid := range pids {
 			if alive(pid) {
 				left = append(left, role)
@@ -128,17 +128,13 @@ func waitGone(t *testing.T, pids map[string]int, pgid int, within time.Duration)
 		for pid := range groupMembers(pgid) {
 			left = append(left, "group member "+pid)
 		}
-		if len(left) == 0 {
-			return
+		return len(left) == 0
+	}); err != nil {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
-		if time.Now().After(deadline) {
-			for _, pid := range pids {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			t.Fatalf("still running after %s: %v", within, left)
-		}
-		time.Sleep(10 * time.Millisecond) // polling with a deadline
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		t.Fatalf("still running at the test's deadline: %v", left)
 	}
 }
 
@@ -192,7 +188,7 @@ func TestStdioServerEndsWithTheManager(t *testing.T) {
 	pids := readPids(t, pidFile, "server", "sleeper")
 	pgid := serverGroup(t, pids)
 	m.Close()
-	waitGone(t, pids, pgid, 10*time.Second)
+	waitGone(t, pids, pgid)
 }
 
 // TestStdioServerEndsWithAKilledKairos: when the process supervising a
@@ -225,7 +221,7 @@ func TestStdioServerEndsWithAKilledKairos(t *testing.T) {
 			host.Process.Kill()
 			t.Fatal("the host never got its server ready")
 		}
-	case <-time.After(30 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		host.Process.Kill()
 		t.Fatal("the host never got its server ready")
 	}
@@ -233,5 +229,5 @@ func TestStdioServerEndsWithAKilledKairos(t *testing.T) {
 	pgid := serverGroup(t, pids)
 	host.Process.Kill() // SIGKILL: nothing of the host runs after this
 	host.Wait()
-	waitGone(t, pids, pgid, 10*time.Second)
+	waitGone(t, pids, pgid)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/internal/testkit/mcpserver"
 	"github.com/kairos-agent/kairos/mcp"
 )
@@ -110,13 +111,12 @@ func httpServer(t testing.TB, token string) (*mcpserver.Server, string) {
 	return s, ts.URL
 }
 
-// waitState waits until the named server is in state (10s at most).
+// waitState waits (until the test's deadline) for the named server to be
+// in state.
 func waitState(t *testing.T, m *mcp.Manager, p *kairos.Policy, name, state string, extra ...func(mcp.ServerStatus) bool) mcp.ServerStatus {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	var got mcp.ServerStatus
-	err := m.Wait(ctx, p, func(ss []mcp.ServerStatus) bool {
+	err := m.Wait(testkit.Deadline(t), p, func(ss []mcp.ServerStatus) bool {
 		for _, s := range ss {
 			if s.Name == name {
 				got = s
@@ -473,7 +473,7 @@ func TestSilentAndMissingStdioServers(t *testing.T) {
 	go func() { m.Close(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		t.Fatal("Close hangs on a silent server")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/testkit"
@@ -53,16 +52,12 @@ func TestFilesDecodedAtOnceAreBounded(t *testing.T) {
 		}()
 	}
 	// Every message is either reading its file or waiting for its turn.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if err := testkit.Poll(testkit.Deadline(t), func() bool {
 		active, waiting := h.Decoding()
-		if int(open.Load()) > limit || (active == limit && active+waiting == messages && int(open.Load()) == limit) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("messages never all arrived: active %d, waiting %d, open %d", active, waiting, open.Load())
-		}
-		time.Sleep(time.Millisecond) // polling with a deadline
+		return int(open.Load()) > limit || (active == limit && active+waiting == messages && int(open.Load()) == limit)
+	}); err != nil {
+		active, waiting := h.Decoding()
+		t.Fatalf("messages never all arrived: active %d, waiting %d, open %d", active, waiting, open.Load())
 	}
 	close(release)
 	wg.Wait()

@@ -49,12 +49,6 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 var weather = kairos.ToolSpec{Name: "get_weather", Description: "Weather for a city",
 	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}
 
@@ -69,7 +63,7 @@ func TestChatPlain(t *testing.T) {
 	req := userReq("gpt-4o-mini", "hi")
 	req.Tools = []kairos.ToolSpec{weather, {Name: "noop", Description: "no params"}}
 	req.MaxTokens = 300
-	resp, err := c.Chat(ctxT(t), req, nil)
+	resp, err := c.Chat(testkit.Deadline(t), req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +85,7 @@ func TestChatPlain(t *testing.T) {
 
 	// Reasoning families get max_completion_tokens.
 	req.Model = "o3-mini"
-	if _, err := c.Chat(ctxT(t), req, nil); err != nil {
+	if _, err := c.Chat(testkit.Deadline(t), req, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.LastRequest(); got.MaxTokens != 0 || got.MaxCompletionTokens != 300 {
@@ -118,7 +112,7 @@ func TestChatToolRoundTrip(t *testing.T) {
 			}
 			req := userReq("gpt-4o-mini", "weather in Zürich and Kraków?")
 			req.Tools = []kairos.ToolSpec{weather}
-			resp, err := c.Chat(ctxT(t), req, onDelta)
+			resp, err := c.Chat(testkit.Deadline(t), req, onDelta)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +127,7 @@ func TestChatToolRoundTrip(t *testing.T) {
 			req.Messages = append(req.Messages, resp.Message,
 				kairos.ChatMessage{Role: "tool", ToolCallID: calls[0].ID, Content: `{"temp":21}`},
 				kairos.ChatMessage{Role: "tool", ToolCallID: calls[1].ID, Content: `{"temp":-3}`})
-			resp, err = c.Chat(ctxT(t), req, onDelta)
+			resp, err = c.Chat(testkit.Deadline(t), req, onDelta)
 			if err != nil || resp.Message.Content != "Sunny and snowy." {
 				t.Fatalf("second turn = %+v, %v", resp, err)
 			}
@@ -155,7 +149,7 @@ func TestChatStreaming(t *testing.T) {
 	var deltas []string
 	req := userReq("m", "go")
 	req.Thinking = kairos.ThinkingTagged // known not to begin inside a thought: it streams at once
-	resp, err := c.Chat(ctxT(t), req, func(s string) { deltas = append(deltas, s) })
+	resp, err := c.Chat(testkit.Deadline(t), req, func(s string) { deltas = append(deltas, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +224,7 @@ func TestChatErrorClassification(t *testing.T) {
 			if tc.short {
 				client = short
 			}
-			_, err := client.Chat(ctxT(t), userReq("gpt-4o-mini", "x"), onDelta)
+			_, err := client.Chat(testkit.Deadline(t), userReq("gpt-4o-mini", "x"), onDelta)
 			pe := providerErr(t, err)
 			if pe.StatusCode != tc.status || pe.Retryable != tc.retryable {
 				t.Errorf("got status %d retryable %v, want %d %v (%s)", pe.StatusCode, pe.Retryable, tc.status, tc.retryable, pe.Message)
@@ -254,7 +248,7 @@ func TestChatErrorClassification(t *testing.T) {
 func TestChatAuthFailureHidesKey(t *testing.T) {
 	f := testkit.NewFakeOpenAI(t, testkit.WithAPIKey("sk-the-right-key-000"))
 	c, logs := newClient(t, f) // sends testKey, which is wrong
-	_, err := c.Chat(ctxT(t), userReq("m", "x"), nil)
+	_, err := c.Chat(testkit.Deadline(t), userReq("m", "x"), nil)
 	pe := providerErr(t, err)
 	if pe.StatusCode != 401 || pe.Retryable {
 		t.Errorf("pe = %+v", pe)
@@ -287,7 +281,7 @@ func TestTransportErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := New(Config{BaseURL: tc.baseURL, APIKey: testKey, Timeout: 5 * time.Second})
-			_, err := c.Chat(ctxT(t), userReq("m", "x"), nil)
+			_, err := c.Chat(testkit.Deadline(t), userReq("m", "x"), nil)
 			pe := providerErr(t, err)
 			if !pe.Retryable || pe.StatusCode != 0 || !strings.Contains(pe.Message, tc.kind) || !strings.Contains(pe.Message, "POST ") {
 				t.Errorf("pe = %+v", pe)
@@ -295,7 +289,7 @@ func TestTransportErrors(t *testing.T) {
 			if strings.Contains(pe.Message, testKey) || strings.Contains(pe.Message, "/v1") || strings.Contains(pe.Message, "user") {
 				t.Errorf("message leaks: %q", pe.Message)
 			}
-			if err := c.Ping(ctxT(t)); !kairos.IsRetryable(err) || !strings.Contains(err.Error(), "GET ") {
+			if err := c.Ping(testkit.Deadline(t)); !kairos.IsRetryable(err) || !strings.Contains(err.Error(), "GET ") {
 				t.Errorf("Ping = %v", err)
 			}
 		})
@@ -305,7 +299,7 @@ func TestTransportErrors(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		t.Cleanup(srv.Close)
 		c := New(Config{BaseURL: strings.Replace(srv.URL, "http://", "https://", 1) + "/v1", Timeout: 5 * time.Second})
-		pe := providerErr(t, c.Ping(ctxT(t)))
+		pe := providerErr(t, c.Ping(testkit.Deadline(t)))
 		if pe.Retryable || !strings.Contains(pe.Message, "TLS") {
 			t.Errorf("pe = %+v", pe)
 		}
@@ -327,7 +321,7 @@ func TestCallerCancellationIsNotProviderError(t *testing.T) {
 			_, err := c.Chat(ctx, userReq("m", "x"), onDelta)
 			done <- err
 		}()
-		if _, err := f.WaitRequests(ctxT(t), len(f.Requests())+1); err != nil {
+		if _, err := f.WaitRequests(testkit.Deadline(t), len(f.Requests())+1); err != nil {
 			t.Fatal(err)
 		}
 		cancel()
@@ -337,7 +331,7 @@ func TestCallerCancellationIsNotProviderError(t *testing.T) {
 			if !errors.Is(err, context.Canceled) || errors.As(err, &pe) {
 				t.Errorf("stream=%v: err = %v", stream, err)
 			}
-		case <-time.After(10 * time.Second):
+		case <-testkit.Deadline(t).Done():
 			t.Fatal("Chat ignored cancellation")
 		}
 	}
@@ -350,7 +344,7 @@ func TestEmbed(t *testing.T) {
 	for i := range texts {
 		texts[i] = "text number " + string(rune('a'+i%26)) + " " + strings.Repeat("x", i%7+1)
 	}
-	vecs, err := c.Embed(ctxT(t), texts)
+	vecs, err := c.Embed(testkit.Deadline(t), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,14 +364,14 @@ func TestEmbed(t *testing.T) {
 		t.Errorf("requests = %d", len(reqs))
 	}
 
-	if v, err := c.Embed(ctxT(t), nil); v != nil || err != nil {
+	if v, err := c.Embed(testkit.Deadline(t), nil); v != nil || err != nil {
 		t.Errorf("empty = %v, %v", v, err)
 	}
-	if _, err := c.Embed(ctxT(t), []string{"ok", " "}); kairos.ErrorCode(err) != kairos.EINVALID {
+	if _, err := c.Embed(testkit.Deadline(t), []string{"ok", " "}); kairos.ErrorCode(err) != kairos.EINVALID {
 		t.Errorf("blank text: %v", err)
 	}
 	f.InjectError("embeddings", 1, 500, "")
-	_, err = c.Embed(ctxT(t), []string{"a"})
+	_, err = c.Embed(testkit.Deadline(t), []string{"a"})
 	if pe := providerErr(t, err); pe.StatusCode != 500 || !pe.Retryable || !strings.HasPrefix(pe.Message, "embeddings emb-small: ") {
 		t.Errorf("pe = %+v", pe)
 	}
@@ -386,15 +380,15 @@ func TestEmbed(t *testing.T) {
 func TestPing(t *testing.T) {
 	f := testkit.NewFakeOpenAI(t, testkit.WithAPIKey(testKey))
 	c, _ := newClient(t, f)
-	if err := c.Ping(ctxT(t)); err != nil {
+	if err := c.Ping(testkit.Deadline(t)); err != nil {
 		t.Fatal(err)
 	}
 	f.InjectError("models", 1, 503, "")
-	if pe := providerErr(t, c.Ping(ctxT(t))); pe.StatusCode != 503 || !pe.Retryable {
+	if pe := providerErr(t, c.Ping(testkit.Deadline(t))); pe.StatusCode != 503 || !pe.Retryable {
 		t.Errorf("pe = %+v", pe)
 	}
 	f.SetAPIKey("sk-other-key-00000")
-	if pe := providerErr(t, c.Ping(ctxT(t))); pe.StatusCode != 401 || pe.Retryable {
+	if pe := providerErr(t, c.Ping(testkit.Deadline(t))); pe.StatusCode != 401 || pe.Retryable {
 		t.Errorf("pe = %+v", pe)
 	}
 }
@@ -406,11 +400,11 @@ func TestPingLogsAnOutageOnce(t *testing.T) {
 	c, logs := newClient(t, f)
 	f.InjectError("models", 3, 503, "")
 	for i := 0; i < 3; i++ {
-		if err := c.Ping(ctxT(t)); err == nil {
+		if err := c.Ping(testkit.Deadline(t)); err == nil {
 			t.Fatalf("ping %d: no error from a failing provider", i)
 		}
 	}
-	if err := c.Ping(ctxT(t)); err != nil {
+	if err := c.Ping(testkit.Deadline(t)); err != nil {
 		t.Fatal(err)
 	}
 	out := logs.String()
@@ -470,7 +464,7 @@ func TestEmbedDimensions(t *testing.T) {
 	for _, dims := range []int{0, 256} {
 		f := testkit.NewFakeOpenAI(t, testkit.WithEmbeddingDims(1536))
 		c, _ := newClient(t, f, func(cfg *Config) { cfg.EmbeddingDimensions = dims })
-		vecs, err := c.Embed(ctxT(t), []string{"sister's birthday in June"})
+		vecs, err := c.Embed(testkit.Deadline(t), []string{"sister's birthday in June"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ func TestQuirkArgumentsAsObject(t *testing.T) {
 		f.Enqueue(testkit.ToolReply(testkit.ToolCall{Name: "get_weather", Arguments: `{"city":"Oslo","days":2}`}))
 		req := userReq("local", "weather?")
 		req.Tools = []kairos.ToolSpec{weather}
-		resp, err := c.Chat(ctxT(t), req, onDelta)
+		resp, err := c.Chat(testkit.Deadline(t), req, onDelta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestQuirkToolCallsWithoutIDs(t *testing.T) {
 			testkit.ToolCall{Name: "get_weather", Arguments: `{"city":"Rome"}`}))
 		req := userReq("local", "weather?")
 		req.Tools = []kairos.ToolSpec{weather}
-		resp, err := c.Chat(ctxT(t), req, onDelta)
+		resp, err := c.Chat(testkit.Deadline(t), req, onDelta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestQuirkToolCallsWithoutIDs(t *testing.T) {
 		// A later answer's calls get other ids: the journal and the
 		// approvals are keyed by them (call_0 twice overwrote a row).
 		f.Enqueue(testkit.ToolReply(testkit.ToolCall{Name: "get_weather", Arguments: `{"city":"Oslo"}`}))
-		again, err := c.Chat(ctxT(t), req, onDelta)
+		again, err := c.Chat(testkit.Deadline(t), req, onDelta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestQuirkThinking(t *testing.T) {
 				f.Enqueue(rep)
 				req := userReq("reasoner", "hi")
 				req.Thinking = tc.thinking
-				resp, err := c.Chat(ctxT(t), req, onDelta)
+				resp, err := c.Chat(testkit.Deadline(t), req, onDelta)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -144,7 +144,7 @@ func TestQuirkStreamWithoutUsage(t *testing.T) {
 	c, _ := newClient(t, f)
 	bothWays(t, func(t *testing.T, onDelta func(string)) {
 		f.Enqueue(testkit.TextReply("one two three four five six seven eight"))
-		resp, err := c.Chat(ctxT(t), userReq("local", "count to eight please"), onDelta)
+		resp, err := c.Chat(testkit.Deadline(t), userReq("local", "count to eight please"), onDelta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestQuirkMaxCompletionTokens(t *testing.T) {
 	req := userReq("reasoner-x", "hi")
 	req.MaxTokens = 500
 	for i := 0; i < 2; i++ {
-		if _, err := c.Chat(ctxT(t), req, nil); err != nil {
+		if _, err := c.Chat(testkit.Deadline(t), req, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -185,7 +185,7 @@ func TestQuirkUnsupportedStreamOptions(t *testing.T) {
 	f.SetQuirks("", testkit.Quirks{RejectParams: []string{"stream_options"}})
 	c, _ := newClient(t, f)
 	for i := 0; i < 2; i++ {
-		resp, err := c.Chat(ctxT(t), userReq("old-server", "a b c"), func(string) {})
+		resp, err := c.Chat(testkit.Deadline(t), userReq("old-server", "a b c"), func(string) {})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestQuirkUnsupportedStreamOptions(t *testing.T) {
 	f.SetQuirks("", testkit.Quirks{})
 	f.Enqueue(testkit.Reply{Status: 400, ErrorMessage: "Unsupported parameter: 'temperature' is not supported with this model.", ErrorCode: "unsupported_parameter"})
 	n := len(f.Requests())
-	if _, err := c.Chat(ctxT(t), userReq("old-server", "x"), nil); err == nil {
+	if _, err := c.Chat(testkit.Deadline(t), userReq("old-server", "x"), nil); err == nil {
 		t.Fatal("no error")
 	}
 	if got := len(f.Requests()) - n; got != 1 {
@@ -220,13 +220,13 @@ func TestQuirkNoTools(t *testing.T) {
 			c, _ := newClient(t, f)
 			req := userReq("small", "weather?")
 			req.Tools = []kairos.ToolSpec{weather}
-			_, err := c.Chat(ctxT(t), req, nil)
+			_, err := c.Chat(testkit.Deadline(t), req, nil)
 			pe := providerErr(t, err)
 			if pe.Kind != kairos.ProviderNoTools || pe.Retryable {
 				t.Errorf("error %+v, want kind no_tools, not retryable", pe)
 			}
 			req.Tools = nil
-			if _, err := c.Chat(ctxT(t), req, nil); err != nil {
+			if _, err := c.Chat(testkit.Deadline(t), req, nil); err != nil {
 				t.Errorf("without tools: %v", err)
 			}
 		})
@@ -243,7 +243,7 @@ func TestQuirkContextLength(t *testing.T) {
 			f := testkit.NewFakeOpenAI(t)
 			f.SetQuirks("", testkit.Quirks{ContextWindow: 20, ContextError: tc.mk})
 			c, _ := newClient(t, f)
-			_, err := c.Chat(ctxT(t), userReq("m", strings.Repeat("word ", 40)), nil)
+			_, err := c.Chat(testkit.Deadline(t), userReq("m", strings.Repeat("word ", 40)), nil)
 			pe := providerErr(t, err)
 			if pe.Kind != kairos.ProviderContextLength || pe.ContextWindow != tc.window || pe.Retryable {
 				t.Errorf("error %+v", pe)
@@ -260,7 +260,7 @@ func TestQuirkRateLimit(t *testing.T) {
 		ErrorType: "tokens", ErrorCode: "rate_limit_exceeded", RetryAfter: 8e9})
 	f.Enqueue(testkit.Reply{Status: 429})
 	for _, want := range []float64{8, 0} {
-		_, err := c.Chat(ctxT(t), userReq("m", "x"), nil)
+		_, err := c.Chat(testkit.Deadline(t), userReq("m", "x"), nil)
 		pe := providerErr(t, err)
 		if pe.StatusCode != 429 || !pe.Retryable || pe.RetryAfter.Seconds() != want {
 			t.Errorf("429: %+v, want retryable with Retry-After %vs", pe, want)
@@ -287,7 +287,7 @@ func TestQuirkErrorWith200(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bothWays(t, func(t *testing.T, onDelta func(string)) {
 				f.Enqueue(testkit.Reply{Body: tc.body})
-				_, err := c.Chat(ctxT(t), userReq("m", "x"), onDelta)
+				_, err := c.Chat(testkit.Deadline(t), userReq("m", "x"), onDelta)
 				pe := providerErr(t, err)
 				if pe.StatusCode != tc.status || pe.Retryable != tc.retryable {
 					t.Errorf("got %+v, want status %d retryable %v", pe, tc.status, tc.retryable)
@@ -306,7 +306,7 @@ func TestModelsListContextWindow(t *testing.T) {
 	f.SetModelFields("Qwen/Qwen2.5-7B-Instruct", map[string]any{"max_model_len": 32768})                      // vLLM
 	f.SetModelFields("qwen2.5-3b.gguf", map[string]any{"meta": map[string]any{"n_ctx_train": 32768}})         // llama.cpp
 	c, _ := newClient(t, f)
-	models, err := c.Models(ctxT(t))
+	models, err := c.Models(testkit.Deadline(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestModelsListContextWindow(t *testing.T) {
 		}
 	}
 	f.InjectError("models", 1, 401, "Incorrect API key provided")
-	if _, err := c.Models(ctxT(t)); providerErr(t, err).StatusCode != 401 {
+	if _, err := c.Models(testkit.Deadline(t)); providerErr(t, err).StatusCode != 401 {
 		t.Errorf("401 not reported: %v", err)
 	}
 }
@@ -334,7 +334,7 @@ func TestQuirkGoogleUnknownField(t *testing.T) {
 	f := testkit.NewFakeOpenAI(t)
 	c, _ := newClient(t, f)
 	f.Enqueue(testkit.Reply{Status: 400, Body: `[{"error": {"code": 400, "message": "Invalid JSON payload received. Unknown name \"stream_options\": Cannot find field.", "status": "INVALID_ARGUMENT"}}]`})
-	if _, err := c.Chat(ctxT(t), userReq("gemini-2.0-flash", "hi"), func(string) {}); err != nil {
+	if _, err := c.Chat(testkit.Deadline(t), userReq("gemini-2.0-flash", "hi"), func(string) {}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := f.Requests()

@@ -92,7 +92,7 @@ func TestStreamShowsNoThought(t *testing.T) {
 			req := userReq(model, "hi")
 			req.Thinking = mode
 			var partials []string
-			resp, err := c.Chat(ctxT(t), req, func(s string) { partials = append(partials, s) })
+			resp, err := c.Chat(testkit.Deadline(t), req, func(s string) { partials = append(partials, s) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestStreamLearnsWhereThoughtsBegin(t *testing.T) {
 	stream := func(model, text string) []string {
 		var partials []string
 		f.Enqueue(testkit.Reply{Text: text})
-		if _, err := c.Chat(ctxT(t), userReq(model, "hi"), func(s string) { partials = append(partials, s) }); err != nil {
+		if _, err := c.Chat(testkit.Deadline(t), userReq(model, "hi"), func(s string) { partials = append(partials, s) }); err != nil {
 			t.Fatal(err)
 		}
 		return partials

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/policy"
 )
 
@@ -37,8 +38,8 @@ func next(t *testing.T, ch chan change) change {
 	select {
 	case c := <-ch:
 		return c
-	case <-time.After(10 * time.Second):
-		t.Fatal("no reload within 10s")
+	case <-testkit.Deadline(t).Done():
+		t.Fatal("no reload by the test's deadline")
 		return change{}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 // stuckAwaits are cells whose top-level await waits on something that
@@ -43,9 +44,9 @@ func stuckRunner(t *testing.T) *Runner {
 	return r
 }
 
-// runStuck runs tk and waits for its result for at most wait; it fails
-// the test if Run has not returned by then.
-func runStuck(t *testing.T, r *Runner, ctx context.Context, tk *kairos.CellTask, wait time.Duration) *kairos.CellResult {
+// runStuck runs tk and waits for its result; it fails the test if Run has
+// not returned by the test's deadline.
+func runStuck(t *testing.T, r *Runner, ctx context.Context, tk *kairos.CellTask) *kairos.CellResult {
 	t.Helper()
 	type out struct {
 		res *kairos.CellResult
@@ -62,8 +63,8 @@ func runStuck(t *testing.T, r *Runner, ctx context.Context, tk *kairos.CellTask,
 			t.Fatalf("Run: %v", o.err)
 		}
 		return o.res
-	case <-time.After(wait):
-		t.Fatalf("Run has not returned %s after the cell started", wait)
+	case <-testkit.Deadline(t).Done():
+		t.Fatal("Run never returned after the cell started")
 		return nil
 	}
 }
@@ -75,7 +76,7 @@ func TestStuckAwaitEndsAtBudget(t *testing.T) {
 			t.Parallel()
 			tk := task(tc.code)
 			tk.Budget = kairos.Budget{TimeBudget: 300 * time.Millisecond}
-			res := runStuck(t, r, context.Background(), tk, 30*time.Second)
+			res := runStuck(t, r, context.Background(), tk)
 			if res.Success || res.ErrorCategory != kairos.CatTimeout {
 				t.Fatalf("success=%v category=%q error=%q, want a timeout", res.Success, res.ErrorCategory, res.Error)
 			}
@@ -97,7 +98,7 @@ func TestStuckAwaitEndsOnCancel(t *testing.T) {
 			// because either order must end the cell.
 			stop := time.AfterFunc(100*time.Millisecond, cancel)
 			defer stop.Stop()
-			res := runStuck(t, r, ctx, tk, 30*time.Second)
+			res := runStuck(t, r, ctx, tk)
 			if res.Success || res.ErrorCategory != kairos.CatTimeout {
 				t.Fatalf("success=%v category=%q error=%q, want a timeout", res.Success, res.ErrorCategory, res.Error)
 			}

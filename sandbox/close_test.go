@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 // TestCloseStopsAStuckCell: Close does not wait out a cell stuck in an
@@ -57,7 +58,7 @@ func TestCloseStopsAStuckCell(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-			case <-time.After(time.Minute):
+			case <-testkit.Deadline(t).Done():
 				t.Fatal("Close still waits for a cell stuck in a loop")
 			}
 			res := <-ran

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/schedules"
 	"github.com/kairos-agent/kairos/store"
 	"github.com/kairos-agent/kairos/store/storetest"
@@ -139,14 +140,15 @@ func firingOf(t *testing.T, st *store.ScheduleStore, scheduleID int64) int64 {
 	return fs[0].ID
 }
 
-// recv waits for a value of ch; the deadline only ends a failing test.
+// recv waits for a value of ch; the test's deadline only ends a failing
+// test.
 func recv[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(time.Minute):
-		t.Fatal("waited a minute in vain")
+	case <-testkit.Deadline(t).Done():
+		t.Fatal("no value by the test's deadline")
 	}
 	var zero T
 	return zero

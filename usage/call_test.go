@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 // heldModel keeps every call inside the model until release says so.
@@ -68,7 +69,7 @@ func TestBotCapHoldsASlotPerCall(t *testing.T) {
 			}
 			done := make(chan struct{})
 			go func() { wg.Wait(); close(done) }()
-			deadline := time.Now().Add(2 * time.Minute)
+			wait := testkit.Deadline(t)
 			for released := int64(0); ; {
 				select {
 				case <-done:
@@ -79,7 +80,7 @@ func TestBotCapHoldsASlotPerCall(t *testing.T) {
 					if inside > 0 && held.entered.Load()+int64(f.guard.Waiting())+refused.Load() == workers {
 						held.out <- struct{}{}
 						released++
-					} else if time.Now().After(deadline) {
+					} else if wait.Err() != nil {
 						t.Fatalf("stuck: %d entered, %d released, %d waiting, %d refused", held.entered.Load(), released, f.guard.Waiting(), refused.Load())
 					} else {
 						time.Sleep(time.Millisecond) // poll

@@ -209,20 +209,21 @@ func kiwix(t *testing.T, articles []document) string {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(base + "/search?pattern=lighthouse&format=xml")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
+	if testkit.Poll(testkit.Deadline(t), func() bool {
+		var resp *http.Response
+		if resp, err = http.Get(base + "/search?pattern=lighthouse&format=xml"); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("kiwix-serve did not answer: %v", err)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("status %s", resp.Status)
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
+		return true
+	}) != nil {
+		t.Fatalf("kiwix-serve did not answer: %v", err)
 	}
+	return base
 }
 
 var tagRe = regexp.MustCompile(`<[^>]*>`)

@@ -135,16 +135,10 @@ func (rig *approvalRig) pauseForApproval(t *testing.T, db func() *store.DB) (tes
 	return kb, m[1]
 }
 
-// waitFor polls cond every 20 ms until waitDeadline.
+// waitFor polls cond until the test's deadline (testkit.WaitFor).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := waitDeadline(t)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.WaitFor(t, what, cond)
 }
 
 func callbackTexts(tg *testkit.FakeTelegram) []string {
@@ -194,7 +188,7 @@ func approvalRestart(t *testing.T, bin string, sig syscall.Signal) {
 	first := startProc(t, bin, rig.vars)
 	var db *store.DB
 	kb, data := rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
-	first.stop(t, sig, 10*time.Second)
+	first.stop(t, sig)
 	before := len(rig.llm.Requests())
 
 	second := startProc(t, bin, rig.vars)
@@ -206,7 +200,7 @@ func approvalRestart(t *testing.T, bin string, sig syscall.Signal) {
 	// would send it.
 	rig.tg.PushCallback(approvalChat, approvalChat, kb.MessageID, data+":y")
 	waitFor(t, "two callback answers", func() bool { return len(rig.tg.CallbackAnswers()) >= 2 })
-	second.stop(t, syscall.SIGTERM, 30*time.Second)
+	second.stop(t, syscall.SIGTERM)
 
 	texts := textsTo(rig.tg, approvalChat)
 	t.Logf("chat: %q; callback answers: %q", texts, callbackTexts(rig.tg))
@@ -260,7 +254,7 @@ func TestApprovalExpiredDuringDowntime(t *testing.T) {
 	first := startProc(t, bin, rig.vars)
 	var db *store.DB
 	kb, data := rig.pauseForApproval(t, func() *store.DB { db = rig.db(t); return db })
-	first.stop(t, syscall.SIGKILL, 10*time.Second)
+	first.stop(t, syscall.SIGKILL)
 	before := len(rig.llm.Requests())
 	past := time.Now().Add(-time.Second).UnixMilli()
 	res := db.Gorm().Exec("UPDATE approvals SET expires_at = ? WHERE status = 'pending' AND expires_at > ?", past, past)
@@ -277,7 +271,7 @@ func TestApprovalExpiredDuringDowntime(t *testing.T) {
 	waitReply(t, rig.tg, approvalChat, 3, "expired before anyone answered")
 	rig.tg.PushCallback(approvalChat, approvalChat, kb.MessageID, data+":y")
 	waitFor(t, "a callback answer", func() bool { return len(rig.tg.CallbackAnswers()) >= 1 })
-	second.stop(t, syscall.SIGTERM, 30*time.Second)
+	second.stop(t, syscall.SIGTERM)
 
 	texts := textsTo(rig.tg, approvalChat)
 	t.Logf("chat: %q; callback answers: %q", texts, callbackTexts(rig.tg))
@@ -401,7 +395,7 @@ func TestApprovalAcrossReplicas(t *testing.T) {
 	parallel(t)
 	rig, rr, replicas, db := pressedOnReplicas(t, "Approve")
 	for _, p := range replicas {
-		p.stop(t, syscall.SIGTERM, 30*time.Second)
+		p.stop(t, syscall.SIGTERM)
 	}
 	rr.mu.Lock()
 	order := append([]string(nil), rr.order...)

@@ -44,10 +44,10 @@ func browser(t *testing.T, width, height int) context.Context {
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.WindowSize(width, height))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	// A safety net against a hung browser, not a speed limit: CI runs the
-	// SQLite and PostgreSQL passes side by side on two cores, where one
-	// test's many pages took past three minutes.
-	ctx, cancelT := context.WithTimeout(ctx, 10*time.Minute)
+	// A safety net against a hung browser, not a speed limit: the test's
+	// own deadline (CI runs the SQLite and PostgreSQL passes side by side
+	// on two cores, where one test's many pages took past three minutes).
+	ctx, cancelT := context.WithDeadline(ctx, waitDeadline(t))
 	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
 	return ctx
 }

@@ -64,7 +64,7 @@ func startProc(t *testing.T, bin string, vars map[string]string) *proc {
 }
 
 // stop sends sig and waits for the exit.
-func (p *proc) stop(t *testing.T, sig os.Signal, within time.Duration) {
+func (p *proc) stop(t *testing.T, sig os.Signal) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		t.Fatalf("signal %v: %v", sig, err)
@@ -74,8 +74,8 @@ func (p *proc) stop(t *testing.T, sig os.Signal, within time.Duration) {
 		if sig == syscall.SIGTERM && err != nil {
 			t.Fatalf("kairos exited after SIGTERM with %v:\n%s", err, p.logs.String())
 		}
-	case <-time.After(within):
-		t.Fatalf("kairos did not exit within %v after %v:\n%s", within, sig, p.logs.String())
+	case <-testCtx(t).Done():
+		t.Fatalf("kairos did not exit after %v:\n%s", sig, p.logs.String())
 	}
 }
 
@@ -259,14 +259,14 @@ func (f *flood) killMidFlood(t *testing.T, bin string) {
 	if _, err := f.tg.WaitSent(testCtx(t), len(f.texts)/4); err != nil {
 		t.Fatalf("no replies before the kill: %v\n%s", err, first.logs.String())
 	}
-	first.stop(t, syscall.SIGKILL, 10*time.Second)
+	first.stop(t, syscall.SIGKILL)
 	before := countReplies(f.tg, f.texts, f.reply)
 	t.Logf("%v: killed after %d complete replies, %d placeholders", time.Since(f.t0).Round(time.Millisecond), len(before.complete), len(before.stale))
 }
 
-// drain waits (maxWait at most) until the second process has answered every
-// update or has none left to do, stops it gracefully, and counts the
-// replies it leaves.
+// drain waits (until the test's deadline at most) until the second
+// process has answered every update or has none left to do, stops it
+// gracefully, and counts the replies it leaves.
 func (f *flood) drain(t *testing.T, second *proc, updates *store.UpdateLog) tally {
 	t.Helper()
 	deadline := waitDeadline(t)
@@ -288,7 +288,7 @@ func (f *flood) drain(t *testing.T, second *proc, updates *store.UpdateLog) tall
 	// Graceful stop: turns in flight finish, so everything the process
 	// will ever send has been sent when it exits.
 	t.Logf("%v: %d answered; stopping", time.Since(f.t0).Round(time.Millisecond), len(tl.complete))
-	second.stop(t, syscall.SIGTERM, 30*time.Second)
+	second.stop(t, syscall.SIGTERM)
 	return countReplies(f.tg, f.texts, f.reply)
 }
 
@@ -379,7 +379,7 @@ func TestScheduleSIGKILLBetweenClaimAndSend(t *testing.T) {
 	case <-testCtx(t).Done():
 		t.Fatalf("the task never reached the model:\n%s", first.logs.String())
 	}
-	first.stop(t, syscall.SIGKILL, 10*time.Second)
+	first.stop(t, syscall.SIGKILL)
 	if got := len(e.tg.SentTo(user)); got != 0 {
 		t.Fatalf("%d messages before the restart", got)
 	}
@@ -390,14 +390,14 @@ func TestScheduleSIGKILLBetweenClaimAndSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := waitDeadline(t)
 	for count(t, db, "schedule_firings", "status = ?", kairos.FiringSent) != 1 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the firing was not delivered after the restart; sent %d:\n%s", len(e.tg.SentTo(user)), second.logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	second.stop(t, syscall.SIGTERM, 30*time.Second)
+	second.stop(t, syscall.SIGTERM)
 	var answers int
 	for _, m := range e.tg.SentTo(user) {
 		if strings.Contains(m.LastText(), "Your plan, delivered once.") {

@@ -34,7 +34,7 @@ func (e *env) runUntil() (addr string, stop func()) {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-testCtx(e.t).Done():
 			e.t.Error("kairos run did not stop")
 		}
 	}
@@ -387,7 +387,7 @@ func TestAlwaysHereOnTheOtherReplica(t *testing.T) {
 		waitReply(t, rig.tg, approvalChat, n, "Forget outcome")
 	}
 	for _, p := range replicas {
-		p.stop(t, syscall.SIGTERM, 30*time.Second)
+		p.stop(t, syscall.SIGTERM)
 	}
 	rr.mu.Lock()
 	after := append([]string(nil), rr.order[first:]...)

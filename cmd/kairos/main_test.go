@@ -108,27 +108,13 @@ var warmCells = sync.OnceValues(func() (string, error) {
 // warmedDir is removed when the test process ends (TestMain).
 var warmedDir string
 
-// maxWait bounds one wait of a test: far above what a loaded machine
-// needs (20-50 s were seen at load 13), so only a stuck test reaches it.
-const maxWait = 2 * time.Minute
+// testCtx is testkit.Deadline: it ends shortly before the test's own
+// deadline (go test -timeout), so tests wait for events until then, not
+// on fixed deadlines that a busy machine overruns.
+func testCtx(t testing.TB) context.Context { return testkit.Deadline(t) }
 
-// testCtx bounds a wait by maxWait and the test's own deadline (go test
-// -timeout): tests wait for events until then, not on short fixed
-// deadlines that a busy machine overruns.
-func testCtx(t testing.TB) context.Context {
-	d := time.Now().Add(maxWait)
-	if tt, ok := t.(*testing.T); ok {
-		if td, ok := tt.Deadline(); ok && td.Add(-10*time.Second).Before(d) {
-			d = td.Add(-10 * time.Second)
-		}
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// waitDeadline is when a polling wait of t gives up: testCtx's bound,
-// not a short fixed one that a loaded machine overruns.
+// waitDeadline is when a polling wait of t gives up: testCtx's end,
+// not a fixed one that a loaded machine overruns.
 func waitDeadline(t testing.TB) time.Time {
 	d, _ := testCtx(t).Deadline()
 	return d
@@ -163,7 +149,7 @@ func (e *env) start() string {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-testCtx(e.t).Done():
 			e.t.Error("kairos run did not stop")
 		}
 	})
@@ -194,9 +180,9 @@ func TestRunAnswersOnceWithClockEnvelope(t *testing.T) {
 		t.Fatalf("system prompt lacks the turn time from the message date:\n%s", sys)
 	}
 	// Exactly one reply: wait for the update to be confirmed, then count.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	e.tg.WaitConsumed(ctx)
+	if err := e.tg.WaitConsumed(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
 	if n := len(e.tg.SentTo(operatorID)); n != 1 {
 		t.Fatalf("sent %d messages, want 1", n)
 	}

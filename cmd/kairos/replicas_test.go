@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -124,12 +123,14 @@ func TestReplicasShareOnePostgreSQLInWebhookMode(t *testing.T) {
 		}
 	}
 	reply := func(s string) string { return "echo: " + s }
-	deadline := time.Now().Add(40 * time.Second)
-	for len(countReplies(tg, texts, reply).complete) < len(texts) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	if err := tg.WaitUntil(testCtx(t), func() bool {
+		return len(countReplies(tg, texts, reply).complete) >= len(texts)
+	}); err != nil {
+		checkOnceEachInOrder(t, tg, texts, want) // says which are missing
+		t.Fatalf("%d of %d messages answered: %v", len(countReplies(tg, texts, reply).complete), len(texts), err)
 	}
 	for _, p := range replicas {
-		p.stop(t, syscall.SIGTERM, 30*time.Second)
+		p.stop(t, syscall.SIGTERM)
 	}
 	checkOnceEachInOrder(t, tg, texts, want)
 	rr.mu.Lock()
@@ -187,9 +188,7 @@ func startReplicaProcs(t *testing.T, bin string, tg *testkit.FakeTelegram, rr *r
 		rr.targets = append(rr.targets, "http://"+addr)
 		rr.mu.Unlock()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := tg.WaitCalls(ctx, "setWebhook", 2); err != nil {
+	if _, err := tg.WaitCalls(testCtx(t), "setWebhook", 2); err != nil {
 		t.Fatalf("setWebhook: %v\n%s\n%s", err, replicas[0].logs.String(), replicas[1].logs.String())
 	}
 	return replicas
@@ -264,11 +263,11 @@ func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
 	tg.PushText(5002, 5002, "slow two", time.Now())
 	select {
 	case <-slowStarted:
-	case <-time.After(60 * time.Second):
+	case <-testCtx(t).Done():
 		dump()
 		t.Fatal("the slow turn never reached the model")
 	}
-	if !waitText(tg, 5001, "echo: hello one", 60*time.Second) {
+	if !waitText(t, tg, 5001, "echo: hello one") {
 		dump()
 		t.Fatal("no reply")
 	}
@@ -277,7 +276,7 @@ func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
 		dump()
 		t.Fatal("no replica holds the poll")
 	}
-	reps[holder].stop(t, syscall.SIGKILL, 10*time.Second)
+	reps[holder].stop(t, syscall.SIGKILL)
 	survivor := reps[1-holder]
 
 	tg.PushText(5001, 5001, "after the kill", time.Now())
@@ -285,12 +284,12 @@ func TestPollingReplicasHandOverAfterSIGKILL(t *testing.T) {
 		chat int64
 		text string
 	}{{5001, "echo: after the kill"}, {5002, "echo: slow two"}} {
-		if !waitText(tg, w.chat, w.text, 60*time.Second) {
+		if !waitText(t, tg, w.chat, w.text) {
 			dump()
 			t.Fatalf("chat %d never got %q", w.chat, w.text)
 		}
 	}
-	survivor.stop(t, syscall.SIGTERM, 30*time.Second)
+	survivor.stop(t, syscall.SIGTERM)
 	checkOnceEachOneConflict(t, tg, "hello one", "slow two", "after the kill")
 	if t.Failed() {
 		dump()
@@ -378,15 +377,15 @@ func checkOnceEachOneConflict(t *testing.T, tg *testkit.FakeTelegram, msgs ...st
 	}
 }
 
-// waitText polls until a message to chat ends with text (a deadline for
-// a busy machine, not a timing assertion).
-func waitText(tg *testkit.FakeTelegram, chat int64, text string, within time.Duration) bool {
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+// waitText waits until a message to chat reads text, or reports false at
+// the test's deadline.
+func waitText(t *testing.T, tg *testkit.FakeTelegram, chat int64, text string) bool {
+	return tg.WaitUntil(testCtx(t), func() bool {
 		for _, m := range tg.SentTo(chat) {
 			if strings.TrimSpace(m.LastText()) == text {
 				return true
 			}
 		}
-	}
-	return false
+		return false
+	}) == nil
 }

@@ -33,7 +33,7 @@ func runFor(t *testing.T, e *env) (stop func()) {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-testCtx(t).Done():
 			t.Fatal("kairos run did not stop")
 		}
 	}

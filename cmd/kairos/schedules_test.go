@@ -40,7 +40,7 @@ func (e *env) startAt(clk *testClock) string {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-testCtx(e.t).Done():
 			e.t.Error("kairos run did not stop")
 		}
 	})

@@ -14,11 +14,17 @@
 //     bag-of-words vectors) and /v1/models, scripted per model with queued
 //     Replies or a Handler, recording every decoded request.
 //
-// Both are faithful enough that the real client libraries
+// Tests wait with Deadline (a context that ends shortly before the test's
+// own go test -timeout) and WaitFor (poll a condition until then): their
+// only failure deadline is the test's, never a fixed duration that a busy
+// machine overruns while nothing is wrong.
+//
+// Both fakes are faithful enough that the real client libraries
 // (github.com/go-telegram/bot, github.com/sashabaranov/go-openai) run
 // against them unchanged; their own tests prove it.
 //
 // Production code must never import this package. It must not reach the
 // network beyond loopback, sleep to wait for something (waiting helpers use
-// channels), or hold secrets.
+// channels, or WaitFor's ticker where no channel announces the change), or
+// hold secrets.
 package testkit

@@ -19,7 +19,7 @@ import (
 func TestFakeTelegramFiles(t *testing.T) {
 	f := NewFakeTelegram(t, "")
 	b := newTestBot(t, f)
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 	data := []byte("OggS voice bytes")
 	ref := f.AddFile("voice", "file.oga", "audio/ogg", data)
 
@@ -66,7 +66,7 @@ func TestFakeTelegramMediaMessages(t *testing.T) {
 	f.PushDocument(7, 7, doc, "", time.Unix(1700000001, 0))
 	f.PushVoice(7, 7, f.AddFile("voice", "v.oga", "", []byte("OggS")), 3, time.Unix(1700000002, 0))
 	var ups []models.Update
-	raw, err := f.dispatch(testCtx(t), "getUpdates", map[string]string{})
+	raw, err := f.dispatch(Deadline(t), "getUpdates", map[string]string{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestFakeTelegramMediaMessages(t *testing.T) {
 func TestFakeOpenAIAudio(t *testing.T) {
 	f := NewFakeOpenAI(t)
 	c := newOpenAIClient(f, "")
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 	f.EnqueueTranscript("hello there")
 	r, err := c.CreateTranscription(ctx, goopenai.AudioRequest{Model: "whisper-1", FilePath: "v.ogg", Reader: strings.NewReader("OggS\x00rest")})
 	if err != nil || r.Text != "hello there" {
@@ -130,7 +130,7 @@ func TestFakeOpenAIAudio(t *testing.T) {
 func TestFakeOpenAIImageParts(t *testing.T) {
 	f := NewFakeOpenAI(t)
 	c := newOpenAIClient(f, "")
-	_, err := c.CreateChatCompletion(testCtx(t), goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{
+	_, err := c.CreateChatCompletion(Deadline(t), goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{
 		Role: "user", MultiContent: []goopenai.ChatMessagePart{
 			{Type: goopenai.ChatMessagePartTypeText, Text: "what is this?"},
 			{Type: goopenai.ChatMessagePartTypeImageURL, ImageURL: &goopenai.ChatMessageImageURL{URL: "data:image/jpeg;base64,AAAA"}},

@@ -29,7 +29,7 @@ var weatherTool = goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goop
 func TestFakeOpenAIChatCompletion(t *testing.T) {
 	f := NewFakeOpenAI(t, WithAPIKey("sk-test-0123456789abcdef"))
 	c := newOpenAIClient(f, "sk-test-0123456789abcdef")
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 
 	f.Enqueue(TextReply("Hello there"))
 	resp, err := c.CreateChatCompletion(ctx, goopenai.ChatCompletionRequest{
@@ -101,7 +101,7 @@ func TestFakeOpenAIAuth(t *testing.T) {
 	const key = "sk-live-SECRETSECRETSECRET-9876"
 	f := NewFakeOpenAI(t, WithAPIKey(key))
 	for _, k := range []string{"", "sk-wrong-key-000000"} {
-		_, err := newOpenAIClient(f, k).CreateChatCompletion(testCtx(t), goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "x"}}})
+		_, err := newOpenAIClient(f, k).CreateChatCompletion(Deadline(t), goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "x"}}})
 		var apiErr *goopenai.APIError
 		if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 401 {
 			t.Errorf("key %q: err = %v", k, err)
@@ -115,7 +115,7 @@ func TestFakeOpenAIAuth(t *testing.T) {
 func TestFakeOpenAIStreaming(t *testing.T) {
 	f := NewFakeOpenAI(t)
 	c := newOpenAIClient(f, "")
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 
 	base := goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "tell me"}}}
 
@@ -247,7 +247,7 @@ func collectStream(ctx context.Context, c *goopenai.Client, req goopenai.ChatCom
 func TestFakeOpenAIPerModelScripting(t *testing.T) {
 	f := NewFakeOpenAI(t, WithModels("model-a", "model-b", "emb"))
 	c := newOpenAIClient(f, "")
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 	f.FailModel("model-a", 500)
 	f.EnqueueFor("model-a", Reply{Status: 429, RetryAfter: 2 * time.Second, ErrorCode: "rate_limit_exceeded"})
 	f.SetHandler(func(req ChatRequest) Reply {
@@ -324,7 +324,7 @@ func TestFakeOpenAIDelayHonoursCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v", err)
 		}
-	case <-time.After(DefaultWait):
+	case <-Deadline(t).Done():
 		t.Fatal("delayed request ignored cancellation")
 	}
 }
@@ -332,7 +332,7 @@ func TestFakeOpenAIDelayHonoursCancel(t *testing.T) {
 func TestFakeOpenAIEmbeddings(t *testing.T) {
 	f := NewFakeOpenAI(t, WithEmbeddingDims(256))
 	c := newOpenAIClient(f, "")
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 	docs := []string{"the stock market fell sharply today", "food for my cat and kitten", "cat videos are funny"}
 	resp, err := c.CreateEmbeddings(ctx, goopenai.EmbeddingRequestStrings{Input: append([]string{"cat food"}, docs...), Model: "text-embedding-3-small"})
 	if err != nil {

@@ -15,12 +15,6 @@ import (
 // DefaultBotToken is the token NewFakeTelegram uses when given "".
 const DefaultBotToken = "123456789:TEST-fake-bot-token"
 
-// DefaultWait is how long the Must* waiting helpers wait before failing.
-// They return as soon as the awaited change happens, so this only bounds
-// a stuck test; it is long because a 2-core machine at load 13 took 20-50 s
-// for what takes 1 s idle (issue 22).
-const DefaultWait = 90 * time.Second
-
 // User is a Telegram user as it appears in updates and in getMe.
 type User struct {
 	ID           int64  `json:"id"`

@@ -189,11 +189,10 @@ func (f *FakeTelegram) WaitConsumed(ctx context.Context) error {
 	return f.waitFor(ctx, "all updates to be confirmed", func() bool { return len(f.queue) == 0 })
 }
 
-// MustWaitSent is WaitSent with DefaultWait that fails the test on timeout.
+// MustWaitSent is WaitSent that fails the test at its Deadline.
 func (f *FakeTelegram) MustWaitSent(n int) []SentMessage {
 	f.tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultWait)
-	defer cancel()
+	ctx := Deadline(f.tb)
 	out, err := f.WaitSent(ctx, n)
 	if err != nil {
 		f.tb.Fatalf("%v (got %d: %s)", err, len(out), sentSummary(out))
@@ -201,11 +200,10 @@ func (f *FakeTelegram) MustWaitSent(n int) []SentMessage {
 	return out
 }
 
-// MustWaitSentTo is WaitSentTo with DefaultWait that fails the test on timeout.
+// MustWaitSentTo is WaitSentTo that fails the test at its Deadline.
 func (f *FakeTelegram) MustWaitSentTo(chatID int64, n int) []SentMessage {
 	f.tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultWait)
-	defer cancel()
+	ctx := Deadline(f.tb)
 	out, err := f.WaitSentTo(ctx, chatID, n)
 	if err != nil {
 		f.tb.Fatalf("%v (got %d: %s)", err, len(out), sentSummary(out))

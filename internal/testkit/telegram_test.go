@@ -32,13 +32,6 @@ func newTestBot(t *testing.T, f *FakeTelegram, opts ...bot.Option) *bot.Bot {
 	return b
 }
 
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultWait)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // rawCall posts a JSON body to the fake and decodes the Bot API answer.
 func rawCall(t *testing.T, f *FakeTelegram, method string, body any) (status int, resp struct {
 	OK          bool            `json:"ok"`
@@ -69,7 +62,7 @@ func TestFakeTelegramGetMeAndToken(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bot.New with getMe: %v", err)
 	}
-	me, err := b.GetMe(testCtx(t))
+	me, err := b.GetMe(Deadline(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +88,7 @@ func TestFakeTelegramGetMeAndToken(t *testing.T) {
 func TestFakeTelegramSendMessageChecks(t *testing.T) {
 	f := NewFakeTelegram(t, "")
 	b := newTestBot(t, f)
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 	const chat = int64(1001)
 
 	tests := []struct {
@@ -163,7 +156,7 @@ func TestFakeTelegramSendMessageChecks(t *testing.T) {
 func TestFakeTelegramEditAndButtons(t *testing.T) {
 	f := NewFakeTelegram(t, "")
 	b := newTestBot(t, f)
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 	const chat, user = int64(42), int64(42)
 
 	markup := json.RawMessage(`{"inline_keyboard":[[{"text":"Approve","callback_data":"ap:1"},{"text":"Deny","callback_data":"de:1"}]]}`)
@@ -238,7 +231,7 @@ func TestFakeTelegramEditAndButtons(t *testing.T) {
 func TestFakeTelegramActionsCommandsAndErrors(t *testing.T) {
 	f := NewFakeTelegram(t, "")
 	b := newTestBot(t, f)
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 
 	if ok, err := b.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: 5, Action: models.ChatActionTyping}); err != nil || !ok {
 		t.Fatalf("sendChatAction: %v", err)
@@ -373,7 +366,7 @@ func TestFakeTelegramPollingWithBotStart(t *testing.T) {
 		select {
 		case u := <-got:
 			return u
-		case <-time.After(DefaultWait):
+		case <-Deadline(t).Done():
 			t.Fatal("no update delivered")
 			return nil
 		}
@@ -414,7 +407,7 @@ func TestFakeTelegramPollingWithBotStart(t *testing.T) {
 		t.Errorf("callback update = %+v", u)
 	}
 	// The bot confirms what it got with its next offset.
-	if err := f.WaitConsumed(testCtx(t)); err != nil {
+	if err := f.WaitConsumed(Deadline(t)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -465,7 +458,7 @@ func TestFakeTelegramGetUpdatesSemantics(t *testing.T) {
 			if len(resp.Result) != 1 || resp.Result[0].UpdateID != id {
 				t.Errorf("answer = %s", body)
 			}
-		case <-time.After(DefaultWait):
+		case <-Deadline(t).Done():
 			t.Fatal("long poll did not return after a push")
 		}
 	})
@@ -486,7 +479,7 @@ func TestFakeTelegramGetUpdatesSemantics(t *testing.T) {
 			if !strings.Contains(string(body), `"error_code":409`) || !strings.Contains(string(body), "terminated by other getUpdates request") {
 				t.Errorf("superseded poll = %s", body)
 			}
-		case <-time.After(DefaultWait):
+		case <-Deadline(t).Done():
 			t.Fatal("superseded poll did not return")
 		}
 	})
@@ -519,7 +512,7 @@ func startLongPoll(t *testing.T, f *FakeTelegram, offset int64) <-chan []byte {
 	f.mu.Unlock()
 	ch := make(chan []byte, 1)
 	go func() { ch <- postRaw(f, "getUpdates", map[string]any{"offset": offset, "timeout": 30}) }()
-	if err := f.waitFor(testCtx(t), "poll", func() bool { return f.pollGen > g0 }); err != nil {
+	if err := f.waitFor(Deadline(t), "poll", func() bool { return f.pollGen > g0 }); err != nil {
 		t.Fatal(err)
 	}
 	return ch
@@ -548,7 +541,7 @@ func newHTTPServer(t *testing.T, h http.Handler) string {
 func TestFakeTelegramWebhook(t *testing.T) {
 	f := NewFakeTelegram(t, "")
 	b := newTestBot(t, f)
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 
 	type delivery struct {
 		secret string
@@ -596,7 +589,7 @@ func TestFakeTelegramWebhook(t *testing.T) {
 		if d.secret != "s3cret_-x" {
 			t.Errorf("secret header = %q", d.secret)
 		}
-	case <-time.After(DefaultWait):
+	case <-Deadline(t).Done():
 		t.Fatal("update not delivered")
 	}
 	if err := f.WaitConsumed(ctx); err != nil {
@@ -617,7 +610,7 @@ func TestFakeTelegramWebhook(t *testing.T) {
 func TestFakeTelegramChatRateLimit(t *testing.T) {
 	f := NewFakeTelegram(t, "")
 	b := newTestBot(t, f)
-	ctx := testCtx(t)
+	ctx := Deadline(t)
 	now := time.Date(2030, 5, 1, 10, 0, 0, 0, time.UTC)
 	f.SetNow(func() time.Time { return now })
 	f.SetChatRateLimit(time.Second, 1)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/tools/code"
 )
 
@@ -33,7 +34,7 @@ func TestCloseDoesNotWaitForeverOnAStuckRun(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "did not stop") {
 			t.Fatalf("Close = %v; want an error about the run left behind", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-testkit.Deadline(t).Done():
 		close(release)
 		t.Fatal("Close is still waiting for a run that ignores its cancellation")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/redact"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/tools/cell"
 	"github.com/kairos-agent/kairos/tools/code"
 )
@@ -401,7 +402,7 @@ func TestAsyncJobAndStatus(t *testing.T) {
 	}
 
 	close(release)
-	waitFor(t, "the job to finish", func() bool {
+	testkit.WaitFor(t, "the job to finish", func() bool {
 		s, _ := call(t, tool, `{"action":"status","job_id":"`+r.JobID+`"}`)
 		return s.Status == code.StatusDone
 	})
@@ -451,7 +452,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 		_, err := tool.Call(ctx, inv(`{"action":"execute","code":"while(true){}"}`))
 		errc <- err
 	}()
-	waitFor(t, "the run to start", func() bool { return len(runner.Tasks()) == 1 })
+	testkit.WaitFor(t, "the run to start", func() bool { return len(runner.Tasks()) == 1 })
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Call = %v; want context.Canceled", err)

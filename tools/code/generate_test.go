@@ -9,6 +9,7 @@ import (
 
 	"github.com/kairos-agent/kairos"
 	"github.com/kairos-agent/kairos/internal/mock"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/tools/code"
 )
 
@@ -128,7 +129,7 @@ func TestGenerateAsync(t *testing.T) {
 		t.Fatalf("result = %s; want a running job with its code", tr.Content)
 	}
 	close(release)
-	waitFor(t, "the job to finish", func() bool {
+	testkit.WaitFor(t, "the job to finish", func() bool {
 		s, _ := call(t, tool, `{"action":"status","job_id":"`+r.JobID+`"}`)
 		return s.Status == code.StatusDone && string(s.Result) == `"late"`
 	})

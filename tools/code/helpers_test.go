@@ -141,18 +141,6 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond) // polling interval, not a wait for an event
-	}
-}
-
 func policyWith(f func(p *kairos.Policy)) func() *kairos.Policy {
 	return func() *kairos.Policy {
 		p := kairos.DefaultPolicy()
