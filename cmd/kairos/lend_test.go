@@ -49,19 +49,7 @@ func TestCellWaitingForTheEngineLendsTheWorker(t *testing.T) {
 		}
 	})
 	cells := waitingCells{entered: make(chan struct{}, 1), ready: make(chan struct{})}
-	m := e.main()
-	m.Cells = cells
-	addr := make(chan string, 1)
-	m.Started = func(a string) { addr <- a }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() { done <- m.Main(ctx, []string{"run"}) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-addr:
-	case code := <-done:
-		t.Fatalf("kairos run exited with %d:\n%s", code, e.logs.String())
-	}
+	e.startWithRunner(cells)
 	e.tg.PushText(2002, 2002, "compute the sum of 1..10 with code", time.Now())
 	select {
 	case <-cells.entered:

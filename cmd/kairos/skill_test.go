@@ -44,6 +44,12 @@ func (e *env) startWithCells() string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	return e.startWithRunner(cells)
+}
+
+// startWithRunner is e.start() running its cells on cells.
+func (e *env) startWithRunner(cells kairos.CodeRunner) string {
+	e.t.Helper()
 	m := e.main()
 	m.Cells = cells
 	addr := make(chan string, 1)
