@@ -12,15 +12,20 @@ import (
 // built-in tool that is not cued (search, memory) is always offered.
 type cued interface{ CuedBy(m Message) bool }
 
-// Message is what a tool's cues are matched against: the message's text
-// and its lower-case words (letters, digits, underscores; "17:30" is two).
+// Message is what a tool's cues and relevance are matched against: the
+// message's text and its lower-case words (letters, digits, underscores;
+// "17:30" is two), split once per message by NewMessage.
 type Message struct {
 	Text  string
 	Words []string
+	terms []string // Relevance's words (terms)
 }
 
 // NewMessage splits text into its words.
-func NewMessage(text string) Message { return Message{Text: text, Words: queryWords(text)} }
+func NewMessage(text string) Message {
+	words := queryWords(text)
+	return Message{Text: text, Words: words, terms: terms(words)}
+}
 
 // HasCue reports whether one of the words starts with one of the cues
 // ("remind" cues "reminders").
@@ -180,7 +185,7 @@ var linkWords = []string{"by", "to", "the", "of", "raised"}
 // (dir -1: the words before it, read backwards; 1: the words after it),
 // with only link words between.
 func numberBeside(words []string, dir int) bool {
-	for n, i := 0, 0; n < 4 && i < len(words); n, i = n+1, i+1 {
+	for i := 0; i < min(4, len(words)); i++ {
 		w := words[i]
 		if dir < 0 {
 			w = words[len(words)-1-i]

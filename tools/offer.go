@@ -47,11 +47,7 @@ func Offered(builtin, extra []kairos.Tool, sc kairos.ToolScope) ([]kairos.Tool, 
 	var ss []scored
 	for i, tl := range extra {
 		spec := tl.Spec()
-		n := Relevance(msg, spec.Name, spec.Description)
-		if n < NamedRelevance && slices.Contains(sc.Wanted, spec.Name) {
-			n += NamedRelevance
-		}
-		if n > 0 {
+		if n := Relevance(msg, sc.Wanted, spec.Name, spec.Description); n > 0 {
 			ss = append(ss, scored{tl, i, n})
 		}
 	}
@@ -87,28 +83,25 @@ func queryWords(s string) []string {
 	})
 }
 
-// NamedRelevance is Relevance's score for a tool the message names, above any
-// count of shared words.
-const NamedRelevance = 1000
+// namedScore is Relevance's score for a tool the message names or the
+// turn wants, above any count of shared words.
+const namedScore = 1000
 
-// Relevance scores a skill or MCP tool for a message: NamedRelevance when the
-// message names it (Named), plus the message's words that start one of
-// the words of its name (after "__": "skill" and a server's name say
-// nothing of the tool) and description, or that one of them starts. Words
-// under three letters, numbers and stop words do not count. Offered ranks
-// skills and MCP tools by it, and the skills' own pick ranks by it too,
-// so the two never disagree on what a message is about.
-func Relevance(m Message, name, description string) int {
+// Relevance scores a skill or MCP tool for a message: namedScore when the
+// message names it (Named) or the turn wants it (wanted), plus the
+// message's terms (NewMessage) that start one of the words of its name
+// (after "__": "skill" and a server's name say nothing of the tool) and
+// description, or that one of them starts. Offered ranks skills and MCP
+// tools by it, and the skills' own pick ranks by it too, so the two never
+// disagree on what a message is about.
+func Relevance(m Message, wanted []string, name, description string) int {
 	n := 0
-	if isNamed(m.Words, name) {
-		n = NamedRelevance
+	if isNamed(m.Words, name) || slices.Contains(wanted, name) {
+		n = namedScore
 	}
 	_, short, _ := strings.Cut(name, "__")
 	own := queryWords(strings.ReplaceAll(short+" "+description, "_", " "))
-	for _, q := range queryWords(strings.ReplaceAll(strings.Join(m.Words, " "), "_", " ")) {
-		if len(q) < 3 || stopWords[q] || isNumber(q) {
-			continue
-		}
+	for _, q := range m.terms {
 		for _, w := range own {
 			if len(w) >= 3 && (strings.HasPrefix(w, q) || strings.HasPrefix(q, w)) {
 				n++
@@ -117,6 +110,20 @@ func Relevance(m Message, name, description string) int {
 		}
 	}
 	return n
+}
+
+// terms are the words of a message that can tell a tool's relevance: split
+// at underscores, three letters or more, no stop word, no number.
+func terms(words []string) []string {
+	var out []string
+	for _, w := range words {
+		for _, q := range strings.Split(w, "_") {
+			if len(q) >= 3 && !stopWords[q] && !isNumber(q) {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
 }
 
 // stopWords are common words of three letters or more that say nothing

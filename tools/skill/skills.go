@@ -3,7 +3,6 @@ package skill
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -176,7 +175,7 @@ func slicesDeleteNoCurrent(list []*kairos.Skill) []*kairos.Skill {
 
 // pick keeps at most max skills and at most budget tokens of their specs,
 // ranked by tools.Relevance (the registry's offer ranks by it too), then
-// the most used, then by name; a skill the turn wants counts as named.
+// the most used, then by name (a skill the turn wants counts as named).
 func pick(list []*kairos.Skill, sc kairos.ToolScope, max, budget int) []*kairos.Skill {
 	msg := tools.NewMessage(sc.Query)
 	type scored struct {
@@ -186,10 +185,7 @@ func pick(list []*kairos.Skill, sc kairos.ToolScope, max, budget int) []*kairos.
 	ss := make([]scored, len(list))
 	for i, sk := range list {
 		name := kairos.SkillToolName(sk.Name)
-		ss[i] = scored{sk, tools.Relevance(msg, name, sk.Current.Description)}
-		if ss[i].score < tools.NamedRelevance && slices.Contains(sc.Wanted, name) {
-			ss[i].score += tools.NamedRelevance
-		}
+		ss[i] = scored{sk, tools.Relevance(msg, sc.Wanted, name, sk.Current.Description)}
 	}
 	sort.SliceStable(ss, func(i, j int) bool {
 		if ss[i].score != ss[j].score {
