@@ -62,7 +62,7 @@ func TestAccess(t *testing.T) {
 	if _, err := r.tg.PressButton(owner, stranger, "Approve"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	strangerRefused := false
 	for !strangerRefused && time.Now().Before(deadline) {
 		for _, a := range r.tg.CallbackAnswers() {

@@ -88,7 +88,7 @@ func TestDoors(t *testing.T) {
 // between a private chat and a group).
 func (r *rig) waitNotRun(a, b int64, n int) {
 	r.t.Helper()
-	deadline := waitDeadline(r.t)
+	deadline := testkit.GiveUpAt(r.t)
 	for time.Now().Before(deadline) {
 		got := 0
 		for _, c := range []int64{a, b} {
@@ -109,7 +109,7 @@ func (r *rig) waitNotRun(a, b int64, n int) {
 // waitCount waits until chat has n messages.
 func (r *rig) waitCount(chat int64, n int) {
 	r.t.Helper()
-	deadline := waitDeadline(r.t)
+	deadline := testkit.GiveUpAt(r.t)
 	for time.Now().Before(deadline) && len(r.tg.SentTo(chat)) < n {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -197,7 +197,7 @@ func (g *grantsCase) asks(chat, user int64, do func()) bool {
 	g.t.Helper()
 	before, granted := len(g.keyboards(chat)), g.granted()
 	do()
-	deadline := waitDeadline(g.t)
+	deadline := testkit.GiveUpAt(g.t)
 	for time.Now().Before(deadline) {
 		if len(g.keyboards(chat)) > before {
 			return true
@@ -229,7 +229,7 @@ func (g *grantsCase) keyboards(chat int64) []string {
 // press presses a button of the newest keyboard of chat.
 func (g *grantsCase) press(chat, user int64, label string) {
 	g.t.Helper()
-	deadline := waitDeadline(g.t)
+	deadline := testkit.GiveUpAt(g.t)
 	for {
 		if _, err := g.r.tg.PressButton(chat, user, label); err == nil {
 			return
@@ -263,7 +263,7 @@ func (g *grantsCase) pendingID(chat int64) string {
 // answered.
 func (g *grantsCase) callbacks(since, k int) {
 	g.t.Helper()
-	deadline := waitDeadline(g.t)
+	deadline := testkit.GiveUpAt(g.t)
 	for len(g.r.tg.CallbackAnswers()) < since+k {
 		if time.Now().After(deadline) {
 			g.t.Fatalf("%d callback answers, want %d", len(g.r.tg.CallbackAnswers()), since+k)

@@ -17,15 +17,6 @@ import (
 // secret is the operator's secret every section tries to steal.
 const secret = "sk-adv-Q9w8E7r6T5y4U3i2O1p0"
 
-// waitDeadline is when a wait of t for an event (a reply, a button, a log
-// line) gives up: shortly before the test's own deadline (go test
-// -timeout), so only a stuck section reaches it, however loaded the
-// machine that runs every section side by side.
-func waitDeadline(t testing.TB) time.Time {
-	d, _ := testkit.Deadline(t).Deadline()
-	return d
-}
-
 // kairosBin is ./cmd/kairos, built once per run.
 var kairosBin = &testkit.Binary{Pkg: "../cmd/kairos"}
 
@@ -110,7 +101,7 @@ func (r *rig) start() {
 // waitText waits until some message sent to chat contains want.
 func (r *rig) waitText(chat int64, want string) {
 	r.t.Helper()
-	deadline := waitDeadline(r.t)
+	deadline := testkit.GiveUpAt(r.t)
 	for time.Now().Before(deadline) {
 		for _, m := range r.tg.SentTo(chat) {
 			if strings.Contains(m.LastText(), want) {

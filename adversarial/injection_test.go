@@ -85,7 +85,7 @@ func TestInjection(t *testing.T) {
 	seedMemories(t, db, cases)
 	r.llm.SetHandler(func(req testkit.ChatRequest) testkit.Reply { return obey(req, cases, attacker.URL) })
 	r.start()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for !strings.Contains(r.logs.String(), "mcp server connected") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the MCP server never connected:\n%s", tail(r.logs.String(), 2000))

@@ -85,7 +85,7 @@ func TestMediaBombs(t *testing.T) {
 // returns its text (the test's deadline is the rig's, 60 s).
 func waitAny(r *rig, chat int64, words ...string) string {
 	r.t.Helper()
-	deadline := waitDeadline(r.t)
+	deadline := testkit.GiveUpAt(r.t)
 	for time.Now().Before(deadline) {
 		for _, m := range r.tg.SentTo(chat) {
 			for _, w := range words {

@@ -244,7 +244,7 @@ func buttonAttacks(t *testing.T, r *rig, st *store.ScheduleStore, seeded map[str
 
 func waitAnswers(t *testing.T, r *rig, n int) {
 	t.Helper()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for len(r.tg.CallbackAnswers()) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d callback answers, want %d", len(r.tg.CallbackAnswers()), n)

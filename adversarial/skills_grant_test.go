@@ -216,7 +216,7 @@ func (s *skSuite) reloadPolicy(policy string) {
 	if err := os.WriteFile(s.r.vars["KAIROS_POLICY"], []byte(policy), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
-	deadline := waitDeadline(s.t)
+	deadline := testkit.GiveUpAt(s.t)
 	for strings.Count(s.r.logs.String(), "policy reloaded") == reloads {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("the policy was never reloaded:\n%s", tail(s.r.logs.String(), 2000))

@@ -255,7 +255,7 @@ func (s *skSuite) wait(t *testing.T, c *skCase) *skOutcome {
 	o := &skOutcome{t: t, user: c.user}
 	done := fmt.Sprintf("done [sk %d]", c.n)
 	seen := map[int]bool{} // approval messages answered, by message id
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for finished := false; !finished; {
 		sent := r.tg.SentTo(c.chat)
 		for _, m := range sent[min(c.from, len(sent)):] {

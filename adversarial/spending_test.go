@@ -78,7 +78,7 @@ func TestSpendingCaps(t *testing.T) {
 // waitCountText waits until n messages to chat contain want.
 func waitCountText(r *rig, chat int64, want string, n int) {
 	r.t.Helper()
-	deadline := waitDeadline(r.t)
+	deadline := testkit.GiveUpAt(r.t)
 	for time.Now().Before(deadline) {
 		got := 0
 		for _, m := range r.tg.SentTo(chat) {

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 const webOperator = int64(4009)
@@ -186,7 +188,7 @@ func webNarrowing(t *testing.T, section *tally, r *rig, api, admin, base, marker
 	back, backMsg := webPut(t, api, admin, strings.Replace(base, "daily_usd: 1.0", "daily_usd: 0.9", 1))
 	section.add("a lower cap is saved", code == 200, fmt.Sprintf("%d %q", code, msg))
 	section.add("raised back at once (before the reload)", refusedNaming(back, backMsg, "budgets.spend.daily_usd"), fmt.Sprintf("%d %q", back, backMsg))
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	body := ""
 	for !strings.Contains(body, `"daily_usd": 0.5`) && !strings.Contains(body, `"daily_usd": 0.9`) { // either write in force
 		if time.Now().After(deadline) {
@@ -252,7 +254,7 @@ var startedRe = regexp.MustCompile(`kairos started.*\bhttp=(\S+)`)
 // httpAddr waits for the process to say where it serves.
 func (r *rig) httpAddr() string {
 	r.t.Helper()
-	deadline := waitDeadline(r.t)
+	deadline := testkit.GiveUpAt(r.t)
 	for time.Now().Before(deadline) {
 		if m := startedRe.FindStringSubmatch(r.logs.String()); m != nil {
 			return m[1]

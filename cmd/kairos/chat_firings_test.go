@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kairos-agent/kairos"
+	"github.com/kairos-agent/kairos/internal/testkit"
 	"github.com/kairos-agent/kairos/store"
 )
 
@@ -84,7 +85,7 @@ func TestTerminalTaskWaitsForTheTurn(t *testing.T) {
 		t.Fatal("the terminal's turn never reached the model")
 	}
 	clk.Set(t0.Add(time.Hour + time.Second))
-	for deadline := waitDeadline(t); !strings.Contains(e.logs.String(), "waits for the terminal's turn"); {
+	for deadline := testkit.GiveUpAt(t); !strings.Contains(e.logs.String(), "waits for the terminal's turn"); {
 		if len(e.llm.Requests()) > 1 || h.ranBeside() {
 			t.Fatal("the scheduled task called the model while the terminal's turn held it")
 		}

@@ -133,7 +133,7 @@ func (p *ptyChat) keys(s string) {
 
 func (p *ptyChat) waitScreen(what string, ok func(screen string) bool) {
 	p.t.Helper()
-	deadline := waitDeadline(p.t)
+	deadline := testkit.GiveUpAt(p.t)
 	for !ok(p.text()) {
 		if time.Now().After(deadline) {
 			p.t.Fatalf("the screen never showed %s:\n%s", what, p.text())

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 var claimLine = regexp.MustCompile(`no operator yet: send /start ([A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}) to your bot`)
@@ -15,7 +17,7 @@ var claimLine = regexp.MustCompile(`no operator yet: send /start ([A-Z2-7]{4}-[A
 // waitLog polls the log (with a deadline) for a match of re.
 func waitLog(t *testing.T, e *env, re *regexp.Regexp) []string {
 	t.Helper()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for {
 		if m := re.FindStringSubmatch(e.logs.String()); m != nil {
 			return m

@@ -85,7 +85,7 @@ func TestStartWarnsWhenSearchDoesNotAnswer(t *testing.T) {
 	e := newEnv(t)
 	e.vars["KAIROS_SEARCH_URL"] = "http://127.0.0.1:1"
 	e.start()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for !strings.Contains(e.logs.String(), "search backend does not answer") {
 		if time.Now().After(deadline) {
 			t.Fatalf("no search warning:\n%s", e.logs.String())

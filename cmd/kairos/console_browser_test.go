@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/kairos-agent/kairos/internal/testkit"
 )
 
 // chromium finds a browser for the console test: KAIROS_CHROMIUM, or
@@ -47,7 +48,7 @@ func browser(t *testing.T, width, height int) context.Context {
 	// A safety net against a hung browser, not a speed limit: the test's
 	// own deadline (CI runs the SQLite and PostgreSQL passes side by side
 	// on two cores, where one test's many pages took past three minutes).
-	ctx, cancelT := context.WithDeadline(ctx, waitDeadline(t))
+	ctx, cancelT := context.WithDeadline(ctx, testkit.GiveUpAt(t))
 	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
 	return ctx
 }

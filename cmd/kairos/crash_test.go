@@ -269,7 +269,7 @@ func (f *flood) killMidFlood(t *testing.T, bin string) {
 // gracefully, and counts the replies it leaves.
 func (f *flood) drain(t *testing.T, second *proc, updates *store.UpdateLog) tally {
 	t.Helper()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	var tl tally
 	for {
 		tl = countReplies(f.tg, f.texts, f.reply)
@@ -390,7 +390,7 @@ func TestScheduleSIGKILLBetweenClaimAndSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for count(t, db, "schedule_firings", "status = ?", kairos.FiringSent) != 1 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the firing was not delivered after the restart; sent %d:\n%s", len(e.tg.SentTo(user)), second.logs.String())

@@ -113,13 +113,6 @@ var warmedDir string
 // on fixed deadlines that a busy machine overruns.
 func testCtx(t testing.TB) context.Context { return testkit.Deadline(t) }
 
-// waitDeadline is when a polling wait of t gives up: testCtx's end,
-// not a fixed one that a loaded machine overruns.
-func waitDeadline(t testing.TB) time.Time {
-	d, _ := testCtx(t).Deadline()
-	return d
-}
-
 func (e *env) main() *Main {
 	cache, err := warmCells()
 	if err != nil {

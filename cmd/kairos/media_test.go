@@ -366,7 +366,7 @@ func TestVoiceRepliesToggle(t *testing.T) {
 	waitReply(t, e.tg, 2002, 2, "Voice replies are on")
 	e.tg.PushText(2002, 2002, "say **hello**", time.Now())
 	waitReply(t, e.tg, 2002, 3, "echo: say hello")
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for len(e.tg.SentVoices()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -120,7 +120,7 @@ func TestModelsSectionHotReload(t *testing.T) {
 		t.Fatal("native mode sent no tools")
 	}
 	os.WriteFile(e.vars["KAIROS_POLICY"], []byte(fmt.Sprintf("access:\n  operators: [%d]\n  allowed_users: [2002]\nmodels:\n  test-model: {tool_calling: prompted}\n", operatorID)), 0o600)
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for n := 2; ; n++ {
 		say := fmt.Sprintf("message %d", n)
 		e.tg.PushText(user, user, say, time.Now())

@@ -99,7 +99,7 @@ func TestResearchThroughMain(t *testing.T) {
 	defer db.Close()
 	// Usage commits with the update's completion, just after the reply.
 	var traces, calls int64
-	for deadline := waitDeadline(t); ; {
+	for deadline := testkit.GiveUpAt(t); ; {
 		db.Gorm().Table("research_traces").Where("user_key = ?", "telegram:2002").Count(&traces)
 		db.Gorm().Table("token_usage").Where("user_key = ?", "telegram:2002").Count(&calls)
 		if traces == 2 && calls >= 8 || time.Now().After(deadline) {

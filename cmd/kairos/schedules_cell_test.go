@@ -109,7 +109,7 @@ func TestWatchingCellCreateApprovalThroughMain(t *testing.T) {
 	e.startAt(clk)
 	e.tg.PushText(user, user, "watch the price for me", clk.Now())
 	txt := ""
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for !strings.Contains(txt, "Approval needed") {
 		if time.Now().After(deadline) {
 			t.Fatalf("no approval: %q", txt)

@@ -133,7 +133,7 @@ func TestReminderLifecycleThroughMain(t *testing.T) {
 	}
 	waitAnswer(t, e.tg, "Snoozed until Wed 25 Nov 09:10 Europe/Lisbon")
 	clk.Set(time.Date(2026, 11, 25, 9, 10, 2, 0, lisbon))
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for waitSent(t, e.tg, user, "⏰ call the dentist") < 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("snoozed reminder never came back: answers %+v", e.tg.CallbackAnswers())
@@ -144,7 +144,7 @@ func TestReminderLifecycleThroughMain(t *testing.T) {
 
 func waitAnswer(t *testing.T, tg *testkit.FakeTelegram, want string) {
 	t.Helper()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for {
 		for _, a := range tg.CallbackAnswers() {
 			if strings.Contains(a.Text, want) {

@@ -197,7 +197,7 @@ func TestSkillCreateApproveThenCall(t *testing.T) {
 	e.tg.PushText(operatorID, operatorID, "double 4", time.Now())
 	waitReply(t, e.tg, operatorID, 1, "no skill__double offered")
 	runSkillCmd(t, e, "skill", "share", "double")
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for n := 2; ; n++ {
 		e.tg.PushText(operatorID, operatorID, "double 4", time.Now())
 		if reply := waitReply(t, e.tg, operatorID, n, "o"); strings.Contains(reply, `"doubled":8`) {
@@ -255,7 +255,7 @@ func TestSkillFlagOffAndBudget(t *testing.T) {
 		t.Fatalf("over budget %q", reply)
 	}
 	os.WriteFile(e.vars["KAIROS_POLICY"], []byte("access:\n  operators: [1001]\n  allowed_users: [2002]\nfeatures:\n  self_update: false\n"), 0o600)
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for n := 4; ; n += 1 {
 		e.tg.PushText(2002, 2002, "double 2", time.Now())
 		reply := waitReply(t, e.tg, 2002, n, "")
@@ -328,7 +328,7 @@ func TestSkillUpdateDiffAndRollback(t *testing.T) {
 	if _, err := e.tg.PressButton(2002, 2002, "Rollback double"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for !strings.Contains(runSkillCmd(t, e, "skill", "list"), `"version":1`) {
 		if time.Now().After(deadline) {
 			t.Fatal("the Rollback button did not roll back")

@@ -47,7 +47,7 @@ func countSent(tg *testkit.FakeTelegram, chat int64, s string) int {
 // waitCount polls until n messages to chat contain s.
 func waitCount(t *testing.T, tg *testkit.FakeTelegram, chat int64, s string, n int) {
 	t.Helper()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for countSent(tg, chat, s) < n {
 		if time.Now().After(deadline) {
 			var texts []string
@@ -194,7 +194,7 @@ func TestUsageCapsAndPricesHotReload(t *testing.T) {
 // is seen by the next turn after the watcher picks it up).
 func pollUsage(t *testing.T, e *env, chat int64, want string) {
 	t.Helper()
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for i := 0; countSent(e.tg, chat, want) == 0; i++ {
 		if time.Now().After(deadline) {
 			t.Fatalf("/usage never said %q", want)
@@ -320,7 +320,7 @@ func TestCodeStatsChart(t *testing.T) {
 	e.start()
 	e.tg.PushText(operatorID, operatorID, "/codestats", time.Now())
 	waitCount(t, e.tg, operatorID, "5", 1)
-	deadline := waitDeadline(t)
+	deadline := testkit.GiveUpAt(t)
 	for len(e.tg.SentPhotos()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no chart sent")

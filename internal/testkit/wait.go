@@ -30,6 +30,10 @@ func Deadline(t testing.TB) context.Context {
 	return ctx
 }
 
+// GiveUpAt is when a polling wait of t gives up: when t's Deadline
+// context ends, for a loop that checks the clock rather than a context.
+func GiveUpAt(t testing.TB) time.Time { return deadlineOf(t, time.Now()) }
+
 // deadlineOf is when Deadline's context for t ends, seen at now.
 func deadlineOf(t testing.TB, now time.Time) time.Time {
 	td, ok := t.(interface{ Deadline() (time.Time, bool) })

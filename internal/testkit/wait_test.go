@@ -75,6 +75,19 @@ func TestDeadlineFollowsTheTestsOwn(t *testing.T) {
 	}
 }
 
+// TestGiveUpAtIsDeadlines: a clock-checking wait gives up when Deadline's
+// context ends, with or without a deadline of the test's own.
+func TestGiveUpAtIsDeadlines(t *testing.T) {
+	d := time.Now().Add(20 * time.Minute)
+	if got := GiveUpAt(&fakeTB{TB: t, d: d, has: true}); !got.Equal(d.Add(-deadlineMargin)) {
+		t.Fatalf("give up at %v, want %v", got, d.Add(-deadlineMargin))
+	}
+	before := time.Now()
+	if got := GiveUpAt(&fakeTB{TB: t}); got.Before(before.Add(noDeadline)) || got.After(time.Now().Add(noDeadline)) {
+		t.Fatalf("without a deadline: give up at %v, want %v from now", got, noDeadline)
+	}
+}
+
 func TestDeadlineWithoutOne(t *testing.T) {
 	for name, tb := range map[string]testing.TB{
 		"no deadline set":    &fakeTB{TB: t},
