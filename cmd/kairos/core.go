@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kairos-agent/kairos"
@@ -329,7 +328,6 @@ type lazyRunner struct {
 	cfg     sandbox.Config
 	metrics *obs.Metrics
 	once    sync.Once
-	started atomic.Bool // once has run: get need not lend the worker
 	r       *sandbox.Runner
 	err     error
 	// shared, when set, runs the cells instead (Main.Cells: tests share
@@ -337,20 +335,21 @@ type lazyRunner struct {
 	shared kairos.CodeRunner
 }
 
-// get starts the engine at the first cell. A turn waiting for it (the
-// first cells of a busy bot wait for one compilation) lends its worker to
-// other chats meanwhile (kairos.Blocked).
 func (l *lazyRunner) get(ctx context.Context) (*sandbox.Runner, error) {
-	if !l.started.Load() {
-		kairos.Blocked(ctx, func() {
-			l.once.Do(func() { l.r, l.err = sandbox.New(context.WithoutCancel(ctx), l.cfg) })
-		})
-		l.started.Store(true)
-	}
+	l.once.Do(func() { l.r, l.err = sandbox.New(context.WithoutCancel(ctx), l.cfg) })
 	return l.r, l.err
 }
 
-func (l *lazyRunner) Run(ctx context.Context, task *kairos.CellTask) (*kairos.CellResult, error) {
+// Run runs a cell. The turn that waits for it (a skill's call, which runs
+// its cell in the turn; the engine's first compilation) has nothing of its
+// own to do, so it lends its worker to other chats meanwhile
+// (kairos.Blocked), as the code tool's wait for its cell does.
+func (l *lazyRunner) Run(ctx context.Context, task *kairos.CellTask) (res *kairos.CellResult, err error) {
+	kairos.Blocked(ctx, func() { res, err = l.run(ctx, task) })
+	return res, err
+}
+
+func (l *lazyRunner) run(ctx context.Context, task *kairos.CellTask) (*kairos.CellResult, error) {
 	if l.shared != nil {
 		return l.shared.Run(ctx, task)
 	}
