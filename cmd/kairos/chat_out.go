@@ -33,10 +33,10 @@ type promptSafeOut struct {
 	term    promptTerminal
 	editing func() bool // a line is being asked for (lineEditor.reading)
 	poll    time.Duration
-	waiting *atomic.Bool // a redraw is waiting for readline to read: one at a time
+	waiting atomic.Bool // a redraw is waiting for readline to read: one at a time
 }
 
-func (o promptSafeOut) Write(b []byte) (int, error) {
+func (o *promptSafeOut) Write(b []byte) (int, error) {
 	w := o.term.Stdout()
 	if o.term.Reading() || !o.editing() {
 		return w.Write(b)
@@ -58,7 +58,7 @@ func (o promptSafeOut) Write(b []byte) (int, error) {
 // and a redraw that had stopped looking by then left the chat with no
 // prompt (TestChatTerminalModelUnreachable in CI). readline says nothing
 // when it starts reading, so this looks.
-func (o promptSafeOut) redraw() {
+func (o *promptSafeOut) redraw() {
 	defer o.waiting.Store(false)
 	for o.editing() {
 		if o.term.Reading() {

@@ -65,7 +65,7 @@ func TestNoteBetweenPromptAndReadingRedrawsThePrompt(t *testing.T) {
 			f.reading.Store(c.reading)
 			var editing atomic.Bool
 			editing.Store(c.editing)
-			o := promptSafeOut{term: f, editing: editing.Load, poll: time.Millisecond, waiting: new(atomic.Bool)}
+			o := &promptSafeOut{term: f, editing: editing.Load, poll: time.Millisecond}
 			f.Write([]byte("> ")) // readline drew its prompt
 			if _, err := o.Write([]byte("Note\n")); err != nil {
 				t.Fatal(err)
@@ -105,7 +105,7 @@ func TestRedrawWaitsForAKeyLoopHoweverLate(t *testing.T) {
 		s.after.Store(late + 1) // the Write's own look, then late looks by the redraw
 		var editing atomic.Bool
 		editing.Store(true)
-		o := promptSafeOut{term: s, editing: editing.Load, poll: time.Microsecond, waiting: new(atomic.Bool)}
+		o := &promptSafeOut{term: s, editing: editing.Load, poll: time.Microsecond}
 		if _, err := o.Write([]byte("Note\n")); err != nil {
 			t.Fatal(err)
 		}
@@ -119,11 +119,10 @@ func TestRedrawWaitsForAKeyLoopHoweverLate(t *testing.T) {
 	s.after.Store(1 << 62) // never reads
 	var editing atomic.Bool
 	editing.Store(true)
-	waiting := new(atomic.Bool)
-	o := promptSafeOut{term: s, editing: editing.Load, poll: time.Microsecond, waiting: waiting}
+	o := &promptSafeOut{term: s, editing: editing.Load, poll: time.Microsecond}
 	o.Write([]byte("Note\n"))
 	editing.Store(false) // the input ended: nothing is asked for
-	for waiting.Load() {
+	for o.waiting.Load() {
 		time.Sleep(time.Millisecond)
 	}
 	if s.redraws.Load() != 0 {

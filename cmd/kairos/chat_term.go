@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/chzyer/readline"
@@ -83,7 +82,7 @@ func (m *Main) openLines(ctx context.Context, interrupt func()) (*chatInput, err
 		}
 		in.rl = rl
 		ed := newLineEditor(rl, interrupt, nil)
-		in.w = promptSafeOut{term: readlineTerminal{rl}, editing: ed.isReading, poll: 5 * time.Millisecond, waiting: new(atomic.Bool)}
+		in.w = &promptSafeOut{term: readlineTerminal{rl}, editing: ed.isReading, poll: 5 * time.Millisecond}
 		ed.out, in.ed = in.w, ed
 		go in.ed.run(ctx)
 		return in, nil
