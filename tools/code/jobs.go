@@ -52,25 +52,24 @@ func (t *Tool) execute(ctx context.Context, inv *kairos.ToolInvocation, r run) (
 
 	timer := time.NewTimer(t.asyncAfter)
 	defer timer.Stop()
-	var ended, finished bool
 	// The cell runs under the sandbox's own bound; the turn waits with
 	// nothing to do, so its worker serves other chats meanwhile (the first
 	// cells of a busy bot wait for the engine's compilation).
 	kairos.Blocked(ctx, func() {
 		select {
 		case <-j.done:
-			finished = true
 		case <-ctx.Done():
-			ended = true
 		case <-timer.C:
 		}
 	})
-	switch {
-	case finished:
+	select {
+	case <-j.done:
 		return t.respond(j.id, j.out), nil
-	case ended:
+	default:
+	}
+	if err := ctx.Err(); err != nil {
 		j.cancel()
-		return nil, ctx.Err()
+		return nil, err
 	}
 	j.mu.Lock()
 	if j.out != nil {
