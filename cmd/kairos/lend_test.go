@@ -44,6 +44,7 @@ func (g *gatedCells) Run(ctx context.Context, task *kairos.CellTask) (*kairos.Ce
 // result after. Before, the waiting cell held the only worker: the other
 // chat waited for the code tool's 20 s, or for the skill's cell.
 func TestCellWaitLendsTheWorker(t *testing.T) {
+	parallel(t)
 	for _, door := range []struct{ name, ask, want string }{
 		{"code", "compute the sum of 1..10 with code", "55"},
 		{"skill", "double 2", `"doubled":4`},
